@@ -1,0 +1,89 @@
+/* The candidate process, seen from the evaluator.
+ *
+ * kbv_child_start forks and execs kbv-runner (a fresh address space: nothing
+ * of the evaluator's memory, no expected outputs, no seeds), hands it the
+ * shared arena and the tensor layout, and has it load the candidate. Every
+ * later request is one message on a socketpair with a deadline; on timeout
+ * the runner's whole process group is killed. Whatever the candidate does --
+ * crash, hang, return non-zero, leave a sticky CUDA error -- the request
+ * fails with a kbv_child_fault and a readable reason, and the evaluator goes
+ * on with the next sample. */
+#ifndef KBV_CHILD_H
+#define KBV_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "exec/backend.h"
+#include "graph/problem_def.h"
+
+#define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
+#define KBV_CHILD_MAX_CALLS 128   /* calls per request */
+
+/* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
+typedef enum kbv_child_fault {
+    KBV_FAULT_NONE = 0,
+    KBV_FAULT_LOAD,        /* dlopen failed, kbv_forward missing, ABI version wrong */
+    KBV_FAULT_RETURNED,    /* kbv_prepare/kbv_forward returned non-zero */
+    KBV_FAULT_CRASH,       /* killed by a signal or exited unexpectedly */
+    KBV_FAULT_TIMEOUT,     /* a request passed its deadline */
+    KBV_FAULT_CUDA,        /* a CUDA error after the call (sticky or launch) */
+    KBV_FAULT_HARNESS,     /* the harness itself failed (spawn, protocol) */
+    KBV_FAULT_COUNT
+} kbv_child_fault;
+
+const char *kbv_child_fault_name(kbv_child_fault f);  /* "load", "returned", "crash", ... */
+
+/* Where the tensors lie: `data` of each tensor holds its byte offset in the
+ * arena (cast to a pointer); names are copied into the runner. */
+typedef struct kbv_child_layout {
+    int n_inputs, n_params, n_outputs;
+    int n_sets;                                         /* input sets, 1..KBV_CHILD_MAX_SETS */
+    kbv_tensor inputs[KBV_CHILD_MAX_SETS][KBV_DEF_MAX_INPUTS];
+    kbv_tensor params[KBV_DEF_MAX_PARAMS];
+    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+} kbv_child_layout;
+
+typedef struct kbv_child_spec {
+    const char *runner;        /* path of kbv-runner */
+    const char *candidate;     /* path of the compiled .so */
+    int device;                /* CUDA ordinal, -1 for the CPU backend */
+    const kbv_arena *arena;
+    const kbv_child_layout *layout;
+    double start_timeout_s;    /* process start, CUDA init and load */
+    double call_timeout_s;     /* each request */
+    size_t flush_bytes;        /* cache-flush buffer the runner allocates (>= 2x L2 / LLC) */
+} kbv_child_spec;
+
+typedef struct kbv_child kbv_child;
+
+/* Result of one request. */
+typedef struct kbv_child_result {
+    kbv_child_fault fault;
+    char reason[512];          /* readable, for the results; "" when no fault */
+    int n_times;
+    double times_ms[KBV_CHILD_MAX_CALLS];  /* per call, on the runner's clock */
+    double wall_ms;            /* the whole request on the evaluator's clock */
+} kbv_child_result;
+
+/* Starts the runner and loads the candidate. A candidate that cannot load is
+ * not a harness error: it returns KBV_OK with *child set and res->fault. */
+kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **child, kbv_child_result *res);
+
+/* kbv_prepare on the current params (a no-op when the candidate has none). */
+kbv_status kbv_child_prepare(kbv_child *c, kbv_child_result *res);
+
+/* n_calls (<= KBV_CHILD_MAX_CALLS) calls of kbv_forward on input set `set`,
+ * each synchronised and timed; `flush` evicts the cache before each. */
+kbv_status kbv_child_call(kbv_child *c, int set, int n_calls, bool flush, kbv_child_result *res);
+
+/* Peak device bytes of the candidate since load: the harness buffers it was
+ * given (inputs of one set, params, outputs), env->alloc scratch, and its own
+ * cudaMalloc/cudaMallocAsync (CUPTI memory records). */
+kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *res);
+
+/* kbv_finish, exit, reap (kill the process group if it does not exit). */
+void kbv_child_stop(kbv_child *c);
+
+#endif

@@ -1,0 +1,178 @@
+/* Input distributions (DESIGN section 4), as pure functions of
+ * (seed, tensor key, element index): the same header compiles into the CPU
+ * backend and into CUDA kernels, so every element can be drawn in parallel
+ * and any draw can be reproduced from its seed (kbv dump --seed).
+ *
+ * Random bits come from Philox4x32-10 (Salmon et al., SC'11), counter-based. */
+#ifndef KBV_DIST_H
+#define KBV_DIST_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define KBV_HD __host__ __device__ __forceinline__
+#else
+#define KBV_HD static inline
+#endif
+
+typedef enum kbv_dist {
+    KBV_DIST_BASE = 0,  /* the base generator, as get_inputs() draws (standard's 5 draws) */
+    KBV_DIST_D1,        /* x 1 */
+    KBV_DIST_D2,        /* x 3 */
+    KBV_DIST_D3,        /* x 0.01 */
+    KBV_DIST_D4,        /* x (-1) */
+    KBV_DIST_D5,        /* parameters redrawn so each matters; inputs from the base generator */
+    KBV_DIST_D6,        /* standard normal */
+    KBV_DIST_D7,        /* heavy tails: normal, 1% of elements x 100 */
+    KBV_DIST_D8,        /* structure per row: zeros and ties, near-one magnitudes, offset and scale */
+    KBV_DIST_COUNT
+} kbv_dist;
+
+/* One draw: a distribution and the seed of this draw. */
+typedef struct kbv_draw {
+    kbv_dist dist;
+    uint64_t seed;
+} kbv_draw;
+
+typedef struct kbv_philox_out { uint32_t v[4]; } kbv_philox_out;
+
+KBV_HD uint32_t kbv_mulhilo(uint32_t a, uint32_t b, uint32_t *hi)
+{
+    uint64_t p = (uint64_t)a * (uint64_t)b;
+    *hi = (uint32_t)(p >> 32);
+    return (uint32_t)p;
+}
+
+/* Philox4x32-10 of counter (c0..c3) under key (k0, k1). */
+KBV_HD kbv_philox_out kbv_philox(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
+                                 uint32_t k0, uint32_t k1)
+{
+    for (int r = 0; r < 10; r++) {
+        uint32_t hi0, hi1;
+        uint32_t lo0 = kbv_mulhilo(0xD2511F53u, c0, &hi0);
+        uint32_t lo1 = kbv_mulhilo(0xCD9E8D57u, c2, &hi1);
+        uint32_t n0 = hi1 ^ c1 ^ k0, n1 = lo1, n2 = hi0 ^ c3 ^ k1, n3 = lo0;
+        c0 = n0; c1 = n1; c2 = n2; c3 = n3;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    kbv_philox_out o = {{c0, c1, c2, c3}};
+    return o;
+}
+
+/* Counter layout: (index lo, index hi, tensor key, purpose). */
+enum { KBV_RNG_ELEMENT = 0, KBV_RNG_ROW = 1, KBV_RNG_TENSOR = 2 };
+
+KBV_HD kbv_philox_out kbv_rng(uint64_t seed, uint32_t key, uint32_t purpose, uint64_t index)
+{
+    return kbv_philox((uint32_t)index, (uint32_t)(index >> 32), key, purpose,
+                      (uint32_t)seed, (uint32_t)(seed >> 32));
+}
+
+/* U[0,1) with 24 random bits: torch.rand's float32 resolution. */
+KBV_HD double kbv_u01(uint32_t bits) { return (double)(bits >> 8) * (1.0 / 16777216.0); }
+
+/* N(0,1) by Box-Muller from two words (first uniform in (0,1]). */
+KBV_HD double kbv_normal(uint32_t a, uint32_t b)
+{
+    double u1 = ((double)(a >> 8) + 1.0) * (1.0 / 16777216.0);
+    double u2 = kbv_u01(b);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* Base draw of one element: rand (U[0,1)) or randn (N(0,1)). */
+KBV_HD double kbv_base_value(int is_randn, kbv_philox_out r)
+{
+    return is_randn ? kbv_normal(r.v[0], r.v[1]) : kbv_u01(r.v[0]);
+}
+
+/* Rows for D8: the last dim of a tensor of ndim >= 2, else blocks of 256. */
+#define KBV_D8_BLOCK 256
+
+/* One float element of a float input under a distribution, before structure
+ * (triu/tril/symmetric) is applied. is_randn: base generator is randn.
+ * row_len: last-dim length (for D8). */
+KBV_HD double kbv_dist_value(kbv_dist dist, int is_randn, uint64_t seed, uint32_t key,
+                             uint64_t index, int64_t row_len)
+{
+    kbv_philox_out r = kbv_rng(seed, key, KBV_RNG_ELEMENT, index);
+    switch (dist) {
+    case KBV_DIST_BASE:
+    case KBV_DIST_D1:
+    case KBV_DIST_D5: return kbv_base_value(is_randn, r);
+    case KBV_DIST_D2: return 3.0 * kbv_base_value(is_randn, r);
+    case KBV_DIST_D3: return 0.01 * kbv_base_value(is_randn, r);
+    case KBV_DIST_D4: return -kbv_base_value(is_randn, r);
+    case KBV_DIST_D6: return kbv_normal(r.v[0], r.v[1]);
+    case KBV_DIST_D7: {
+        double x = kbv_normal(r.v[0], r.v[1]);
+        return (r.v[2] % 100u) == 0 ? 100.0 * x : x;
+    }
+    case KBV_DIST_D8: {
+        uint64_t len = row_len > 0 ? (uint64_t)row_len : KBV_D8_BLOCK;
+        uint64_t row = index / len, col = index % len;
+        kbv_philox_out rr = kbv_rng(seed, key, KBV_RNG_ROW, row);
+        switch (rr.v[0] % 4u) {
+        case 0: { /* exact zeros (1 in 4) and runs of 8 tied values */
+            if ((r.v[2] & 3u) == 0)
+                return 0.0;
+            kbv_philox_out t = kbv_rng(seed, key, KBV_RNG_ROW,
+                                       (row << 20) ^ (col / 8) ^ 0x8000000000000000ull);
+            return kbv_normal(t.v[0], t.v[1]);
+        }
+        case 1: { /* magnitudes near 1, random signs */
+            double m = exp(0.3 * kbv_normal(r.v[0], r.v[1]));
+            return (r.v[2] & 1u) ? -m : m;
+        }
+        case 2: { /* per-row offset N(0, 2^2) and scale exp(N(0,1)) */
+            double offset = 2.0 * kbv_normal(rr.v[1], rr.v[2]);
+            double scale = exp(kbv_normal(rr.v[3], rr.v[1] ^ rr.v[2]));
+            return offset + scale * kbv_normal(r.v[0], r.v[1]);
+        }
+        default:
+            return kbv_normal(r.v[0], r.v[1]);
+        }
+    }
+    default: return 0.0;
+    }
+}
+
+/* One element of a randint input: low + uniform integer below (high - low). */
+KBV_HD int64_t kbv_randint_value(uint64_t seed, uint32_t key, uint64_t index,
+                                 int64_t low, int64_t high)
+{
+    kbv_philox_out r = kbv_rng(seed, key, KBV_RNG_ELEMENT, index);
+    uint64_t span = (uint64_t)(high - low);
+    uint64_t bits = ((uint64_t)r.v[1] << 32) | r.v[0];
+    return low + (int64_t)(span ? bits % span : 0);
+}
+
+/* Parameter element under its initialiser. kind: 0 none/zeros, 1 ones,
+ * 2 uniform fan-in. Under D5 each element moves so it matters (constants
+ * get N(0, 0.5^2) noise) and the whole tensor is scaled by U(0.5, 2). */
+KBV_HD double kbv_param_value(int kind, int64_t fan_in, int d5, uint64_t seed, uint32_t key,
+                              uint64_t index)
+{
+    kbv_philox_out r = kbv_rng(seed, key, KBV_RNG_ELEMENT, index);
+    double v;
+    if (kind == 2) {
+        double bound = fan_in > 0 ? 1.0 / sqrt((double)fan_in) : 0.0;
+        v = (2.0 * kbv_u01(r.v[0]) - 1.0) * bound;
+    } else {
+        v = kind == 1 ? 1.0 : 0.0;
+        if (d5)
+            v += 0.5 * kbv_normal(r.v[0], r.v[1]);
+    }
+    if (d5) {
+        kbv_philox_out t = kbv_rng(seed, key, KBV_RNG_TENSOR, 0);
+        v *= 0.5 + 1.5 * kbv_u01(t.v[0]);
+    }
+    return v;
+}
+
+/* The key of a tensor within a draw: inputs 1..n, params 0x100 + i. */
+KBV_HD uint32_t kbv_input_key(int input_index) { return 1u + (uint32_t)input_index; }
+KBV_HD uint32_t kbv_param_key(int param_index) { return 0x100u + (uint32_t)param_index; }
+
+#endif

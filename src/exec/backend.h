@@ -1,0 +1,134 @@
+/* A backend: one device (the CPU, or one CUDA GPU) in one precision mode.
+ *
+ * It executes graphs op by op like PyTorch eager (kbv_graph_run in
+ * exec/graph_run.c walks the nodes and calls ops[node->op]) and offers the
+ * device services the evaluator needs: shared arenas for the candidate
+ * process, input generation, poisoning, comparison, hashing. Backends are
+ * tables of function pointers; src/cpu and src/cuda each fill one. */
+#ifndef KBV_BACKEND_H
+#define KBV_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "eval/dist.h"
+#include "graph/graph.h"
+
+typedef enum kbv_mode {
+    KBV_MODE_FP32_STRICT = 0,  /* matmul FP32 without tensor cores; conv without TF32 */
+    KBV_MODE_FP32,             /* PyTorch defaults: matmul FP32, conv TF32 allowed */
+    KBV_MODE_TF32,             /* matmul and conv on TF32 tensor cores */
+    KBV_MODE_FP64,             /* the oracle: everything in float64 */
+    KBV_MODE_COUNT
+} kbv_mode;
+
+const char *kbv_mode_name(kbv_mode m);              /* "fp32-strict", "fp32", "tf32", "fp64" */
+kbv_status kbv_mode_parse(const char *s, kbv_mode *m);
+
+/* Allocator statistics, as torch.cuda.memory_allocated/max_memory_allocated
+ * report them: requests rounded up to 512 bytes. */
+typedef struct kbv_mem_stats {
+    size_t current;
+    size_t peak;
+} kbv_mem_stats;
+
+/* Memory both the evaluator and the candidate process see (MAP_SHARED memfd
+ * on the CPU, one cudaMalloc exported by CUDA IPC on a GPU). */
+typedef struct kbv_arena {
+    void *base;                /* in the evaluator's address space */
+    size_t bytes;
+    int fd;                    /* CPU: the memfd; -1 on CUDA */
+    unsigned char ipc[64];     /* CUDA: cudaIpcMemHandle_t */
+} kbv_arena;
+
+/* Statistics of one comparison of a candidate output against references.
+ * Standard/verified fields use ref (allclose); strict fields use the oracle
+ * and the fp32-strict baseline (DESIGN section 4). */
+typedef struct kbv_compare_stats {
+    int64_t n;                 /* elements */
+    int64_t poison_left;       /* elements still holding the poison pattern */
+    int64_t cand_nonfinite;    /* candidate NaN or inf */
+    /* allclose(cand, ref, atol, rtol) */
+    int64_t ref_nonfinite;     /* reference elements that are not finite */
+    int64_t allclose_fail;     /* |c - r| > atol + rtol |r|, or c not finite where r is */
+    int64_t allclose_first;    /* first failing index, -1 if none */
+    double max_abs_diff;       /* max |c - r| over finite pairs */
+    /* strict, against the float64 oracle; only when an oracle was given */
+    int64_t unjudged;          /* oracle (rounded) and strict baseline differ in class */
+    int64_t class_fail;        /* judged elements where the candidate's class is wrong */
+    int64_t strict_first;      /* first judged element that fails its class, -1 if none */
+    double sq_err, sq_ref;     /* sums of (c - o)^2 and o^2 over judged finite elements */
+    double max_err, max_ref;   /* max |c - o| and max |o| over judged finite elements */
+} kbv_compare_stats;
+
+#define KBV_POISON_F32 0x7FF0DEADu   /* a quiet NaN no arithmetic produces */
+
+typedef struct kbv_backend kbv_backend;
+
+/* One op on this backend: args and out are tensors in this backend's memory,
+ * float values stored as be->float_dtype; out->data is already allocated
+ * (for view ops, out->data and out->stride are to be set by the op). */
+typedef kbv_status (*kbv_op_fn)(kbv_backend *be, const kbv_node *node,
+                                const kbv_tensor *args, kbv_tensor *out);
+
+struct kbv_backend {
+    const char *name;          /* "cpu-f32", "cuda-tf32", ... */
+    kbv_mode mode;
+    kbv_dtype float_dtype;     /* storage of float values: KBV_F32 or KBV_F64 */
+    int device;                /* CUDA ordinal; -1 on the CPU */
+    const kbv_op_fn *ops;      /* KBV_OP_COUNT entries; NULL = unsupported */
+    kbv_mem_stats mem;         /* of alloc/release below */
+
+    /* Scratch through the backend's caching allocator (counted in mem). */
+    kbv_status (*alloc)(kbv_backend *be, size_t bytes, void **ptr);
+    void (*release)(kbv_backend *be, void *ptr);
+    void (*reset_peak)(kbv_backend *be);          /* peak = current */
+    void (*trim)(kbv_backend *be);                /* return cached blocks to the device */
+    kbv_status (*sync)(kbv_backend *be);          /* wait for all enqueued work */
+
+    /* Device services (mode-independent). */
+    kbv_status (*arena_create)(kbv_backend *be, size_t bytes, kbv_arena *arena);
+    void (*arena_destroy)(kbv_backend *be, kbv_arena *arena);
+    kbv_status (*copy)(kbv_backend *be, void *dst, const void *src, size_t bytes);   /* device to device */
+    kbv_status (*to_host)(kbv_backend *be, void *host, const void *src, size_t bytes);
+    kbv_status (*from_host)(kbv_backend *be, void *dst, const void *host, size_t bytes);
+    /* Fills t (contiguous, its own dtype) with input `in` drawn under dist. */
+    kbv_status (*fill)(kbv_backend *be, const kbv_input_def *in, int input_index,
+                       const kbv_draw *draw, kbv_tensor *t);
+    /* Fills a parameter tensor by its initialiser (draw->dist D5 redraws, see dist.h). */
+    kbv_status (*fill_param)(kbv_backend *be, const kbv_param_def *p, int param_index,
+                             const kbv_draw *draw, kbv_tensor *t);
+    /* Converts between float dtypes elementwise (same element count, contiguous). */
+    kbv_status (*convert)(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst);
+    kbv_status (*poison)(kbv_backend *be, kbv_tensor *t);
+    /* oracle (F64) and strict (F32) may be NULL: then strict fields stay 0. */
+    kbv_status (*compare)(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
+                          const kbv_tensor *oracle, const kbv_tensor *strict,
+                          double atol, double rtol, kbv_compare_stats *out);
+    kbv_status (*hash)(kbv_backend *be, const void *data, size_t bytes, uint64_t *out);
+    /* Timing on the backend's own clock: CUDA events on its stream, or
+     * CLOCK_MONOTONIC on the CPU. timer_stop waits for the work and returns ms. */
+    kbv_status (*timer_start)(kbv_backend *be);
+    kbv_status (*timer_stop)(kbv_backend *be, double *ms);
+    /* Evicts the last-level cache (writes >= 2x its size), before a cold trial. */
+    kbv_status (*flush_cache)(kbv_backend *be);
+    void (*destroy)(kbv_backend *be);
+    void *impl;
+};
+
+kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out);
+/* Defined in src/cuda when built with CUDA; otherwise returns KBV_ERR_UNSUPPORTED. */
+kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out);
+bool kbv_cuda_available(void);
+void kbv_backend_destroy(kbv_backend *be);
+
+/* Runs g on be: inputs and params are tensors in be's memory (float values
+ * as be->float_dtype); outputs are allocated through be->alloc and returned
+ * (the caller releases them with be->release). Intermediates are freed after
+ * their last use, as Python's reference counting frees eager temporaries. */
+kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
+                         const kbv_tensor *inputs, const kbv_tensor *params,
+                         kbv_tensor *outputs);
+
+#endif

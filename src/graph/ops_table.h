@@ -1,0 +1,23 @@
+/* Per-op metadata (one row per kbv_op, in ops.c). */
+#ifndef KBV_OPS_TABLE_H
+#define KBV_OPS_TABLE_H
+
+#include <stdbool.h>
+
+#include "graph/graph.h"
+
+typedef struct kbv_op_info {
+    const char *name;            /* "matmul" */
+    int n_args;                  /* operands */
+    bool is_view;                /* output aliases args[0] (no allocation) */
+    /* PyTorch rendering: {0} {1} operands, {f0} {i0} attributes, {s} string. */
+    const char *torch;
+    /* Shape rule: fills out's dtype, ndim, shape from the operands. */
+    kbv_status (*shape)(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
+    /* Floating-point operations of one execution. */
+    double (*flops)(const kbv_graph *g, const kbv_node *n);
+} kbv_op_info;
+
+extern const kbv_op_info kbv_op_table[KBV_OP_COUNT];
+
+#endif

@@ -1,0 +1,108 @@
+/* A KernelBench problem, defined once as data (DESIGN section 2).
+ *
+ * One kbv_problem_def per problem, in problems/levelN/pNNN_name.c. Everything
+ * else -- the float64 oracle, the baselines, FLOP and byte counts, small CI
+ * shapes, the PyTorch rendering -- is derived from it by walking the graph.
+ * Names refer to each other: node arguments name inputs, params or earlier
+ * node outputs; shapes name dims (or are decimal literals such as "1"). */
+#ifndef KBV_PROBLEM_DEF_H
+#define KBV_PROBLEM_DEF_H
+
+#include "kbv/candidate.h"
+#include "graph/ops.h"
+
+#define KBV_DEF_MAX_DIMS 12
+#define KBV_DEF_MAX_INPUTS 8
+#define KBV_DEF_MAX_PARAMS 32
+#define KBV_DEF_MAX_NODES 64
+#define KBV_DEF_MAX_ARGS 4
+#define KBV_DEF_MAX_OUTPUTS 4
+#define KBV_DEF_MAX_INIT_ARGS 8
+
+/* Base generator of an input, as get_inputs() draws it. */
+typedef enum kbv_gen {
+    KBV_GEN_NONE = 0,
+    KBV_GEN_RAND,     /* torch.rand: U[0,1) */
+    KBV_GEN_RANDN,    /* torch.randn: N(0,1) */
+    KBV_GEN_RANDINT,  /* torch.randint(low, high): integers, never scaled */
+    KBV_GEN_SCALAR,   /* a Python number passed to forward(): fixed, never scaled */
+} kbv_gen;
+
+/* Structure kept under every distribution. */
+typedef enum kbv_structure {
+    KBV_STRUCT_NONE = 0,
+    KBV_STRUCT_TRIU,       /* torch.triu(gen(N, N)) */
+    KBV_STRUCT_TRIL,       /* torch.tril(gen(N, N)) */
+    KBV_STRUCT_SYMMETRIC,  /* (G + G.T) / 2 */
+} kbv_structure;
+
+/* PyTorch default initialisation of a parameter or buffer. */
+typedef enum kbv_init {
+    KBV_INIT_NONE = 0,
+    KBV_INIT_ONES,
+    KBV_INIT_ZEROS,
+    KBV_INIT_UNIFORM_FAN_IN,  /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)): Linear/Conv weight and bias */
+} kbv_init;
+
+typedef struct kbv_dim_def {
+    const char *name;
+    int64_t full;   /* the catalog's size */
+    int64_t small;  /* CI size: small, odd where the op allows it */
+} kbv_dim_def;
+
+typedef struct kbv_input_def {
+    const char *name;                     /* forward() argument name */
+    kbv_dtype dtype;
+    const char *shape[KBV_MAX_DIMS];      /* dim names or literals; NULL-terminated; empty: scalar */
+    kbv_gen gen;
+    kbv_structure structure;
+    double value;                         /* KBV_GEN_SCALAR */
+    int64_t low, high;                    /* KBV_GEN_RANDINT: [low, high) */
+} kbv_input_def;
+
+typedef struct kbv_param_def {
+    const char *name;                     /* state_dict key, e.g. "bn.weight" */
+    kbv_dtype dtype;
+    const char *shape[KBV_MAX_DIMS];
+    kbv_init init;
+    int64_t fan_in;                       /* KBV_INIT_UNIFORM_FAN_IN */
+    int is_buffer;                        /* a buffer (running_mean), not a parameter */
+} kbv_param_def;
+
+typedef struct kbv_node_def {
+    kbv_op op;
+    const char *args[KBV_DEF_MAX_ARGS];   /* operand names, in op order */
+    const char *out;                      /* name of this node's value */
+    double f[4];                          /* float attributes; ops.h says which */
+    int64_t i[4];                         /* integer attributes (dims, flags) */
+    const char *s;                        /* string attribute (einsum equation) */
+} kbv_node_def;
+
+/* One constructor argument: get_init_inputs() returns their values in order. */
+typedef struct kbv_init_arg {
+    const char *name;    /* Python identifier */
+    const char *value;   /* Python literal, e.g. "1.0", "(64, 256)" */
+} kbv_init_arg;
+
+typedef struct kbv_problem_def {
+    int level;
+    int id;
+    const char *name;                                   /* catalog name: "19_ReLU" */
+    kbv_dim_def dims[KBV_DEF_MAX_DIMS];                 /* terminated by name == NULL */
+    kbv_input_def inputs[KBV_DEF_MAX_INPUTS];           /* forward() order; name == NULL ends */
+    kbv_param_def params[KBV_DEF_MAX_PARAMS];           /* state_dict order; name == NULL ends */
+    kbv_init_arg init_args[KBV_DEF_MAX_INIT_ARGS];      /* name == NULL ends */
+    kbv_node_def nodes[KBV_DEF_MAX_NODES];              /* op == KBV_OP_NONE ends */
+    const char *outputs[KBV_DEF_MAX_OUTPUTS];           /* NULL-terminated; empty: the last node */
+    const char *notes;                                  /* quirks and documented deviations */
+} kbv_problem_def;
+
+/* The registry (problems/registry.c). */
+int kbv_problem_count(void);
+const kbv_problem_def *kbv_problem_at(int index);
+/* "L1/19", "l1/19", "1/19" or the catalog name "19_ReLU" with level prefix "L1/19_ReLU". */
+const kbv_problem_def *kbv_problem_find(const char *key);
+/* "L1/19" into buf. */
+const char *kbv_problem_key(const kbv_problem_def *def, char *buf, size_t cap);
+
+#endif

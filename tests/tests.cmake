@@ -1,0 +1,34 @@
+# Unit tests: every tests/unit/test_*.c is one cmocka executable and one CTest test.
+pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+file(GLOB KBV_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/test_*.c)
+foreach(src ${KBV_UNIT_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src})
+  target_link_libraries(${name} PRIVATE kbvcore PkgConfig::CMOCKA)
+  target_compile_definitions(${name} PRIVATE
+      KBV_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}"
+      KBV_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS unit)
+endforeach()
+
+# GPU tests: tests/gpu/test_*.c, run by tests/gpu/run.sh on a machine with a GPU.
+if(KBV_WITH_CUDA)
+  file(GLOB KBV_GPU_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/gpu/test_*.c)
+  foreach(src ${KBV_GPU_TESTS})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(gpu_${name} ${src})
+    target_link_libraries(gpu_${name} PRIVATE kbvcore PkgConfig::CMOCKA)
+    target_compile_definitions(gpu_${name} PRIVATE
+        KBV_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}"
+        KBV_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
+  endforeach()
+endif()
+
+# End-to-end tests (shell): tests/e2e/*.sh, run against the built kbv.
+file(GLOB KBV_E2E_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e/*.sh)
+foreach(script ${KBV_E2E_TESTS})
+  get_filename_component(name ${script} NAME_WE)
+  add_test(NAME e2e_${name} COMMAND bash ${script} ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(e2e_${name} PROPERTIES TIMEOUT 900 LABELS e2e)
+endforeach()
