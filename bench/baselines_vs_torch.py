@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""kbv's baselines beside PyTorch eager, same GPU, same inputs, same precision mode.
+
+For each problem: the PyTorch module comes from `kbv show KEY --torch` (the same
+rendering models are shown); the inputs are drawn once by kbv on the GPU
+(libkbv.so, kbv_bench_fill_inputs) into torch tensors that both sides use; the
+kbv baseline runs through kbv_bench_time_baseline; PyTorch runs with
+allow_tf32 set as the mode says. Each side is timed per call with CUDA events
+(3 warm-ups), in alternating rounds, so drift hits both. The ratio is of
+medians; the noise beside each figure is the interquartile range / median.
+
+Writes a TSV (--out) and prints a table; the last lines are a summary.
+"""
+import argparse
+import ctypes
+import math
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+MODES = {
+    # mode: (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    "fp32-strict": (False, False),
+    "fp32": (False, True),
+    "tf32": (True, True),
+}
+
+
+def parse_problems(spec):
+    keys = []
+    for part in spec.split(","):
+        m = re.fullmatch(r"L(\d+)/(\d+)(?:-(\d+))?", part.strip())
+        if not m:
+            sys.exit(f"bad problem spec '{part}': use L1/1-32 or L1/19,L1/23")
+        lvl, lo, hi = int(m.group(1)), int(m.group(2)), int(m.group(3) or m.group(2))
+        keys += [f"L{lvl}/{i}" for i in range(lo, hi + 1)]
+    return keys
+
+
+def quartiles(xs):
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], statistics.median(xs), q[2]
+
+
+def time_torch(model, args, warmup, reps):
+    for _ in range(warmup):
+        model(*args)
+    torch.cuda.synchronize()
+    times = []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(reps):
+        start.record()
+        model(*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kbv", default="build/kbv", help="the kbv executable")
+    ap.add_argument("--lib", default="build/libkbv.so", help="libkbv.so (ctypes)")
+    ap.add_argument("--problems", default="L1/1-32")
+    ap.add_argument("--modes", default="fp32,tf32")
+    ap.add_argument("--reps", type=int, default=20, help="timed calls per round and side")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--small", action="store_true", help="CI shapes instead of the catalog's")
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--out", default="bench_baselines.tsv")
+    a = ap.parse_args()
+
+    lib = ctypes.CDLL(a.lib)
+    lib.kbv_bench_fill_inputs.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                          ctypes.c_ulonglong, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
+    lib.kbv_bench_time_baseline.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                            ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int,
+                                            ctypes.c_int, ctypes.POINTER(ctypes.c_double),
+                                            ctypes.POINTER(ctypes.c_double)]
+    modes = a.modes.split(",")
+    rows = []
+    out = open(a.out, "w")
+    out.write("problem\tmode\tkbv_ms\tkbv_iqr_pct\ttorch_ms\ttorch_iqr_pct\tratio\tkbv_peak_mb\ttorch_peak_mb\tmem_ratio\n")
+    for key in parse_problems(a.problems):
+        show = [a.kbv, "show", key, "--torch"] + (["--small"] if a.small else [])
+        src = subprocess.run(show, check=True, capture_output=True, text=True).stdout
+        ns = {}
+        exec(compile(src, f"<{key}>", "exec"), ns)
+        with torch.device("meta"):
+            meta_inputs = ns["get_inputs"]()
+        # Device buffers kbv fills; Python numbers stay numbers for PyTorch
+        # (kbv draws them as their fixed value into a 1-element buffer).
+        bufs, torch_args = [], []
+        for x in meta_inputs:
+            if isinstance(x, torch.Tensor):
+                t = torch.empty(x.shape, dtype=x.dtype, device="cuda")
+                bufs.append(t)
+                torch_args.append(t)
+            else:
+                bufs.append(torch.empty((), dtype=torch.float32, device="cuda"))
+                torch_args.append(x)
+        ptrs = (ctypes.c_void_p * len(bufs))(*[b.data_ptr() for b in bufs])
+        if lib.kbv_bench_fill_inputs(key.encode(), int(a.small), 0, a.seed, ptrs, len(bufs)) != 0:
+            sys.exit(f"{key}: kbv_bench_fill_inputs failed")
+        torch.cuda.synchronize()
+        model = ns["Model"](*ns["get_init_inputs"]()).cuda()
+        for mode in modes:
+            mm, cd = MODES[mode]
+            torch.backends.cuda.matmul.allow_tf32 = mm
+            torch.backends.cudnn.allow_tf32 = cd
+            kbv_t, torch_t = [], []
+            kbv_peak = ctypes.c_double(0)
+            ms = (ctypes.c_double * a.reps)()
+            with torch.no_grad():
+                for _ in range(a.rounds):
+                    if lib.kbv_bench_time_baseline(key.encode(), int(a.small), mode.encode(), ptrs, len(bufs),
+                                                   3, a.reps, ms, ctypes.byref(kbv_peak)) != 0:
+                        sys.exit(f"{key} {mode}: kbv_bench_time_baseline failed")
+                    kbv_t += list(ms)
+                    torch_t += time_torch(model, torch_args, 3, a.reps)
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                y = model(*torch_args)
+                torch.cuda.synchronize()
+                torch_peak = torch.cuda.max_memory_allocated()
+                del y
+            kq1, kmed, kq3 = quartiles(kbv_t)
+            tq1, tmed, tq3 = quartiles(torch_t)
+            ratio = kmed / tmed
+            row = (key, mode, kmed, 100 * (kq3 - kq1) / kmed, tmed, 100 * (tq3 - tq1) / tmed, ratio,
+                   kbv_peak.value / 2**20, torch_peak / 2**20, kbv_peak.value / max(torch_peak, 1))
+            rows.append(row)
+            out.write("\t".join(str(round(v, 5)) if isinstance(v, float) else v for v in row) + "\n")
+            out.flush()
+            print(f"{key:7s} {mode:11s} kbv {kmed:9.4f} ms ±{row[3]:4.1f}%  torch {tmed:9.4f} ms ±{row[5]:4.1f}%  "
+                  f"ratio {ratio:5.3f}  mem {row[9]:5.3f}", flush=True)
+        del model, bufs, torch_args
+        torch.cuda.empty_cache()
+    out.close()
+
+    print("\nkbv baseline / PyTorch eager (median time ratio; <= 1.05 is the goal)")
+    print(f"{'problem':8s}" + "".join(f"{m:>14s}" for m in modes) + f"{'mem':>8s}")
+    by = {}
+    for r in rows:
+        by.setdefault(r[0], {})[r[1]] = r
+    for key, d in by.items():
+        cells = "".join(f"{d[m][6]:>10.3f}{'  ' if d[m][6] <= 1.05 else ' !'}  " for m in modes if m in d)
+        print(f"{key:8s}{cells}{next(iter(d.values()))[9]:>8.3f}")
+    for m in modes:
+        rs = [r[6] for r in rows if r[1] == m]
+        if rs:
+            gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
+            print(f"{m}: {sum(x <= 1.05 for x in rs)}/{len(rs)} ratios <= 1.05, geomean {gm:.3f}, "
+                  f"worst {max(rs):.3f} ({[r[0] for r in rows if r[1] == m and r[6] == max(rs)][0]})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+/* Softmax over dim 1 on the CPU backend: max-subtracted, accumulated in double. */
+#include <kbv/candidate.h>
+#include <math.h>
+
+int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *inputs, int n_inputs,
+                const kbv_tensor *params, int n_params, kbv_tensor *outputs, int n_outputs)
+{
+    (void)env; (void)state; (void)params; (void)n_params;
+    if (n_inputs != 1 || n_outputs != 1 || inputs[0].ndim != 2) return 1;
+    int64_t rows = inputs[0].shape[0], cols = inputs[0].shape[1];
+    for (int64_t r = 0; r < rows; r++) {
+        const float *x = (const float *)inputs[0].data + r * cols;
+        float *y = (float *)outputs[0].data + r * cols;
+        float m = -INFINITY;
+        for (int64_t j = 0; j < cols; j++) m = x[j] > m ? x[j] : m;
+        double sum = 0;
+        for (int64_t j = 0; j < cols; j++) sum += exp((double)x[j] - m);
+        for (int64_t j = 0; j < cols; j++) y[j] = (float)(exp((double)x[j] - m) / sum);
+    }
+    return 0;
+}

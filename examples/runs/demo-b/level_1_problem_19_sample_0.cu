@@ -1,0 +1,21 @@
+// ReLU, one element per thread: simple and correct.
+#include <kbv/candidate.h>
+#include <cuda_runtime.h>
+
+__global__ void relu(const float *x, float *y, long long n)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+
+KBV_EXPORT int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *inputs, int n_inputs,
+                           const kbv_tensor *params, int n_params, kbv_tensor *outputs, int n_outputs)
+{
+    (void)state; (void)params; (void)n_params;
+    if (n_inputs != 1 || n_outputs != 1) return 1;
+    long long n = 1;
+    for (int d = 0; d < inputs[0].ndim; d++) n *= inputs[0].shape[d];
+    relu<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)env->stream>>>(
+        (const float *)inputs[0].data, (float *)outputs[0].data, n);
+    return cudaGetLastError() == cudaSuccess ? 0 : 2;
+}
