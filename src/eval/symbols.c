@@ -1,0 +1,173 @@
+#include "eval/symbols.h"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static kbv_status list_push(kbv_symbol_list *l, const char *name)
+{
+    char **grown = realloc(l->names, (size_t)(l->n + 1) * sizeof *grown);
+    if (!grown)
+        return kbv_fail(KBV_ERR_NOMEM, "symbol list");
+    l->names = grown;
+    l->names[l->n] = strdup(name);
+    if (!l->names[l->n])
+        return kbv_fail(KBV_ERR_NOMEM, "symbol name");
+    l->n++;
+    return KBV_OK;
+}
+
+static void list_free(kbv_symbol_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+    l->names = NULL;
+    l->n = 0;
+}
+
+void kbv_symbols_free(kbv_symbols *s)
+{
+    list_free(&s->exports);
+    list_free(&s->imports);
+}
+
+kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
+{
+    kbv_status st = KBV_OK;
+    Elf *elf = NULL;
+    memset(out, 0, sizeof *out);
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+    int fd = open(so_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return kbv_fail(KBV_ERR_IO, "cannot open %s", so_path);
+    elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is not an ELF shared object", so_path);
+
+    bool found = false;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+            continue;
+        found = true;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 1; data && i < count; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(data, (int)i, &sym))
+                continue;
+            const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+            int bind = GELF_ST_BIND(sym.st_info);
+            if (!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_SECTION)
+                continue;
+            if (sym.st_shndx == SHN_UNDEF) {
+                if (bind != STB_WEAK)  /* weak undefined: optional hooks (__gmon_start__) */
+                    KBV_TRY_GOTO(list_push(&out->imports, name), st, done);
+            } else if ((bind == STB_GLOBAL || bind == STB_WEAK) &&
+                       GELF_ST_VISIBILITY(sym.st_other) == STV_DEFAULT) {
+                KBV_TRY_GOTO(list_push(&out->exports, name), st, done);
+            }
+        }
+    }
+    if (!found)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s has no dynamic symbol table", so_path);
+done:
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    if (st != KBV_OK)
+        kbv_symbols_free(out);
+    return st;
+}
+
+/* What a candidate may export: the ABI's entry points, nothing else. */
+static const char *const allowed_exports[] = {
+    "kbv_forward", "kbv_prepare", "kbv_finish", "kbv_candidate_abi_version",
+    /* ELF boilerplate some toolchains leave global */
+    "_init", "_fini", "_edata", "_end", "__bss_start",
+};
+
+/* What a candidate may import (fnmatch patterns): kernel launch and
+ * registration, error queries, function attributes, device properties,
+ * async memset/memcpy on a given stream, cudaMalloc/cudaFree, math, and the
+ * C/C++ runtime's own glue. Everything else -- streams, events, graphs,
+ * device-wide synchronisation, limits, L2 persistence, other devices, driver
+ * entry points, threads, files, sockets, processes, dlopen, mmap -- is not. */
+static const char *const allowed_imports[] = {
+    /* nvcc's registration and launch glue */
+    "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary",
+    "__cudaRegisterFunction", "__cudaRegisterVar", "__cudaRegisterManagedVar",
+    "__cudaRegisterSurface", "__cudaRegisterTexture", "__cudaInitModule",
+    "__cudaPushCallConfiguration", "__cudaPopCallConfiguration", "__cudaGetKernel",
+    "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",
+    /* the runtime API a kernel needs */
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaGetLastError", "cudaPeekAtLastError",
+    "cudaGetErrorString", "cudaGetErrorName", "cudaFuncSetAttribute", "cudaFuncGetAttributes",
+    "cudaFuncSetCacheConfig", "cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetDeviceProperties*",
+    "cudaOccupancy*", "cudaMemsetAsync", "cudaMemcpyAsync", "cudaMemcpy2DAsync",
+    "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress",
+    "cudaMalloc", "cudaFree", "cudaMallocAsync", "cudaFreeAsync",
+    "cudaStreamGetFlags", "cudaStreamQuery", "cudaRuntimeGetVersion", "cudaDriverGetVersion",
+    /* C and C++ runtime glue */
+    "__cxa_atexit", "__cxa_finalize", "__cxa_guard_*", "__cxa_pure_virtual",
+    "__gxx_personality_v0", "_Unwind_Resume", "__stack_chk_fail", "__assert_fail",
+    "_Znwm", "_Znam", "_ZdlPv", "_ZdlPvm", "_ZdaPv", "_ZSt*throw*", "__cxa_begin_catch",
+    "__cxa_end_catch", "__cxa_allocate_exception", "__cxa_throw", "__cxa_free_exception",
+    "exit", "abort",
+    /* memory and strings */
+    "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strncmp", "malloc", "calloc",
+    "realloc", "free", "aligned_alloc", "posix_memalign",
+    /* math */
+    "sqrt*", "cbrt*", "exp*", "expm1*", "log*", "pow*", "sin*", "cos*", "tan*", "asin*", "acos*",
+    "atan*", "sinh*", "cosh*", "tanh*", "asinh*", "acosh*", "atanh*", "erf*", "lgamma*", "tgamma*",
+    "fabs*", "floor*", "ceil*", "round*", "lround*", "trunc*", "fmod*", "remainder*", "fma*",
+    "fmax*", "fmin*", "hypot*", "ldexp*", "frexp*", "modf*", "copysign*", "nearbyint*", "rint*",
+    "lrint*", "__isnan*", "__isinf*", "__finite*", "__fpclassify*", "__signbit*",
+};
+
+static const char *const vendor_imports[] = {
+    "cublas*", "cublasLt*", "cudnn*",
+};
+
+static bool matches(const char *name, const char *const *patterns, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fnmatch(patterns[i], name, 0) == 0)
+            return true;
+    return false;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
+                         char *reason, size_t cap)
+{
+    for (int i = 0; i < s->exports.n; i++)
+        if (!matches(s->exports.names[i], allowed_exports, COUNT(allowed_exports))) {
+            snprintf(reason, cap, "exports '%s' (only the ABI's entry points may be exported)",
+                     s->exports.names[i]);
+            return false;
+        }
+    for (int i = 0; i < s->imports.n; i++) {
+        const char *name = s->imports.names[i];
+        if (matches(name, allowed_imports, COUNT(allowed_imports)))
+            continue;
+        if (policy && policy->allow_vendor_libs &&
+            matches(name, vendor_imports, COUNT(vendor_imports)))
+            continue;
+        if (matches(name, vendor_imports, COUNT(vendor_imports)))
+            snprintf(reason, cap, "imports '%s': vendor libraries are not allowed in this run",
+                     name);
+        else
+            snprintf(reason, cap, "imports '%s', which is not on the candidate allowlist", name);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,37 @@
+/* What a compiled candidate exports and imports, read from its dynamic
+ * symbol table (libelf), and the allowlist it is held to (DESIGN section 4,
+ * "binary symbol allowlist"). The source is not inspected: token pasting and
+ * macros defeat that; the linker's view cannot be disguised. Candidates are
+ * built with the CUDA runtime shared (-cudart shared), so every runtime call
+ * they make is an import by name. */
+#ifndef KBV_SYMBOLS_H
+#define KBV_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/status.h"
+
+typedef struct kbv_symbol_list {
+    int n;
+    char **names;
+} kbv_symbol_list;
+
+typedef struct kbv_symbols {
+    kbv_symbol_list exports;   /* defined, global or weak, default visibility */
+    kbv_symbol_list imports;   /* undefined, non-weak */
+} kbv_symbols;
+
+kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out);
+void kbv_symbols_free(kbv_symbols *s);
+
+typedef struct kbv_symbol_policy {
+    bool allow_vendor_libs;    /* cuBLAS, cuBLASLt, cuDNN imports */
+} kbv_symbol_policy;
+
+/* Checks s against the allowlist. On a violation writes a readable reason
+ * ("imports cudaStreamCreate (creates a stream)") and returns false. */
+bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
+                         char *reason, size_t cap);
+
+#endif

@@ -1,0 +1,137 @@
+/* The binary allowlist: built candidates are judged by their dynamic symbols. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eval/symbols.h"
+
+#define HEADER "#include <kbv/candidate.h>\n"
+#define FORWARD                                                                            \
+    "int kbv_forward(const kbv_env *e, void *s, const kbv_tensor *i, int ni,"              \
+    " const kbv_tensor *p, int np, kbv_tensor *o, int no)"                                 \
+    "{ (void)e; (void)s; (void)i; (void)ni; (void)p; (void)np; (void)o; (void)no; %s return 0; }\n"
+
+/* Builds a candidate from source text; returns the .so path (static buffer). */
+static const char *build(const char *name, const char *body_fmt, const char *stmt)
+{
+    static char so[256];
+    char src[256], cmd[1024];
+    snprintf(src, sizeof src, "/tmp/kbv_test_symbols_%d_%s.c", (int)getpid(), name);
+    snprintf(so, sizeof so, "/tmp/kbv_test_symbols_%d_%s.so", (int)getpid(), name);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fprintf(f, body_fmt, stmt);
+    assert_int_equal(fclose(f), 0);
+    snprintf(cmd, sizeof cmd,
+             "cc -std=c11 -O2 -shared -fPIC -fvisibility=hidden -DKBV_CANDIDATE_BUILD "
+             "-I%s/include %s -o %s",
+             KBV_TEST_SOURCE_DIR, src, so);
+    assert_int_equal(system(cmd), 0);
+    unlink(src);
+    return so;
+}
+
+static bool judge(const char *so, bool vendor, char *reason, size_t cap)
+{
+    kbv_symbols s;
+    assert_int_equal(kbv_symbols_read(so, &s), KBV_OK);
+    kbv_symbol_policy pol = {.allow_vendor_libs = vendor};
+    bool ok = kbv_symbols_allowed(&s, &pol, reason, cap);
+    kbv_symbols_free(&s);
+    unlink(so);
+    return ok;
+}
+
+static void honest_candidate_passes(void **state)
+{
+    (void)state;
+    char reason[256] = "";
+    const char *so = build("honest", HEADER "#include <math.h>\n" FORWARD,
+                           "volatile float x = expf(1.0f); (void)x;");
+    kbv_symbols s;
+    assert_int_equal(kbv_symbols_read(so, &s), KBV_OK);
+    bool has_forward = false, has_abi = false;
+    for (int i = 0; i < s.exports.n; i++) {
+        has_forward |= !strcmp(s.exports.names[i], "kbv_forward");
+        has_abi |= !strcmp(s.exports.names[i], "kbv_candidate_abi_version");
+    }
+    kbv_symbols_free(&s);
+    assert_true(has_forward);
+    assert_true(has_abi);
+    assert_true(judge(so, false, reason, sizeof reason));
+}
+
+static void file_io_is_refused(void **state)
+{
+    (void)state;
+    char reason[256] = "";
+    const char *so = build("fopen", HEADER "#include <stdio.h>\n" FORWARD,
+                           "FILE *f = fopen(\"/tmp/x\", \"r\"); if (f) fclose(f);");
+    assert_false(judge(so, false, reason, sizeof reason));
+    assert_true(strstr(reason, "fopen") || strstr(reason, "fclose"));
+}
+
+static void dlopen_is_refused(void **state)
+{
+    (void)state;
+    char reason[256] = "";
+    const char *so = build("dlopen", HEADER "#include <dlfcn.h>\n" FORWARD,
+                           "void *h = dlopen(\"libc.so.6\", 2); (void)h;");
+    assert_false(judge(so, false, reason, sizeof reason));
+    assert_non_null(strstr(reason, "dlopen"));
+}
+
+static void extra_export_is_refused(void **state)
+{
+    (void)state;
+    char reason[256] = "";
+    const char *so = build("export",
+                           HEADER "KBV_EXPORT int kbv_sneaky_hook(void) { return 1; }\n" FORWARD, "");
+    assert_false(judge(so, false, reason, sizeof reason));
+    assert_non_null(strstr(reason, "kbv_sneaky_hook"));
+}
+
+static void vendor_library_needs_permission(void **state)
+{
+    (void)state;
+    char reason[256] = "";
+    const char *src = HEADER "extern int cublasCreate_v2(void **h);\n" FORWARD;
+    const char *so = build("vendor", src, "void *h; if (cublasCreate_v2(&h)) return 1;");
+    assert_false(judge(so, false, reason, sizeof reason));
+    assert_non_null(strstr(reason, "vendor"));
+    so = build("vendor2", src, "void *h; if (cublasCreate_v2(&h)) return 1;");
+    assert_true(judge(so, true, reason, sizeof reason));
+}
+
+static void not_an_elf_file_is_an_error(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/kbv_test_symbols_notelf_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "hello", 5), 5);
+    close(fd);
+    kbv_symbols s;
+    assert_int_equal(kbv_symbols_read(path, &s), KBV_ERR_INVALID);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(honest_candidate_passes),
+        cmocka_unit_test(file_io_is_refused),
+        cmocka_unit_test(dlopen_is_refused),
+        cmocka_unit_test(extra_export_is_refused),
+        cmocka_unit_test(vendor_library_needs_permission),
+        cmocka_unit_test(not_an_elf_file_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
