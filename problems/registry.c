@@ -1,0 +1,164 @@
+/* The problem registry: every level's definitions in catalog order, and
+ * lookup by key. A level is one array below and one row in `levels`; adding
+ * levels 2 and 3 means adding their arrays and rows, nothing else. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "graph/problem_def.h"
+
+extern const kbv_problem_def kbv_problem_l1_001;
+extern const kbv_problem_def kbv_problem_l1_002;
+extern const kbv_problem_def kbv_problem_l1_003;
+extern const kbv_problem_def kbv_problem_l1_004;
+extern const kbv_problem_def kbv_problem_l1_005;
+extern const kbv_problem_def kbv_problem_l1_006;
+extern const kbv_problem_def kbv_problem_l1_007;
+extern const kbv_problem_def kbv_problem_l1_008;
+extern const kbv_problem_def kbv_problem_l1_009;
+extern const kbv_problem_def kbv_problem_l1_010;
+extern const kbv_problem_def kbv_problem_l1_011;
+extern const kbv_problem_def kbv_problem_l1_012;
+extern const kbv_problem_def kbv_problem_l1_013;
+extern const kbv_problem_def kbv_problem_l1_014;
+extern const kbv_problem_def kbv_problem_l1_015;
+extern const kbv_problem_def kbv_problem_l1_016;
+extern const kbv_problem_def kbv_problem_l1_017;
+extern const kbv_problem_def kbv_problem_l1_018;
+extern const kbv_problem_def kbv_problem_l1_019;
+extern const kbv_problem_def kbv_problem_l1_020;
+extern const kbv_problem_def kbv_problem_l1_021;
+extern const kbv_problem_def kbv_problem_l1_022;
+extern const kbv_problem_def kbv_problem_l1_023;
+extern const kbv_problem_def kbv_problem_l1_024;
+extern const kbv_problem_def kbv_problem_l1_025;
+extern const kbv_problem_def kbv_problem_l1_026;
+extern const kbv_problem_def kbv_problem_l1_027;
+extern const kbv_problem_def kbv_problem_l1_028;
+extern const kbv_problem_def kbv_problem_l1_029;
+extern const kbv_problem_def kbv_problem_l1_030;
+extern const kbv_problem_def kbv_problem_l1_031;
+extern const kbv_problem_def kbv_problem_l1_032;
+
+static const kbv_problem_def *const level1[] = {
+    &kbv_problem_l1_001,
+    &kbv_problem_l1_002,
+    &kbv_problem_l1_003,
+    &kbv_problem_l1_004,
+    &kbv_problem_l1_005,
+    &kbv_problem_l1_006,
+    &kbv_problem_l1_007,
+    &kbv_problem_l1_008,
+    &kbv_problem_l1_009,
+    &kbv_problem_l1_010,
+    &kbv_problem_l1_011,
+    &kbv_problem_l1_012,
+    &kbv_problem_l1_013,
+    &kbv_problem_l1_014,
+    &kbv_problem_l1_015,
+    &kbv_problem_l1_016,
+    &kbv_problem_l1_017,
+    &kbv_problem_l1_018,
+    &kbv_problem_l1_019,
+    &kbv_problem_l1_020,
+    &kbv_problem_l1_021,
+    &kbv_problem_l1_022,
+    &kbv_problem_l1_023,
+    &kbv_problem_l1_024,
+    &kbv_problem_l1_025,
+    &kbv_problem_l1_026,
+    &kbv_problem_l1_027,
+    &kbv_problem_l1_028,
+    &kbv_problem_l1_029,
+    &kbv_problem_l1_030,
+    &kbv_problem_l1_031,
+    &kbv_problem_l1_032,
+};
+
+typedef struct level_table {
+    int level;
+    const kbv_problem_def *const *defs;
+    int count;
+} level_table;
+
+static const level_table levels[] = {
+    {1, level1, (int)(sizeof level1 / sizeof level1[0])},
+};
+
+#define N_LEVELS ((int)(sizeof levels / sizeof levels[0]))
+
+int kbv_problem_count(void)
+{
+    int n = 0;
+    for (int l = 0; l < N_LEVELS; l++)
+        n += levels[l].count;
+    return n;
+}
+
+const kbv_problem_def *kbv_problem_at(int index)
+{
+    if (index < 0)
+        return NULL;
+    for (int l = 0; l < N_LEVELS; l++) {
+        if (index < levels[l].count)
+            return levels[l].defs[index];
+        index -= levels[l].count;
+    }
+    return NULL;
+}
+
+/* A decimal number without sign or spaces; *end after it. */
+static bool parse_number(const char *s, const char **end, long *out)
+{
+    if (!isdigit((unsigned char)*s))
+        return false;
+    char *e = NULL;
+    errno = 0;
+    long v = strtol(s, &e, 10);
+    if (errno || v <= 0)
+        return false;
+    *end = e;
+    *out = v;
+    return true;
+}
+
+/* "L1/19", "l1/19", "1/19", or with the catalog name: "L1/19_ReLU" (the
+ * name part compared without regard to case). */
+const kbv_problem_def *kbv_problem_find(const char *key)
+{
+    if (!key)
+        return NULL;
+    const char *p = key;
+    if (*p == 'L' || *p == 'l')
+        p++;
+    long level = 0, id = 0;
+    if (!parse_number(p, &p, &level) || *p != '/')
+        return NULL;
+    const char *id_start = p + 1;
+    if (!parse_number(id_start, &p, &id))
+        return NULL;
+    if (*p != '\0' && *p != '_')
+        return NULL;
+    for (int i = 0, n = kbv_problem_count(); i < n; i++) {
+        const kbv_problem_def *def = kbv_problem_at(i);
+        if (def->level != level || def->id != id)
+            continue;
+        if (*p == '_') {
+            const char *name_rest = strchr(def->name, '_');
+            if (!name_rest || strcasecmp(name_rest, p) != 0)
+                return NULL;
+        }
+        return def;
+    }
+    return NULL;
+}
+
+const char *kbv_problem_key(const kbv_problem_def *def, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "L%d/%d", def->level, def->id);
+    return buf;
+}

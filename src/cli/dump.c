@@ -1,0 +1,445 @@
+/* kbv dump: one draw of a problem's inputs and params, and the float64
+ * oracle's outputs on them, as .npy files with a meta.json -- for looking
+ * at a draw, reproducing one (--seed) and checking kbv against PyTorch. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+#include "eval/npy.h"
+#include "exec/backend.h"
+#include "graph/graph.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv dump KEY --out DIR [--small|--full] [--dist base|D1..D8] [--seed N]\n"
+            "                [--device cpu|cuda]\n\n"
+            "Draws the problem's inputs and params and computes the float64 oracle on them,\n"
+            "then writes into DIR (created if missing):\n"
+            "  <input>.npy        each forward() argument in its dtype (float32, int64); a Python\n"
+            "                     scalar as a 0-d float32 array\n"
+            "  <param>.npy        each parameter/buffer, named by its state_dict key\n"
+            "  output_<i>.npy     the float64 oracle's outputs\n"
+            "  meta.json          problem, size, dims, init_inputs, dist, seed, device, and each\n"
+            "                     file's tensor name, shape and dtype\n\n"
+            "  --out DIR          where to write (required)\n"
+            "  --small, --full    CI shapes (default) or the catalog's\n"
+            "  --dist D           base (the base generators, default) or D1..D8 (DESIGN section 4)\n"
+            "  --seed N           the draw's seed (0 .. 2^64-1); without it a fresh random seed\n"
+            "                     is drawn, printed and recorded (meta.json holds it as an\n"
+            "                     integer, or as a decimal string above 2^63-1)\n"
+            "  --device cpu|cuda  the float64 backend: cpu (default) or the GPU (CUDA builds)\n"
+            "  --help             this text\n\n"
+            "Exit status: 0 on success, 2 on any error (one line on stderr).\n");
+}
+
+static int fail_line(const char *what)
+{
+    fprintf(stderr, "kbv dump: %s\n", what);
+    return 2;
+}
+
+static int fail_status(void)
+{
+    const char *e = kbv_last_error();
+    const char *nl = strchr(e, '\n');
+    fprintf(stderr, "kbv dump: %.*s\n", nl ? (int)(nl - e) : (int)strlen(e), e);
+    return 2;
+}
+
+typedef struct dump_opts {
+    const char *key;
+    const char *out;
+    kbv_size size;
+    kbv_dist dist;
+    bool have_seed;
+    uint64_t seed;
+    bool cuda;
+} dump_opts;
+
+static const char *const dist_names[KBV_DIST_COUNT] = {
+    [KBV_DIST_BASE] = "base", [KBV_DIST_D1] = "D1", [KBV_DIST_D2] = "D2",
+    [KBV_DIST_D3] = "D3",     [KBV_DIST_D4] = "D4", [KBV_DIST_D5] = "D5",
+    [KBV_DIST_D6] = "D6",     [KBV_DIST_D7] = "D7", [KBV_DIST_D8] = "D8",
+};
+
+static bool parse_dist(const char *s, kbv_dist *out)
+{
+    for (int d = 0; d < KBV_DIST_COUNT; d++)
+        if (!strcasecmp(s, dist_names[d])) {
+            *out = (kbv_dist)d;
+            return true;
+        }
+    return false;
+}
+
+static bool parse_seed(const char *s, uint64_t *out)
+{
+    if (!s[0] || s[0] < '0' || s[0] > '9')
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, dump_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->size = KBV_SIZE_SMALL;
+    o->dist = KBV_DIST_BASE;
+    char msg[512];
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        bool has_value = a + 1 < argc;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--small")) {
+            o->size = KBV_SIZE_SMALL;
+        } else if (!strcmp(arg, "--full")) {
+            o->size = KBV_SIZE_FULL;
+        } else if (!strcmp(arg, "--out") && has_value) {
+            o->out = argv[++a];
+        } else if (!strcmp(arg, "--dist") && has_value) {
+            if (!parse_dist(argv[++a], &o->dist)) {
+                snprintf(msg, sizeof msg, "unknown distribution '%s' (use base or D1..D8)",
+                         argv[a]);
+                return fail_line(msg);
+            }
+        } else if (!strcmp(arg, "--seed") && has_value) {
+            if (!parse_seed(argv[++a], &o->seed)) {
+                snprintf(msg, sizeof msg, "--seed needs an integer in 0 .. 2^64-1, got '%s'",
+                         argv[a]);
+                return fail_line(msg);
+            }
+            o->have_seed = true;
+        } else if (!strcmp(arg, "--device") && has_value) {
+            const char *dev = argv[++a];
+            if (strcmp(dev, "cpu") && strcmp(dev, "cuda")) {
+                snprintf(msg, sizeof msg, "--device is cpu or cuda, got '%s'", dev);
+                return fail_line(msg);
+            }
+            o->cuda = !strcmp(dev, "cuda");
+        } else if (arg[0] == '-' || o->key) {
+            snprintf(msg, sizeof msg, "unexpected or incomplete argument '%s' (see kbv dump --help)",
+                     arg);
+            return fail_line(msg);
+        } else {
+            o->key = arg;
+        }
+    }
+    if (!o->key)
+        return fail_line("which problem? give a key such as L1/19 ('kbv list' shows them all)");
+    if (!o->out)
+        return fail_line("--out DIR is required (see kbv dump --help)");
+    return -1;
+}
+
+/* mkdir -p: every missing component, then a check that it is a directory. */
+static kbv_status make_dirs(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return kbv_fail(KBV_ERR_INVALID, "output path too long: %s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return kbv_fail(KBV_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return kbv_fail(KBV_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+    struct stat sb;
+    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return kbv_fail(KBV_ERR_IO, "%s is not a directory", buf);
+    return KBV_OK;
+}
+
+static bool is_float_dtype(kbv_dtype dt)
+{
+    return dt == KBV_F32 || dt == KBV_F64;
+}
+
+/* The backend's storage dtype for a value: floats as be->float_dtype. */
+static kbv_dtype storage_dtype(const kbv_backend *be, kbv_dtype logical)
+{
+    return is_float_dtype(logical) ? be->float_dtype : logical;
+}
+
+/* Copies one tensor to the host in dtype `want` and writes DIR/file. */
+static kbv_status write_tensor(kbv_backend *be, const kbv_tensor *t, const kbv_value *v,
+                               kbv_dtype want, const char *dir, const char *file)
+{
+    kbv_status st = KBV_OK;
+    int64_t n = kbv_value_numel(v);
+    size_t have_bytes = (size_t)n * kbv_dtype_size(t->dtype);
+    void *host = malloc(have_bytes ? have_bytes : 1);
+    void *conv = NULL;
+    char path[4096];
+    if (!host)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "%zu bytes for %s", have_bytes, v->name);
+    KBV_TRY_GOTO(be->to_host(be, host, t->data, have_bytes), st, done);
+    const void *data = host;
+    if (want != t->dtype) {
+        if (!is_float_dtype(want) || !is_float_dtype(t->dtype))
+            KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED, "%s: cannot write %s data as %s",
+                          v->name, kbv_dtype_name(t->dtype), kbv_dtype_name(want));
+        conv = malloc((size_t)n * kbv_dtype_size(want));
+        if (!conv)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "converting %s", v->name);
+        for (int64_t i = 0; i < n; i++) {
+            double x = t->dtype == KBV_F64 ? ((const double *)host)[i] : ((const float *)host)[i];
+            if (want == KBV_F64)
+                ((double *)conv)[i] = x;
+            else
+                ((float *)conv)[i] = (float)x;
+        }
+        data = conv;
+    }
+    if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "output path too long: %s/%s", dir, file);
+    KBV_TRY_GOTO(kbv_npy_write(path, want, v->ndim, v->shape, data), st, done);
+done:
+    free(conv);
+    free(host);
+    return st;
+}
+
+static json_t *shape_json(const kbv_value *v)
+{
+    json_t *shape = json_array();
+    for (int d = 0; d < v->ndim; d++)
+        json_array_append_new(shape, json_integer(v->shape[d]));
+    return shape;
+}
+
+static const char *gen_name(kbv_gen gen)
+{
+    switch (gen) {
+    case KBV_GEN_RAND: return "rand";
+    case KBV_GEN_RANDN: return "randn";
+    case KBV_GEN_RANDINT: return "randint";
+    case KBV_GEN_SCALAR: return "scalar";
+    default: return "none";
+    }
+}
+
+static const char *structure_name(kbv_structure s)
+{
+    switch (s) {
+    case KBV_STRUCT_TRIU: return "triu";
+    case KBV_STRUCT_TRIL: return "tril";
+    case KBV_STRUCT_SYMMETRIC: return "symmetric";
+    default: return "none";
+    }
+}
+
+static json_t *entry_json(const kbv_value *v, const char *file, kbv_dtype dt)
+{
+    return json_pack("{s:s, s:s, s:o, s:s}", "name", v->name, "file", file, "shape",
+                     shape_json(v), "dtype", kbv_dtype_name(dt));
+}
+
+static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, uint64_t seed,
+                             const char *device)
+{
+    const kbv_problem_def *def = g->def;
+    kbv_status st = KBV_OK;
+    char key[32], file[512], path[4096];
+    json_t *meta = json_object(), *dims = json_object(), *init = json_array();
+    json_t *inputs = json_array(), *params = json_array(), *outputs = json_array();
+    if (!meta || !dims || !init || !inputs || !params || !outputs)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "meta.json");
+    for (int d = 0; d < g->n_dims; d++)
+        json_object_set_new(dims, def->dims[d].name, json_integer(g->dims[d]));
+    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+        json_array_append_new(init, json_pack("{s:s, s:s}", "name", def->init_args[a].name,
+                                              "value", def->init_args[a].value));
+    for (int i = 0; i < g->n_inputs; i++) {
+        const kbv_input_def *in = &def->inputs[i];
+        snprintf(file, sizeof file, "%s.npy", in->name);
+        json_t *e = entry_json(&g->values[i], file, g->values[i].dtype);
+        json_object_set_new(e, "generator", json_string(gen_name(in->gen)));
+        json_object_set_new(e, "structure", json_string(structure_name(in->structure)));
+        if (in->gen == KBV_GEN_SCALAR)
+            json_object_set_new(e, "value", json_real(in->value));
+        json_array_append_new(inputs, e);
+    }
+    for (int p = 0; p < g->n_params; p++) {
+        const kbv_value *v = &g->values[g->n_inputs + p];
+        snprintf(file, sizeof file, "%s.npy", v->name);
+        json_t *e = entry_json(v, file, v->dtype);
+        json_object_set_new(e, "buffer", json_boolean(def->params[p].is_buffer));
+        json_array_append_new(params, e);
+    }
+    for (int o2 = 0; o2 < g->n_outputs; o2++) {
+        const kbv_value *v = &g->values[g->outputs[o2]];
+        snprintf(file, sizeof file, "output_%d.npy", o2);
+        json_array_append_new(outputs,
+                              entry_json(v, file, is_float_dtype(v->dtype) ? KBV_F64 : v->dtype));
+    }
+    json_t *seed_json = seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)seed) : NULL;
+    if (!seed_json) {
+        char digits[32];
+        snprintf(digits, sizeof digits, "%llu", (unsigned long long)seed);
+        seed_json = json_string(digits);
+    }
+    json_object_set_new(meta, "problem", json_string(kbv_problem_key(def, key, sizeof key)));
+    json_object_set_new(meta, "name", json_string(def->name));
+    json_object_set_new(meta, "size", json_string(o->size == KBV_SIZE_SMALL ? "small" : "full"));
+    json_object_set_new(meta, "dims", dims);
+    json_object_set_new(meta, "init_inputs", init);
+    json_object_set_new(meta, "dist", json_string(dist_names[o->dist]));
+    json_object_set_new(meta, "seed", seed_json);
+    json_object_set_new(meta, "device", json_string(device));
+    json_object_set_new(meta, "oracle", json_string("fp64"));
+    json_object_set_new(meta, "inputs", inputs);
+    json_object_set_new(meta, "params", params);
+    json_object_set_new(meta, "outputs", outputs);
+    dims = init = inputs = params = outputs = NULL;
+
+    snprintf(path, sizeof path, "%s/meta.json", o->out);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+    bool ok = json_dumpf(meta, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+              fputc('\n', f) != EOF && fflush(f) == 0;
+    if (fclose(f) != 0 || !ok)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s failed: %s", path, strerror(errno));
+done:
+    json_decref(meta);
+    json_decref(dims);
+    json_decref(init);
+    json_decref(inputs);
+    json_decref(params);
+    json_decref(outputs);
+    return st;
+}
+
+/* Draws inputs and params on be, runs the oracle, writes every file. */
+static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o, uint64_t seed)
+{
+    kbv_status st = KBV_OK;
+    kbv_tensor inputs[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS];
+    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+    int n_inputs = 0, n_params = 0;
+    bool have_outputs = false;
+    kbv_draw draw = {o->dist, seed};
+    char file[512];
+    memset(outputs, 0, sizeof outputs);
+
+    for (int i = 0; i < g->n_inputs; i++) {
+        const kbv_value *v = &g->values[i];
+        kbv_tensor *t = &inputs[i];
+        kbv_value_tensor(v, t);
+        t->dtype = storage_dtype(be, v->dtype);
+        size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
+        KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
+        n_inputs = i + 1;
+        KBV_TRY_GOTO(be->fill(be, &g->def->inputs[i], i, &draw, t), st, done);
+    }
+    for (int p = 0; p < g->n_params; p++) {
+        const kbv_value *v = &g->values[g->n_inputs + p];
+        kbv_tensor *t = &params[p];
+        kbv_value_tensor(v, t);
+        t->dtype = storage_dtype(be, v->dtype);
+        size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
+        KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
+        n_params = p + 1;
+        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[p], p, &draw, t), st, done);
+    }
+    KBV_TRY_GOTO(kbv_graph_run(g, be, inputs, params, outputs), st, done);
+    have_outputs = true;
+    KBV_TRY_GOTO(be->sync(be), st, done);
+
+    for (int i = 0; i < g->n_inputs; i++) {
+        snprintf(file, sizeof file, "%s.npy", g->values[i].name);
+        KBV_TRY_GOTO(write_tensor(be, &inputs[i], &g->values[i], g->values[i].dtype, o->out, file),
+                     st, done);
+    }
+    for (int p = 0; p < g->n_params; p++) {
+        const kbv_value *v = &g->values[g->n_inputs + p];
+        snprintf(file, sizeof file, "%s.npy", v->name);
+        KBV_TRY_GOTO(write_tensor(be, &params[p], v, v->dtype, o->out, file), st, done);
+    }
+    for (int k = 0; k < g->n_outputs; k++) {
+        const kbv_value *v = &g->values[g->outputs[k]];
+        snprintf(file, sizeof file, "output_%d.npy", k);
+        KBV_TRY_GOTO(write_tensor(be, &outputs[k], v, is_float_dtype(v->dtype) ? KBV_F64 : v->dtype,
+                                  o->out, file),
+                     st, done);
+    }
+    KBV_TRY_GOTO(write_meta(g, o, seed, o->cuda ? "cuda" : "cpu"), st, done);
+done:
+    if (have_outputs)
+        for (int k = 0; k < g->n_outputs; k++)
+            be->release(be, outputs[k].data);
+    for (int p = 0; p < n_params; p++)
+        be->release(be, params[p].data);
+    for (int i = 0; i < n_inputs; i++)
+        be->release(be, inputs[i].data);
+    return st;
+}
+
+int kbv_cmd_dump(int argc, char **argv)
+{
+    dump_opts o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed >= 0)
+        return parsed;
+    const kbv_problem_def *def = kbv_problem_find(o.key);
+    if (!def) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "unknown problem '%s' ('kbv list' shows the valid keys, e.g. L1/19)", o.key);
+        return fail_line(msg);
+    }
+    if (o.cuda && !kbv_cuda_available())
+        return fail_line("--device cuda: no usable CUDA device (or kbv was built without CUDA)");
+    uint64_t seed = o.seed;
+    if (!o.have_seed) {
+        if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+            return fail_line("could not draw a random seed (getrandom failed)");
+        seed &= (uint64_t)INT64_MAX; /* fits a JSON integer */
+    }
+
+    int status = 0;
+    kbv_backend *be = NULL;
+    kbv_graph *g = malloc(sizeof *g);
+    if (!g)
+        return fail_line("out of memory");
+    if (kbv_graph_build(def, o.size, g) != KBV_OK || make_dirs(o.out) != KBV_OK) {
+        status = fail_status();
+        goto done;
+    }
+    kbv_status st = o.cuda ? kbv_cuda_backend_create(0, KBV_MODE_FP64, &be)
+                           : kbv_cpu_backend_create(KBV_MODE_FP64, &be);
+    if (st != KBV_OK || dump(g, be, &o, seed) != KBV_OK) {
+        status = fail_status();
+        goto done;
+    }
+    char key[32];
+    printf("kbv dump: %s %s (%s, dist %s, seed %llu) -> %s\n", kbv_problem_key(def, key, sizeof key),
+           def->name, o.size == KBV_SIZE_SMALL ? "small" : "full", dist_names[o.dist],
+           (unsigned long long)seed, o.out);
+    if (fflush(stdout) != 0)
+        status = fail_line("writing to stdout failed");
+done:
+    if (be)
+        kbv_backend_destroy(be);
+    free(g);
+    return status;
+}

@@ -1,0 +1,384 @@
+/* kbv_graph_build: resolves a problem definition at one size into plain
+ * data. Walks dims, inputs, params and nodes in order, looks every name up,
+ * applies the op table's shape rules and records last uses and outputs.
+ * Every error names the problem and the offending name. */
+#include "graph/graph.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/ops_table.h"
+
+/* The problem key for messages ("L1/19"). */
+static const char *key_of(const kbv_problem_def *def, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "L%d/%d", def->level, def->id);
+    return buf;
+}
+
+/* A Python identifier; dotted paths ("bn.weight") when dotted is set. */
+static bool is_identifier(const char *s, bool dotted)
+{
+    if (!s || !*s)
+        return false;
+    bool start = true;
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (dotted && c == '.' && !start && p[1]) {
+            start = true;
+            continue;
+        }
+        if (!(isalpha(c) || c == '_' || (!start && isdigit(c))))
+            return false;
+        start = false;
+    }
+    return true;
+}
+
+static int count_dims(const kbv_problem_def *def)
+{
+    int n = 0;
+    while (n < KBV_DEF_MAX_DIMS && def->dims[n].name)
+        n++;
+    return n;
+}
+
+/* One shape entry: a dim name or a positive decimal literal. */
+static kbv_status resolve_extent(const kbv_problem_def *def, const kbv_graph *g,
+                                 const char *owner, const char *entry, int64_t *out)
+{
+    char key[32];
+    if (isdigit((unsigned char)entry[0])) {
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(entry, &end, 10);
+        if (errno || *end || v <= 0)
+            return kbv_fail(KBV_ERR_INVALID, "%s: %s: shape entry '%s' is not a positive integer",
+                            key_of(def, key, sizeof key), owner, entry);
+        *out = v;
+        return KBV_OK;
+    }
+    for (int d = 0; d < g->n_dims; d++)
+        if (!strcmp(def->dims[d].name, entry)) {
+            *out = g->dims[d];
+            return KBV_OK;
+        }
+    return kbv_fail(KBV_ERR_INVALID, "%s: %s: unknown dim '%s' in its shape",
+                    key_of(def, key, sizeof key), owner, entry);
+}
+
+static kbv_status resolve_shape(const kbv_problem_def *def, const kbv_graph *g,
+                                const char *owner, const char *const *shape, kbv_value *v)
+{
+    v->ndim = 0;
+    for (int d = 0; d < KBV_MAX_DIMS && shape[d]; d++) {
+        KBV_TRY(resolve_extent(def, g, owner, shape[d], &v->shape[d]));
+        v->ndim = d + 1;
+    }
+    return KBV_OK;
+}
+
+static int find_value(const kbv_graph *g, const char *name)
+{
+    for (int v = 0; v < g->n_values; v++)
+        if (!strcmp(g->values[v].name, name))
+            return v;
+    return -1;
+}
+
+/* Appends a value after checking its name is valid and unused. */
+static kbv_status add_value(const kbv_problem_def *def, kbv_graph *g, const char *what,
+                            const char *name, kbv_value_kind kind, int def_index, kbv_value **out)
+{
+    char key[32];
+    if (!is_identifier(name, kind == KBV_VALUE_PARAM))
+        return kbv_fail(KBV_ERR_INVALID, "%s: %s #%d: '%s' is not a valid %s name",
+                        key_of(def, key, sizeof key), what, def_index, name ? name : "(null)",
+                        kind == KBV_VALUE_PARAM ? "state_dict" : "Python");
+    if (find_value(g, name) >= 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: %s '%s': the name is already used",
+                        key_of(def, key, sizeof key), what, name);
+    kbv_value *v = &g->values[g->n_values++];
+    memset(v, 0, sizeof *v);
+    v->name = name;
+    v->kind = kind;
+    v->def_index = def_index;
+    v->last_use = -1;
+    *out = v;
+    return KBV_OK;
+}
+
+static kbv_status check_dtype(const kbv_problem_def *def, const char *what, const char *name,
+                              kbv_dtype dt)
+{
+    char key[32];
+    if ((unsigned)dt > KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "%s: %s '%s': unknown dtype %d",
+                        key_of(def, key, sizeof key), what, name, (int)dt);
+    return KBV_OK;
+}
+
+/* Generators must fit their dtype and shape (the backends rely on it). */
+static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *in,
+                              const kbv_value *v)
+{
+    char key[32];
+    const char *k = key_of(def, key, sizeof key);
+    bool is_float = in->dtype == KBV_F32 || in->dtype == KBV_F64 || in->dtype == KBV_F16 ||
+                    in->dtype == KBV_BF16;
+    switch (in->gen) {
+    case KBV_GEN_RAND:
+    case KBV_GEN_RANDN:
+        if (!is_float)
+            return kbv_fail(KBV_ERR_INVALID, "%s: input '%s': rand/randn needs a float dtype", k,
+                            in->name);
+        break;
+    case KBV_GEN_RANDINT:
+        if (is_float || in->low >= in->high)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: input '%s': randint needs an integer dtype and low < high", k,
+                            in->name);
+        break;
+    case KBV_GEN_SCALAR:
+        if (v->ndim != 0 || !is_float)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: input '%s': a Python scalar is a 0-dim float input", k,
+                            in->name);
+        break;
+    default:
+        return kbv_fail(KBV_ERR_INVALID, "%s: input '%s': no generator", k, in->name);
+    }
+    if (in->structure != KBV_STRUCT_NONE &&
+        (v->ndim != 2 || v->shape[0] != v->shape[1] || !is_float || in->gen == KBV_GEN_SCALAR))
+        return kbv_fail(KBV_ERR_INVALID,
+                        "%s: input '%s': triangular/symmetric structure needs a square 2-D "
+                        "float input",
+                        k, in->name);
+    return KBV_OK;
+}
+
+/* Re-fails a shape-rule error with the problem and node prepended, keeping
+ * the rule's own message (after its "file:line: status: " prefix). */
+static kbv_status shape_error(const kbv_problem_def *def, const kbv_node_def *nd, kbv_status st)
+{
+    char key[32], msg[512];
+    const char *trace = kbv_last_error();
+    const char *status = kbv_status_name(st);
+    const char *body = strstr(trace, status);
+    body = body ? body + strlen(status) + 2 : trace;
+    if (body > trace + strlen(trace))
+        body = trace;
+    snprintf(msg, sizeof msg, "%s", body);
+    char *nl = strchr(msg, '\n');
+    if (nl)
+        *nl = '\0';
+    return kbv_fail(st, "%s: node '%s' (%s): %s", key_of(def, key, sizeof key), nd->out,
+                    kbv_op_table[nd->op].name, msg);
+}
+
+static kbv_status add_node(const kbv_problem_def *def, kbv_graph *g, int index)
+{
+    char key[32];
+    const char *k = key_of(def, key, sizeof key);
+    const kbv_node_def *nd = &def->nodes[index];
+    if ((unsigned)nd->op >= KBV_OP_COUNT || !kbv_op_table[nd->op].shape)
+        return kbv_fail(KBV_ERR_INVALID, "%s: node #%d ('%s'): unknown op %d", k, index,
+                        nd->out ? nd->out : "(null)", (int)nd->op);
+    const kbv_op_info *info = &kbv_op_table[nd->op];
+    kbv_node *node = &g->nodes[g->n_nodes];
+    memset(node, 0, sizeof *node);
+    node->op = nd->op;
+    node->def = nd;
+    const kbv_value *args[KBV_DEF_MAX_ARGS];
+    while (node->n_args < KBV_DEF_MAX_ARGS && nd->args[node->n_args])
+        node->n_args++;
+    if (node->n_args != info->n_args)
+        return kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): %d operands given, %d expected", k,
+                        nd->out ? nd->out : "(null)", info->name, node->n_args, info->n_args);
+    for (int a = 0; a < node->n_args; a++) {
+        int v = find_value(g, nd->args[a]);
+        if (v < 0)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: node '%s' (%s): unknown operand '%s' (operands name inputs, "
+                            "params or earlier nodes' outputs)",
+                            k, nd->out ? nd->out : "(null)", info->name, nd->args[a]);
+        node->args[a] = v;
+        args[a] = &g->values[v];
+    }
+    kbv_value *out = NULL;
+    KBV_TRY(add_value(def, g, "node", nd->out, KBV_VALUE_NODE, index, &out));
+    kbv_status st = info->shape(nd, args, out);
+    if (st != KBV_OK)
+        return shape_error(def, nd, st);
+    node->out = (int)(out - g->values);
+    for (int a = 0; a < node->n_args; a++)
+        g->values[node->args[a]].last_use = index;
+    g->n_nodes++;
+    return KBV_OK;
+}
+
+static kbv_status mark_outputs(const kbv_problem_def *def, kbv_graph *g)
+{
+    char key[32];
+    const char *k = key_of(def, key, sizeof key);
+    if (!def->outputs[0]) {
+        g->outputs[0] = g->nodes[g->n_nodes - 1].out;
+        g->n_outputs = 1;
+    }
+    for (int o = 0; o < KBV_DEF_MAX_OUTPUTS && def->outputs[o]; o++) {
+        int v = find_value(g, def->outputs[o]);
+        if (v < 0 || g->values[v].kind != KBV_VALUE_NODE)
+            return kbv_fail(KBV_ERR_INVALID, "%s: output '%s' is not the output of a node", k,
+                            def->outputs[o]);
+        if (g->values[v].is_output)
+            return kbv_fail(KBV_ERR_INVALID, "%s: output '%s' is listed twice", k,
+                            def->outputs[o]);
+        g->values[v].is_output = true;
+        g->outputs[g->n_outputs++] = v;
+    }
+    for (int o = 0; o < g->n_outputs; o++)
+        g->values[g->outputs[o]].is_output = true;
+    return KBV_OK;
+}
+
+kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims, kbv_graph *g)
+{
+    char key[32];
+    if (!def || !dims || !g)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_graph_build_dims: NULL argument");
+    const char *k = key_of(def, key, sizeof key);
+    memset(g, 0, sizeof *g);
+    g->def = def;
+    g->n_dims = count_dims(def);
+    for (int d = 0; d < g->n_dims; d++) {
+        if (!is_identifier(def->dims[d].name, false))
+            return kbv_fail(KBV_ERR_INVALID, "%s: dim #%d: '%s' is not a valid Python name", k, d,
+                            def->dims[d].name);
+        for (int e = 0; e < d; e++)
+            if (!strcmp(def->dims[e].name, def->dims[d].name))
+                return kbv_fail(KBV_ERR_INVALID, "%s: dim '%s' is defined twice", k,
+                                def->dims[d].name);
+        if (dims[d] <= 0)
+            return kbv_fail(KBV_ERR_INVALID, "%s: dim '%s' = %lld: sizes must be positive", k,
+                            def->dims[d].name, (long long)dims[d]);
+        g->dims[d] = dims[d];
+    }
+
+    char owner[96];
+    for (int i = 0; i < KBV_DEF_MAX_INPUTS && def->inputs[i].name; i++) {
+        const kbv_input_def *in = &def->inputs[i];
+        kbv_value *v = NULL;
+        KBV_TRY(add_value(def, g, "input", in->name, KBV_VALUE_INPUT, i, &v));
+        KBV_TRY(check_dtype(def, "input", in->name, in->dtype));
+        snprintf(owner, sizeof owner, "input '%s'", in->name);
+        v->dtype = in->dtype;
+        KBV_TRY(resolve_shape(def, g, owner, in->shape, v));
+        KBV_TRY(check_input(def, in, v));
+        g->n_inputs++;
+    }
+    for (int p = 0; p < KBV_DEF_MAX_PARAMS && def->params[p].name; p++) {
+        const kbv_param_def *pd = &def->params[p];
+        kbv_value *v = NULL;
+        KBV_TRY(add_value(def, g, "param", pd->name, KBV_VALUE_PARAM, p, &v));
+        KBV_TRY(check_dtype(def, "param", pd->name, pd->dtype));
+        snprintf(owner, sizeof owner, "param '%s'", pd->name);
+        v->dtype = pd->dtype;
+        KBV_TRY(resolve_shape(def, g, owner, pd->shape, v));
+        if (pd->init == KBV_INIT_UNIFORM_FAN_IN && pd->fan_in <= 0)
+            return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': uniform fan-in init needs fan_in > 0",
+                            k, pd->name);
+        g->n_params++;
+    }
+    for (int n = 0; n < KBV_DEF_MAX_NODES && def->nodes[n].op != KBV_OP_NONE; n++)
+        KBV_TRY(add_node(def, g, n));
+    if (g->n_nodes == 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: the problem has no nodes", k);
+    KBV_TRY(mark_outputs(def, g));
+    return KBV_OK;
+}
+
+kbv_status kbv_graph_build(const kbv_problem_def *def, kbv_size size, kbv_graph *g)
+{
+    if (!def)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_graph_build: no problem");
+    int64_t dims[KBV_DEF_MAX_DIMS] = {0};
+    int n = count_dims(def);
+    for (int d = 0; d < n; d++)
+        dims[d] = size == KBV_SIZE_SMALL ? def->dims[d].small : def->dims[d].full;
+    KBV_TRY(kbv_graph_build_dims(def, dims, g));
+    return KBV_OK;
+}
+
+int64_t kbv_value_numel(const kbv_value *v)
+{
+    int64_t n = 1;
+    for (int d = 0; d < v->ndim; d++)
+        n *= v->shape[d];
+    return n;
+}
+
+size_t kbv_dtype_size(kbv_dtype dt)
+{
+    switch (dt) {
+    case KBV_F32: return 4;
+    case KBV_F64: return 8;
+    case KBV_F16: return 2;
+    case KBV_BF16: return 2;
+    case KBV_I32: return 4;
+    case KBV_I64: return 8;
+    case KBV_BOOL: return 1;
+    }
+    return 0;
+}
+
+/* NumPy / PyTorch spelling. */
+const char *kbv_dtype_name(kbv_dtype dt)
+{
+    switch (dt) {
+    case KBV_F32: return "float32";
+    case KBV_F64: return "float64";
+    case KBV_F16: return "float16";
+    case KBV_BF16: return "bfloat16";
+    case KBV_I32: return "int32";
+    case KBV_I64: return "int64";
+    case KBV_BOOL: return "bool";
+    }
+    return "unknown";
+}
+
+void kbv_value_tensor(const kbv_value *v, kbv_tensor *t)
+{
+    memset(t, 0, sizeof *t);
+    t->data = NULL;
+    t->dtype = v->dtype;
+    t->ndim = v->ndim;
+    t->name = v->name;
+    int64_t stride = 1;
+    for (int d = v->ndim - 1; d >= 0; d--) {
+        t->shape[d] = v->shape[d];
+        t->stride[d] = stride;
+        stride *= v->shape[d];
+    }
+}
+
+double kbv_graph_flops(const kbv_graph *g)
+{
+    double total = 0.0;
+    for (int n = 0; n < g->n_nodes; n++)
+        total += kbv_op_table[g->nodes[n].op].flops(g, &g->nodes[n]);
+    return total;
+}
+
+double kbv_graph_min_bytes(const kbv_graph *g)
+{
+    double total = 0.0;
+    for (int v = 0; v < g->n_values; v++) {
+        const kbv_value *val = &g->values[v];
+        if (val->kind != KBV_VALUE_NODE || val->is_output)
+            total += (double)kbv_value_numel(val) * (double)kbv_dtype_size(val->dtype);
+    }
+    return total;
+}

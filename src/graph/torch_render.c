@@ -1,0 +1,315 @@
+/* Renders a problem definition as KernelBench-style PyTorch: the op
+ * table's templates give each node's expression; inputs are drawn by their
+ * base generators in get_inputs(); params become nn.Parameter attributes
+ * (nested nn.Module containers for dotted names) so that state_dict keys
+ * equal the definition's param names. */
+#include "graph/torch_render.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/ops_table.h"
+
+void kbv_render_float(double v, char *buf, size_t cap)
+{
+    if (isnan(v)) {
+        snprintf(buf, cap, "float(\"nan\")");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, cap, "float(\"%sinf\")", v < 0 ? "-" : "");
+        return;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, cap, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".e")) {
+        size_t n = strlen(buf);
+        if (n + 2 < cap)
+            memcpy(buf + n, ".0", 3);
+    }
+}
+
+/* A bounded string builder: overflow is remembered and reported once. */
+typedef struct strbuf {
+    char *p;
+    size_t cap, len;
+    bool overflow;
+} strbuf;
+
+static void put(strbuf *b, const char *s, size_t n)
+{
+    if (b->len + n >= b->cap) {
+        b->overflow = true;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* How a value is written inside forward(). */
+static void put_operand(strbuf *b, const kbv_value *v)
+{
+    if (v->kind == KBV_VALUE_PARAM)
+        puts_(b, "self.");
+    puts_(b, v->name);
+}
+
+kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
+{
+    if (node < 0 || node >= g->n_nodes || cap == 0)
+        return kbv_fail(KBV_ERR_INVALID, "render: no node %d", node);
+    const kbv_node *n = &g->nodes[node];
+    const kbv_op_info *info = &kbv_op_table[n->op];
+    strbuf b = {buf, cap, 0, false};
+    buf[0] = '\0';
+    for (const char *t = info->torch; *t; t++) {
+        if (*t != '{') {
+            put(&b, t, 1);
+            continue;
+        }
+        const char *close = strchr(t, '}');
+        if (!close || close - t > 3)
+            return kbv_fail(KBV_ERR_INVALID, "render: bad placeholder in %s template '%s'",
+                            info->name, info->torch);
+        char kind = t[1];
+        char field = close - t == 3 ? t[2] : '\0';
+        char tmp[64];
+        if (kind >= '0' && kind <= '9' && close - t == 2 && kind - '0' < n->n_args) {
+            put_operand(&b, &g->values[n->args[kind - '0']]);
+        } else if (kind == 'f' && field >= '0' && field <= '3') {
+            kbv_render_float(n->def->f[field - '0'], tmp, sizeof tmp);
+            puts_(&b, tmp);
+        } else if (kind == 'i' && field >= '0' && field <= '3') {
+            snprintf(tmp, sizeof tmp, "%lld", (long long)n->def->i[field - '0']);
+            puts_(&b, tmp);
+        } else if (kind == 's' && close - t == 2 && n->def->s) {
+            puts_(&b, n->def->s);
+        } else {
+            return kbv_fail(KBV_ERR_INVALID, "render: placeholder '%.*s' of %s has no value",
+                            (int)(close - t + 1), t, info->name);
+        }
+        t = close;
+    }
+    if (b.overflow)
+        return kbv_fail(KBV_ERR_INVALID, "render: node '%s' does not fit %zu bytes",
+                        g->values[n->out].name, cap);
+    return KBV_OK;
+}
+
+/* "(M, N)" style argument list from a definition shape: dim names stay
+ * names (module-level constants), literals stay literals. */
+static void fprint_dims(FILE *f, const char *const *shape)
+{
+    for (int d = 0; d < KBV_MAX_DIMS && shape[d]; d++)
+        fprintf(f, "%s%s", d ? ", " : "", shape[d]);
+}
+
+static int shape_ndim(const char *const *shape)
+{
+    int n = 0;
+    while (n < KBV_MAX_DIMS && shape[n])
+        n++;
+    return n;
+}
+
+static const char *torch_dtype(kbv_dtype dt)
+{
+    switch (dt) {
+    case KBV_F32: return "torch.float32";
+    case KBV_F64: return "torch.float64";
+    case KBV_F16: return "torch.float16";
+    case KBV_BF16: return "torch.bfloat16";
+    case KBV_I32: return "torch.int32";
+    case KBV_I64: return "torch.int64";
+    case KBV_BOOL: return "torch.bool";
+    }
+    return "None";
+}
+
+/* A factory call: torch.rand(M, N), torch.rand(()) for 0-dim, with a dtype
+ * keyword when it is not the default. */
+static void fprint_factory(FILE *f, const char *fn, const char *const *shape, kbv_dtype dt,
+                           kbv_dtype default_dt)
+{
+    fprintf(f, "%s(", fn);
+    if (shape_ndim(shape) == 0)
+        fprintf(f, "()");
+    else
+        fprint_dims(f, shape);
+    if (dt != default_dt)
+        fprintf(f, ", dtype=%s", torch_dtype(dt));
+    fprintf(f, ")");
+}
+
+static void render_input(FILE *f, const kbv_input_def *in)
+{
+    char num[64];
+    fprintf(f, "    %s = ", in->name);
+    switch (in->gen) {
+    case KBV_GEN_SCALAR:
+        kbv_render_float(in->value, num, sizeof num);
+        fprintf(f, "%s\n", num);
+        return;
+    case KBV_GEN_RANDINT: {
+        int nd = shape_ndim(in->shape);
+        fprintf(f, "torch.randint(%lld, %lld, (", (long long)in->low, (long long)in->high);
+        fprint_dims(f, in->shape);
+        fprintf(f, "%s)", nd == 1 ? "," : "");
+        if (in->dtype != KBV_I64)
+            fprintf(f, ", dtype=%s", torch_dtype(in->dtype));
+        fprintf(f, ")\n");
+        return;
+    }
+    default:
+        break;
+    }
+    const char *fn = in->gen == KBV_GEN_RANDN ? "torch.randn" : "torch.rand";
+    switch (in->structure) {
+    case KBV_STRUCT_TRIU:
+    case KBV_STRUCT_TRIL:
+        fprintf(f, "%s(", in->structure == KBV_STRUCT_TRIU ? "torch.triu" : "torch.tril");
+        fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
+        fprintf(f, ")\n");
+        break;
+    case KBV_STRUCT_SYMMETRIC:
+        fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
+        fprintf(f, "\n    %s = (%s + %s.T) / 2\n", in->name, in->name, in->name);
+        break;
+    default:
+        fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
+        fprintf(f, "\n");
+        break;
+    }
+}
+
+/* The owner of a dotted param ("bn.weight" -> "self.bn") and its leaf. */
+static void split_param(const char *name, char *owner, size_t cap, const char **leaf)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot) {
+        snprintf(owner, cap, "self");
+        *leaf = name;
+        return;
+    }
+    snprintf(owner, cap, "self.%.*s", (int)(dot - name), name);
+    *leaf = dot + 1;
+}
+
+/* Declares each container module of a dotted name once, outermost first. */
+static void declare_containers(FILE *f, const kbv_problem_def *def, int p)
+{
+    const char *name = def->params[p].name;
+    for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
+        size_t prefix = (size_t)(dot - name);
+        bool seen = false;
+        for (int q = 0; q < p && !seen; q++) {
+            const char *other = def->params[q].name;
+            seen = strlen(other) > prefix && !strncmp(other, name, prefix) && other[prefix] == '.';
+        }
+        if (!seen)
+            fprintf(f, "        self.%.*s = nn.Module()\n", (int)prefix, name);
+    }
+}
+
+static void render_param(FILE *f, const kbv_problem_def *def, int p)
+{
+    const kbv_param_def *pd = &def->params[p];
+    char owner[128];
+    const char *leaf = NULL;
+    declare_containers(f, def, p);
+    split_param(pd->name, owner, sizeof owner, &leaf);
+    if (pd->is_buffer)
+        fprintf(f, "        %s.register_buffer(\"%s\", ", owner, leaf);
+    else
+        fprintf(f, "        %s.%s = nn.Parameter(", owner, leaf);
+    switch (pd->init) {
+    case KBV_INIT_ONES:
+        fprint_factory(f, "torch.ones", pd->shape, pd->dtype, KBV_F32);
+        break;
+    case KBV_INIT_UNIFORM_FAN_IN:
+        fprint_factory(f, "torch.empty", pd->shape, pd->dtype, KBV_F32);
+        fprintf(f, ".uniform_(-1 / math.sqrt(%lld), 1 / math.sqrt(%lld))", (long long)pd->fan_in,
+                (long long)pd->fan_in);
+        break;
+    default:
+        fprint_factory(f, "torch.zeros", pd->shape, pd->dtype, KBV_F32);
+        break;
+    }
+    fprintf(f, ")\n");
+}
+
+static void render_model(FILE *f, const kbv_graph *g, const char *key)
+{
+    const kbv_problem_def *def = g->def;
+    fprintf(f, "class Model(nn.Module):\n");
+    fprintf(f, "    \"\"\"KernelBench %s %s.\"\"\"\n\n", key, def->name);
+    fprintf(f, "    def __init__(self");
+    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+        fprintf(f, ", %s", def->init_args[a].name);
+    fprintf(f, "):\n        super().__init__()\n");
+    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+        fprintf(f, "        self.%s = %s\n", def->init_args[a].name, def->init_args[a].name);
+    for (int p = 0; p < g->n_params; p++)
+        render_param(f, def, p);
+    fprintf(f, "\n    def forward(self");
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, ", %s", g->values[i].name);
+    fprintf(f, "):\n");
+}
+
+kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f)
+{
+    kbv_graph *g = malloc(sizeof *g);
+    kbv_status st = KBV_OK;
+    if (!g)
+        return kbv_fail(KBV_ERR_NOMEM, "render: graph");
+    KBV_TRY_GOTO(kbv_graph_build(def, size, g), st, done);
+    char key[32];
+    snprintf(key, sizeof key, "L%d/%d", def->level, def->id);
+
+    fprintf(f, "# KernelBench %s %s, at the %s size.\n", key, def->name,
+            size == KBV_SIZE_SMALL ? "small (CI)" : "full (catalog)");
+    bool uses_math = false;
+    for (int p = 0; p < g->n_params; p++)
+        uses_math |= def->params[p].init == KBV_INIT_UNIFORM_FAN_IN;
+    if (uses_math)
+        fprintf(f, "import math\n\n");
+    fprintf(f, "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n");
+    render_model(f, g, key);
+    char expr[1024];
+    for (int n = 0; n < g->n_nodes; n++) {
+        KBV_TRY_GOTO(kbv_render_node(g, n, expr, sizeof expr), st, done);
+        fprintf(f, "        %s = %s\n", g->values[g->nodes[n].out].name, expr);
+    }
+    fprintf(f, "        return ");
+    for (int o = 0; o < g->n_outputs; o++)
+        fprintf(f, "%s%s", o ? ", " : "", g->values[g->outputs[o]].name);
+    fprintf(f, "\n\n\n");
+
+    for (int d = 0; d < g->n_dims; d++)
+        fprintf(f, "%s = %lld\n", def->dims[d].name, (long long)g->dims[d]);
+    if (g->n_dims)
+        fprintf(f, "\n\n");
+    fprintf(f, "def get_inputs():\n");
+    for (int i = 0; i < g->n_inputs; i++)
+        render_input(f, &def->inputs[i]);
+    fprintf(f, "    return [");
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "%s%s", i ? ", " : "", def->inputs[i].name);
+    fprintf(f, "]\n\n\ndef get_init_inputs():\n    return [");
+    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+        fprintf(f, "%s%s", a ? ", " : "", def->init_args[a].value);
+    fprintf(f, "]\n");
+    if (fflush(f) != 0 || ferror(f))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "render: writing the PyTorch module failed");
+done:
+    free(g);
+    return st;
+}

@@ -1,0 +1,152 @@
+"""Checks kbv's problem definitions against real PyTorch.
+
+For each directory given (one per problem, made by torch_parity.sh: the
+files of `kbv dump --small` plus model.py from `kbv show --torch --small`):
+exec the rendering, build Model(*get_init_inputs()), load the dumped params
+by state_dict name, run forward on the dumped inputs in float64 and float32,
+and assert that
+  - float64 PyTorch equals kbv's float64 oracle (output_<i>.npy) to 1e-10
+    relative (max |diff| / max |oracle|),
+  - float32 PyTorch is within 1e-4 of it (the rendering runs in float32 too),
+  - get_inputs() draws tensors of the dumped shapes and dtypes (Python
+    scalars: the same number, as float32), and state_dict keys equal the
+    dumped params, in order.
+Prints one line per problem and "N passed, M failed"; exits 1 on a failure.
+"""
+import copy
+import json
+import os
+import sys
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:  # CI installs torch; a missing one must not pass quietly
+    print(f"torch_parity: cannot import numpy/torch with {sys.executable}: {e}")
+    sys.exit(1)
+
+F64_TOL = 1e-10
+F32_TOL = 1e-4
+
+
+class Mismatch(Exception):
+    pass
+
+
+def rel_error(got, want):
+    """max |got - want| / max |want| over finite elements; non-finite
+    elements must be identical (same NaN/inf positions and signs)."""
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    if got.shape != want.shape:
+        raise Mismatch(f"shape {list(got.shape)} != {list(want.shape)}")
+    finite = np.isfinite(want)
+    if not np.array_equal(finite, np.isfinite(got)):
+        raise Mismatch("finite/non-finite elements differ")
+    if not np.array_equal(got[~finite], want[~finite], equal_nan=True):
+        raise Mismatch("non-finite elements differ")
+    if not finite.any():
+        return 0.0
+    scale = np.max(np.abs(want[finite]))
+    diff = np.max(np.abs(got[finite] - want[finite]))
+    return float(diff / scale) if scale > 0 else float(diff)
+
+
+def as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def check_problem(d):
+    with open(os.path.join(d, "meta.json")) as f:
+        meta = json.load(f)
+    label = f"{meta['problem']} {meta['name']}"
+    with open(os.path.join(d, "model.py")) as f:
+        source = f.read()
+    ns = {"__name__": "kbv_rendering"}
+    exec(compile(source, os.path.join(d, "model.py"), "exec"), ns)
+
+    torch.manual_seed(0)
+    model = ns["Model"](*ns["get_init_inputs"]())
+    want_params = [p["name"] for p in meta["params"]]
+    have_params = list(model.state_dict().keys())
+    if have_params != want_params:
+        raise Mismatch(f"state_dict keys {have_params} != dumped params {want_params}")
+    state = {p["name"]: torch.from_numpy(np.load(os.path.join(d, p["file"]))) for p in meta["params"]}
+    model.load_state_dict(state, strict=True)
+
+    drawn = ns["get_inputs"]()
+    if len(drawn) != len(meta["inputs"]):
+        raise Mismatch(f"get_inputs() gives {len(drawn)} inputs, the dump has {len(meta['inputs'])}")
+    inputs = []
+    for value, entry in zip(drawn, meta["inputs"]):
+        arr = np.load(os.path.join(d, entry["file"]))
+        if list(arr.shape) != entry["shape"] or str(arr.dtype) != entry["dtype"]:
+            raise Mismatch(f"{entry['file']} holds {arr.dtype}{list(arr.shape)}, meta.json says "
+                           f"{entry['dtype']}{entry['shape']}")
+        if isinstance(value, torch.Tensor):
+            if list(value.shape) != entry["shape"] or dtype_name(value) != entry["dtype"]:
+                raise Mismatch(f"get_inputs() draws {entry['name']} as {dtype_name(value)}"
+                               f"{list(value.shape)}, the dump has {entry['dtype']}{entry['shape']}")
+            inputs.append(torch.from_numpy(arr))
+        else:
+            # A Python scalar: the dump holds it as the float32 kbv computes with.
+            if entry["generator"] != "scalar" or arr.shape != () or np.float32(value) != arr:
+                raise Mismatch(f"get_inputs() gives {entry['name']} = {value!r}, the dump has "
+                               f"{arr!r} ({entry['generator']})")
+            inputs.append(float(arr))
+
+    oracle = [np.load(os.path.join(d, o["file"])) for o in meta["outputs"]]
+
+    def run(dtype):
+        m = copy.deepcopy(model).to(dtype)
+        args = [a.to(dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+                for a in inputs]
+        with torch.no_grad():
+            return as_tuple(m(*args))
+
+    out64, out32 = run(torch.float64), run(torch.float32)
+    if len(out64) != len(oracle):
+        raise Mismatch(f"forward returns {len(out64)} outputs, the dump has {len(oracle)}")
+    worst64 = worst32 = 0.0
+    for i, (o64, o32, want) in enumerate(zip(out64, out32, oracle)):
+        if o64.dtype != torch.float64 or o32.dtype != torch.float32:
+            raise Mismatch(f"output {i}: dtypes {o64.dtype}/{o32.dtype}")
+        e64 = rel_error(o64.numpy(), want)
+        e32 = rel_error(o32.numpy(), want)
+        if e64 > F64_TOL:
+            raise Mismatch(f"output {i}: float64 PyTorch differs from kbv's oracle by {e64:.3e} "
+                           f"(tolerance {F64_TOL:g})")
+        if e32 > F32_TOL:
+            raise Mismatch(f"output {i}: float32 PyTorch differs from kbv's oracle by {e32:.3e} "
+                           f"(tolerance {F32_TOL:g})")
+        worst64, worst32 = max(worst64, e64), max(worst32, e32)
+    return label, f"f64 rel {worst64:.1e}, f32 rel {worst32:.1e}"
+
+
+def main(dirs):
+    passed = failed = 0
+    for d in dirs:
+        name = os.path.basename(d.rstrip("/"))
+        failure = os.path.join(d, "FAILED")
+        if os.path.exists(failure):
+            with open(failure) as f:
+                print(f"FAIL {name}: {f.read().strip()}")
+            failed += 1
+            continue
+        try:
+            label, detail = check_problem(d)
+            print(f"ok   {label}: {detail}")
+            passed += 1
+        except Exception as e:  # every failure is reported, then counted
+            print(f"FAIL {name}: {type(e).__name__}: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,47 @@
+#!/bin/bash
+# kbv against real PyTorch, for every problem at the small size:
+#   kbv dump KEY --small --dist D6 --seed S   (inputs, params, float64 oracle)
+#   kbv show KEY --torch --small              (the PyTorch rendering)
+# then torch_parity.py runs the rendering on the dumped tensors in float64 and
+# float32 and compares. Usage: torch_parity.sh BUILD_DIR
+# The seed is fixed for reproducibility; KBV_PARITY_SEED overrides it.
+set -u
+
+build=${1:?usage: torch_parity.sh BUILD_DIR}
+kbv=$build/kbv
+py=/usr/bin/python3
+here=$(cd "$(dirname "$0")" && pwd)
+seed=${KBV_PARITY_SEED:-20240611}
+
+if ! "$py" -c 'import torch, numpy' 2>/dev/null; then
+    echo "torch_parity: $py cannot import torch and numpy; install them (CI does)" >&2
+    exit 1
+fi
+if [ ! -x "$kbv" ]; then
+    echo "torch_parity: no kbv at $kbv" >&2
+    exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+keys=$("$kbv" list --json | "$py" -c 'import json, sys; print(" ".join(r["key"] for r in json.load(sys.stdin)))')
+if [ -z "$keys" ]; then
+    echo "torch_parity: kbv list gave no problems" >&2
+    exit 1
+fi
+
+dirs=()
+for key in $keys; do
+    dir=$work/${key//\//_}
+    dirs+=("$dir")
+    mkdir -p "$dir"
+    if ! "$kbv" dump "$key" --small --dist D6 --seed "$seed" --out "$dir" >"$dir/dump.log" 2>&1; then
+        echo "kbv dump $key failed: $(tail -n 1 "$dir/dump.log")" >"$dir/FAILED"
+    elif ! "$kbv" show "$key" --torch --small >"$dir/model.py" 2>"$dir/show.log"; then
+        echo "kbv show $key --torch failed: $(tail -n 1 "$dir/show.log")" >"$dir/FAILED"
+    fi
+done
+
+echo "torch_parity: seed $seed, dist D6, small shapes"
+"$py" "$here/torch_parity.py" "${dirs[@]}"

@@ -1,0 +1,617 @@
+/* The op table, the graph builder, the problem registry, the PyTorch
+ * rendering's pieces and the speed-of-light bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "graph/graph.h"
+#include "graph/ops_table.h"
+#include "graph/torch_render.h"
+#include "report/ceilings.h"
+
+/* ------------------------------------------------------------- op table */
+
+static void test_op_table_rows_complete(void **state)
+{
+    (void)state;
+    for (int op = KBV_OP_NONE + 1; op < KBV_OP_COUNT; op++) {
+        const kbv_op_info *info = &kbv_op_table[op];
+        assert_non_null(info->name);
+        assert_non_null(info->shape);
+        assert_non_null(info->flops);
+        assert_non_null(info->torch);
+        assert_true(info->n_args == 1 || info->n_args == 2);
+        /* every operand appears in the rendering */
+        assert_non_null(strstr(info->torch, "{0}"));
+        if (info->n_args == 2)
+            assert_non_null(strstr(info->torch, "{1}"));
+        for (int other = KBV_OP_NONE + 1; other < op; other++)
+            assert_string_not_equal(info->name, kbv_op_table[other].name);
+    }
+    assert_null(kbv_op_table[KBV_OP_NONE].name);
+    assert_true(kbv_op_table[KBV_OP_TRANSPOSE].is_view);
+    assert_false(kbv_op_table[KBV_OP_DIAG].is_view);
+    assert_false(kbv_op_table[KBV_OP_MATMUL].is_view);
+}
+
+/* ------------------------------------------- hand-built one-node problems */
+
+/* A problem "L0/<id>" with inputs a (shape_a) and b (shape_b, may be NULL
+ * for one operand) and one node. */
+static kbv_problem_def one_node(kbv_op op, const char *const *shape_a, const char *const *shape_b)
+{
+    kbv_problem_def def;
+    memset(&def, 0, sizeof def);
+    def.level = 0;
+    def.id = 7;
+    def.name = "7_Test";
+    def.dims[0] = (kbv_dim_def){"K", 5, 3};
+    def.inputs[0].name = "a";
+    def.inputs[0].dtype = KBV_F32;
+    def.inputs[0].gen = KBV_GEN_RANDN;
+    for (int d = 0; shape_a[d]; d++)
+        def.inputs[0].shape[d] = shape_a[d];
+    def.nodes[0].op = op;
+    def.nodes[0].args[0] = "a";
+    def.nodes[0].out = "out";
+    if (shape_b) {
+        def.inputs[1].name = "b";
+        def.inputs[1].dtype = KBV_F32;
+        def.inputs[1].gen = KBV_GEN_RAND;
+        for (int d = 0; shape_b[d]; d++)
+            def.inputs[1].shape[d] = shape_b[d];
+        def.nodes[0].args[1] = "b";
+    }
+    return def;
+}
+
+static void assert_out_shape(const kbv_graph *g, int ndim, const int64_t *shape)
+{
+    const kbv_value *out = &g->values[g->outputs[0]];
+    assert_int_equal(out->ndim, ndim);
+    for (int d = 0; d < ndim; d++)
+        assert_int_equal(out->shape[d], shape[d]);
+}
+
+static kbv_graph graph;
+
+static void test_matmul_shapes(void **state)
+{
+    (void)state;
+    {
+        const char *a[] = {"16", "1024", "K", NULL}, *b[] = {"K", "768", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_out_shape(&graph, 3, (int64_t[]){16, 1024, 768});
+        assert_true(kbv_graph_flops(&graph) == 2.0 * 16 * 1024 * 768 * 5);
+    }
+    {
+        const char *a[] = {"2048", "K", NULL}, *b[] = {"K", "1", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_SMALL, &graph), KBV_OK);
+        assert_out_shape(&graph, 2, (int64_t[]){2048, 1});
+    }
+    { /* 1-D x 1-D: a dot product, 0-dim */
+        const char *a[] = {"K", NULL}, *b[] = {"K", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_out_shape(&graph, 0, NULL);
+        assert_true(kbv_graph_flops(&graph) == 10.0);
+    }
+    { /* 2-D x 1-D and 1-D x 3-D */
+        const char *a[] = {"4", "K", NULL}, *b[] = {"K", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_out_shape(&graph, 1, (int64_t[]){4});
+        const char *c[] = {"K", NULL}, *d[] = {"2", "K", "6", NULL};
+        def = one_node(KBV_OP_MATMUL, c, d);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_out_shape(&graph, 2, (int64_t[]){2, 6});
+    }
+    { /* batch dims broadcast */
+        const char *a[] = {"3", "1", "4", "K", NULL}, *b[] = {"2", "K", "6", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_out_shape(&graph, 4, (int64_t[]){3, 2, 4, 6});
+    }
+    { /* inner sizes differ: the message names the problem and node */
+        const char *a[] = {"4", "K", NULL}, *b[] = {"6", "4", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+        assert_non_null(strstr(kbv_last_error(), "L0/7"));
+        assert_non_null(strstr(kbv_last_error(), "node 'out' (matmul)"));
+        assert_non_null(strstr(kbv_last_error(), "inner sizes differ"));
+    }
+    { /* batch dims that do not broadcast */
+        const char *a[] = {"3", "4", "K", NULL}, *b[] = {"2", "K", "6", NULL};
+        kbv_problem_def def = one_node(KBV_OP_MATMUL, a, b);
+        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    }
+}
+
+static void test_bmm_einsum_shapes(void **state)
+{
+    (void)state;
+    const char *a3[] = {"2", "4", "K", NULL}, *b3[] = {"2", "K", "6", NULL};
+    kbv_problem_def def = one_node(KBV_OP_BMM, a3, b3);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 3, (int64_t[]){2, 4, 6});
+    const char *b3bad[] = {"3", "K", "6", NULL};
+    def = one_node(KBV_OP_BMM, a3, b3bad);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+
+    const char *a4[] = {"2", "3", "4", "K", NULL}, *b2[] = {"K", "6", NULL};
+    def = one_node(KBV_OP_EINSUM, a4, b2);
+    def.nodes[0].s = "bijl,lk->bijk";
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 4, (int64_t[]){2, 3, 4, 6});
+    assert_true(kbv_graph_flops(&graph) == 2.0 * 2 * 3 * 4 * 6 * 5);
+    static const char *const rejected[] = {
+        "bijl,lk->bjik", /* permuted output */
+        "bijl,kl->bijk", /* second operand transposed */
+        "bijj,jk->bijk", /* repeated label */
+        "bijl,lk->bij",  /* a reduction */
+        "bijl,lk",       /* no output */
+        "bij...,lk->bijk",
+    };
+    for (size_t r = 0; r < sizeof rejected / sizeof rejected[0]; r++) {
+        def.nodes[0].s = rejected[r];
+        assert_int_not_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_non_null(strstr(kbv_last_error(), "einsum"));
+    }
+}
+
+static void test_layout_shapes(void **state)
+{
+    (void)state;
+    const char *a2[] = {"4", "K", NULL}, *a3[] = {"2", "4", "K", NULL}, *a1[] = {"K", NULL};
+    kbv_problem_def def = one_node(KBV_OP_TRANSPOSE, a2, NULL);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 2, (int64_t[]){5, 4});
+    assert_true(kbv_graph_flops(&graph) == 0.0);
+    def = one_node(KBV_OP_TRANSPOSE, a3, NULL);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+
+    def = one_node(KBV_OP_DIAG, a1, NULL);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 2, (int64_t[]){5, 5});
+    def = one_node(KBV_OP_DIAG, a2, NULL);
+    assert_int_not_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+
+    def = one_node(KBV_OP_TRIU, a3, NULL);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 3, (int64_t[]){2, 4, 5});
+    def = one_node(KBV_OP_TRIL, a1, NULL);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+}
+
+static void test_elementwise_shapes(void **state)
+{
+    (void)state;
+    const char *m[] = {"3", "K", NULL}, *col[] = {"3", "1", NULL}, *row[] = {"K", NULL},
+               *scalar[] = {NULL}, *bad[] = {"3", NULL};
+    kbv_problem_def def = one_node(KBV_OP_MUL, m, scalar);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 2, (int64_t[]){3, 5});
+    assert_true(kbv_graph_flops(&graph) == 15.0);
+
+    def = one_node(KBV_OP_ADD, col, row);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_out_shape(&graph, 2, (int64_t[]){3, 5});
+
+    def = one_node(KBV_OP_SUB, m, bad);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "broadcast"));
+
+    def = one_node(KBV_OP_SOFTMAX, m, NULL);
+    def.nodes[0].i[0] = -1;
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_true(kbv_graph_flops(&graph) == 5.0 * 15);
+    def.nodes[0].i[0] = 2;
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    def.nodes[0].i[0] = -3;
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+
+    def = one_node(KBV_OP_HARDTANH, m, NULL);
+    def.nodes[0].f[0] = 1.0;
+    def.nodes[0].f[1] = -1.0;
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+
+    /* integer tensors: abs keeps int64, sigmoid and division give float32 */
+    def = one_node(KBV_OP_ABS, m, NULL);
+    def.inputs[0].dtype = KBV_I64;
+    def.inputs[0].gen = KBV_GEN_RANDINT;
+    def.inputs[0].high = 10;
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(graph.values[graph.outputs[0]].dtype, KBV_I64);
+    def.nodes[0].op = KBV_OP_SIGMOID;
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(graph.values[graph.outputs[0]].dtype, KBV_F32);
+}
+
+static void test_build_errors_name_the_culprit(void **state)
+{
+    (void)state;
+    const char *m[] = {"3", "Q", NULL};
+    kbv_problem_def def = one_node(KBV_OP_RELU, m, NULL);
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "L0/7"));
+    assert_non_null(strstr(kbv_last_error(), "unknown dim 'Q'"));
+
+    const char *ok[] = {"3", "K", NULL};
+    def = one_node(KBV_OP_RELU, ok, NULL);
+    def.nodes[0].args[0] = "missing";
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "unknown operand 'missing'"));
+
+    def = one_node(KBV_OP_RELU, ok, NULL);
+    def.nodes[0].out = "a"; /* same name as the input */
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "already used"));
+
+    def = one_node(KBV_OP_ADD, ok, NULL); /* one operand for a binary op */
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "1 operands given, 2 expected"));
+
+    def = one_node(KBV_OP_RELU, ok, NULL);
+    def.outputs[0] = "a"; /* an input is not a node output */
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+
+    def = one_node(KBV_OP_RELU, ok, NULL);
+    def.inputs[0].structure = KBV_STRUCT_TRIU; /* not square */
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+
+    def = one_node(KBV_OP_RELU, ok, NULL);
+    int64_t dims[1] = {0};
+    assert_int_equal(kbv_graph_build_dims(&def, dims, &graph), KBV_ERR_INVALID);
+    dims[0] = 11;
+    assert_int_equal(kbv_graph_build_dims(&def, dims, &graph), KBV_OK);
+    assert_int_equal(graph.values[graph.outputs[0]].shape[1], 11);
+}
+
+/* ------------------------------------------------------------- registry */
+
+static void test_find_variants(void **state)
+{
+    (void)state;
+    const kbv_problem_def *relu = kbv_problem_find("L1/19");
+    assert_non_null(relu);
+    assert_string_equal(relu->name, "19_ReLU");
+    assert_ptr_equal(kbv_problem_find("l1/19"), relu);
+    assert_ptr_equal(kbv_problem_find("1/19"), relu);
+    assert_ptr_equal(kbv_problem_find("L1/19_ReLU"), relu);
+    assert_ptr_equal(kbv_problem_find("l1/19_relu"), relu);
+    assert_string_equal(kbv_problem_find("L1/1_Square_matrix_multiplication_")->name,
+                        "1_Square_matrix_multiplication_");
+    static const char *const unknown[] = {"L1/999", "L9/1", "L1/19_Tanh", "", "L1/", "L1/19x",
+                                          "L1/-19", "19_ReLU", "L1 /19", "LL1/19"};
+    for (size_t u = 0; u < sizeof unknown / sizeof unknown[0]; u++)
+        assert_null(kbv_problem_find(unknown[u]));
+    assert_null(kbv_problem_find(NULL));
+    char key[32];
+    assert_string_equal(kbv_problem_key(relu, key, sizeof key), "L1/19");
+    assert_null(kbv_problem_at(-1));
+    assert_null(kbv_problem_at(kbv_problem_count()));
+}
+
+static void test_registry_order_and_keys_unique(void **state)
+{
+    (void)state;
+    int n = kbv_problem_count();
+    assert_true(n >= 32);
+    for (int i = 0; i < n; i++) {
+        const kbv_problem_def *def = kbv_problem_at(i);
+        char key[32];
+        kbv_problem_key(def, key, sizeof key);
+        assert_ptr_equal(kbv_problem_find(key), def);
+        if (i > 0) {
+            const kbv_problem_def *prev = kbv_problem_at(i - 1);
+            assert_true(prev->level < def->level ||
+                        (prev->level == def->level && prev->id < def->id));
+        }
+    }
+    for (int id = 1; id <= 32; id++) {
+        char key[16];
+        snprintf(key, sizeof key, "L1/%d", id);
+        assert_non_null(kbv_problem_find(key));
+    }
+}
+
+static void test_every_problem_builds(void **state)
+{
+    (void)state;
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *def = kbv_problem_at(i);
+        for (int s = 0; s < 2; s++) {
+            kbv_status st = kbv_graph_build(def, (kbv_size)s, &graph);
+            if (st != KBV_OK)
+                fail_msg("%s: %s", def->name, kbv_last_error());
+            assert_true(graph.n_outputs >= 1);
+            assert_true(kbv_graph_flops(&graph) >= 0.0);
+            assert_true(kbv_graph_min_bytes(&graph) > 0.0);
+        }
+        /* small shapes stay small: at most a few ten thousand elements */
+        assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &graph), KBV_OK);
+        for (int v = 0; v < graph.n_values; v++)
+            if (kbv_value_numel(&graph.values[v]) > 40000)
+                fail_msg("%s: small '%s' has %lld elements", def->name, graph.values[v].name,
+                         (long long)kbv_value_numel(&graph.values[v]));
+    }
+}
+
+/* --------------------------------------------------- against the catalog */
+
+static FILE *open_catalog(void)
+{
+    static const char *const paths[] = {
+        KBV_TEST_SOURCE_DIR "/../shared/catalog/kernelbench_problems.tsv",
+        "/work/shared/catalog/kernelbench_problems.tsv",
+        KBV_TEST_SOURCE_DIR "/tests/data/kernelbench_problems.tsv",
+    };
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        FILE *f = fopen(paths[p], "r");
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+/* The catalog's "out [a,b,c]" of a row, into shape; returns ndim or -1. */
+static int catalog_out_shape(const char *line, int64_t *shape)
+{
+    const char *p = strstr(line, "out [");
+    if (!p)
+        return -1;
+    p += 5;
+    int n = 0;
+    while (*p && *p != ']' && n < KBV_MAX_DIMS) {
+        char *end = NULL;
+        shape[n++] = strtoll(p, &end, 10);
+        if (end == p)
+            return -1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return *p == ']' ? n : -1;
+}
+
+static void test_full_shapes_match_catalog(void **state)
+{
+    (void)state;
+    FILE *f = open_catalog();
+    assert_non_null(f);
+    char line[8192];
+    int checked = 0;
+    while (fgets(line, sizeof line, f)) {
+        int level = 0, id = 0;
+        char name[256];
+        if (sscanf(line, "%d\t%d\t%255[^\t]", &level, &id, name) != 3)
+            continue;
+        char key[32];
+        snprintf(key, sizeof key, "L%d/%d", level, id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        if (!def)
+            continue;
+        assert_string_equal(def->name, name);
+        int64_t shape[KBV_MAX_DIMS];
+        int ndim = catalog_out_shape(line, shape);
+        assert_true(ndim >= 0);
+        assert_int_equal(kbv_graph_build(def, KBV_SIZE_FULL, &graph), KBV_OK);
+        const kbv_value *out = &graph.values[graph.outputs[0]];
+        if (out->ndim != ndim)
+            fail_msg("%s: %d output dims, catalog has %d", key, out->ndim, ndim);
+        for (int d = 0; d < ndim; d++)
+            if (out->shape[d] != shape[d])
+                fail_msg("%s: output dim %d is %lld, catalog has %lld", key, d,
+                         (long long)out->shape[d], (long long)shape[d]);
+        checked++;
+    }
+    fclose(f);
+    assert_int_equal(checked, kbv_problem_count());
+}
+
+/* ------------------------------------------------------------- counts */
+
+static void test_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(kbv_graph_build(kbv_problem_find("L1/1"), KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_true(kbv_graph_flops(&graph) == 2.0 * 4096.0 * 4096.0 * 4096.0);
+    assert_true(kbv_graph_min_bytes(&graph) == 3.0 * 4096 * 4096 * 4);
+
+    assert_int_equal(kbv_graph_build(kbv_problem_find("L1/11"), KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_true(kbv_graph_flops(&graph) == 2.0 * 8 * 256 * 512 * 768 * 256);
+
+    /* L1/5: the 0-dim scalar counts 4 bytes */
+    assert_int_equal(kbv_graph_build(kbv_problem_find("L1/5"), KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(graph.values[1].ndim, 0);
+    assert_true(kbv_graph_min_bytes(&graph) == 2.0 * 65536 * 16384 * 4 + 4);
+
+    /* L1/25: sigmoid (4) and multiply (1) per element */
+    assert_int_equal(kbv_graph_build(kbv_problem_find("L1/25"), KBV_SIZE_SMALL, &graph), KBV_OK);
+    assert_int_equal(graph.n_nodes, 2);
+    assert_true(kbv_graph_flops(&graph) == 5.0 * 7 * 301);
+    /* the intermediate is not counted in the minimum bytes */
+    assert_true(kbv_graph_min_bytes(&graph) == 2.0 * 7 * 301 * 4);
+}
+
+static void test_last_use_and_outputs(void **state)
+{
+    (void)state;
+    /* L1/30: a = abs(x); d = 1 + a; y = x / d */
+    assert_int_equal(kbv_graph_build(kbv_problem_find("L1/30"), KBV_SIZE_SMALL, &graph), KBV_OK);
+    assert_int_equal(graph.n_inputs, 1);
+    assert_int_equal(graph.n_params, 0);
+    assert_int_equal(graph.n_nodes, 3);
+    assert_int_equal(graph.n_values, 4);
+    assert_string_equal(graph.values[0].name, "x");
+    assert_int_equal(graph.values[0].last_use, 2);
+    assert_int_equal(graph.values[1].last_use, 1);
+    assert_int_equal(graph.values[2].last_use, 2);
+    assert_int_equal(graph.values[3].last_use, -1);
+    assert_int_equal(graph.n_outputs, 1);
+    assert_int_equal(graph.outputs[0], 3);
+    assert_true(graph.values[3].is_output);
+    assert_false(graph.values[1].is_output);
+    assert_int_equal(graph.nodes[2].args[0], 0);
+    assert_int_equal(graph.nodes[2].args[1], 2);
+
+    kbv_tensor t;
+    kbv_value_tensor(&graph.values[3], &t);
+    assert_null(t.data);
+    assert_int_equal(t.ndim, 2);
+    assert_int_equal(t.shape[0], 7);
+    assert_int_equal(t.shape[1], 301);
+    assert_int_equal(t.stride[0], 301);
+    assert_int_equal(t.stride[1], 1);
+    assert_string_equal(t.name, "y");
+}
+
+static void test_dtypes(void **state)
+{
+    (void)state;
+    assert_int_equal(kbv_dtype_size(KBV_F32), 4);
+    assert_int_equal(kbv_dtype_size(KBV_F64), 8);
+    assert_int_equal(kbv_dtype_size(KBV_BF16), 2);
+    assert_int_equal(kbv_dtype_size(KBV_I64), 8);
+    assert_int_equal(kbv_dtype_size(KBV_BOOL), 1);
+    assert_string_equal(kbv_dtype_name(KBV_F32), "float32");
+    assert_string_equal(kbv_dtype_name(KBV_I64), "int64");
+}
+
+/* ------------------------------------------------------------- rendering */
+
+static void test_render_float(void **state)
+{
+    (void)state;
+    static const struct { double v; const char *repr; } cases[] = {
+        {1.0, "1.0"},   {0.01, "0.01"},   {3.14, "3.14"},     {-1.0, "-1.0"},
+        {1e-05, "1e-05"}, {0.1 + 0.2, "0.30000000000000004"}, {1e16, "1e+16"},
+    };
+    char buf[64];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        kbv_render_float(cases[c].v, buf, sizeof buf);
+        assert_string_equal(buf, cases[c].repr);
+    }
+}
+
+static char *render(const char *key, kbv_size size)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(kbv_render_torch(kbv_problem_find(key), size, f), KBV_OK);
+    fclose(f);
+    return text;
+}
+
+static void test_render_torch(void **state)
+{
+    (void)state;
+    char *t = render("L1/30", KBV_SIZE_SMALL);
+    assert_non_null(strstr(t, "class Model(nn.Module):"));
+    assert_non_null(strstr(t, "    def forward(self, x):\n"
+                              "        a = torch.abs(x)\n"
+                              "        d = (1.0 + a)\n"
+                              "        y = (x / d)\n"
+                              "        return y\n"));
+    assert_non_null(strstr(t, "batch_size = 7\ndim = 301\n"));
+    assert_non_null(strstr(t, "    x = torch.rand(batch_size, dim)\n    return [x]\n"));
+    assert_non_null(strstr(t, "def get_init_inputs():\n    return []\n"));
+    free(t);
+
+    t = render("L1/5", KBV_SIZE_FULL);
+    assert_non_null(strstr(t, "    s = 3.14\n    return [A, s]\n"));
+    assert_non_null(strstr(t, "M = 65536\nN = 16384\n"));
+    free(t);
+
+    t = render("L1/13", KBV_SIZE_SMALL);
+    assert_non_null(strstr(t, "    A = torch.rand(N, N)\n    A = (A + A.T) / 2\n"));
+    free(t);
+
+    t = render("L1/14", KBV_SIZE_SMALL);
+    assert_non_null(strstr(t, "    A = torch.triu(torch.rand(N, N))\n"));
+    assert_non_null(strstr(t, "        C = torch.triu(P, diagonal=0)\n"));
+    free(t);
+
+    t = render("L1/31", KBV_SIZE_SMALL);
+    assert_non_null(strstr(t, "    def __init__(self, alpha):\n        super().__init__()\n"
+                              "        self.alpha = alpha\n"));
+    assert_non_null(strstr(t, "torch.nn.functional.elu(x, alpha=1.0)"));
+    assert_non_null(strstr(t, "def get_init_inputs():\n    return [1.0]\n"));
+    free(t);
+
+    t = render("L1/11", KBV_SIZE_SMALL);
+    assert_non_null(strstr(t, "C = torch.einsum(\"bijl,lk->bijk\", A, B)"));
+    free(t);
+}
+
+/* Params: dotted state_dict names become nested modules, declared once. */
+static void test_render_params(void **state)
+{
+    (void)state;
+    const char *m[] = {"3", "K", NULL};
+    kbv_problem_def def = one_node(KBV_OP_ADD, m, NULL);
+    def.nodes[0].args[1] = "bn.bias";
+    def.params[0] = (kbv_param_def){.name = "bn.weight", .dtype = KBV_F32, .shape = {"K"},
+                                    .init = KBV_INIT_ONES};
+    def.params[1] = (kbv_param_def){.name = "bn.bias", .dtype = KBV_F32, .shape = {"K"},
+                                    .init = KBV_INIT_UNIFORM_FAN_IN, .fan_in = 16};
+    def.params[2] = (kbv_param_def){.name = "bn.running_mean", .dtype = KBV_F32,
+                                    .shape = {"K"}, .init = KBV_INIT_ZEROS, .is_buffer = 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(kbv_render_torch(&def, KBV_SIZE_SMALL, f), KBV_OK);
+    fclose(f);
+    assert_non_null(strstr(text, "import math\n"));
+    assert_non_null(strstr(text, "        self.bn = nn.Module()\n"
+                                 "        self.bn.weight = nn.Parameter(torch.ones(K))\n"
+                                 "        self.bn.bias = nn.Parameter(torch.empty(K).uniform_("
+                                 "-1 / math.sqrt(16), 1 / math.sqrt(16)))\n"
+                                 "        self.bn.register_buffer(\"running_mean\", "
+                                 "torch.zeros(K))\n"));
+    assert_non_null(strstr(text, "        out = (a + self.bn.bias)\n"));
+    assert_null(strstr(strstr(text, "self.bn = nn.Module()") + 1, "self.bn = nn.Module()"));
+    free(text);
+}
+
+static void test_sol(void **state)
+{
+    (void)state;
+    double flops = 2.0 * 4096 * 4096 * 4096, bytes = 3.0 * 4096 * 4096 * 4;
+    assert_true(kbv_sol_seconds(flops, bytes, 1) == flops / 430.6e12);
+    assert_true(kbv_sol_seconds(flops, bytes, 0) == flops / 51.3e12);
+    /* an elementwise op is memory bound */
+    assert_true(kbv_sol_seconds(1e6, 8e6, 1) == 8e6 / 4.30e12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_op_table_rows_complete),
+        cmocka_unit_test(test_matmul_shapes),
+        cmocka_unit_test(test_bmm_einsum_shapes),
+        cmocka_unit_test(test_layout_shapes),
+        cmocka_unit_test(test_elementwise_shapes),
+        cmocka_unit_test(test_build_errors_name_the_culprit),
+        cmocka_unit_test(test_find_variants),
+        cmocka_unit_test(test_registry_order_and_keys_unique),
+        cmocka_unit_test(test_every_problem_builds),
+        cmocka_unit_test(test_full_shapes_match_catalog),
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_last_use_and_outputs),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_render_float),
+        cmocka_unit_test(test_render_torch),
+        cmocka_unit_test(test_render_params),
+        cmocka_unit_test(test_sol),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
