@@ -1,0 +1,196 @@
+/* The CPU backend: its table of ops, its allocator and its construction.
+ *
+ * Float values are stored as float32 in fp32-strict, fp32 and tf32 (all three
+ * are plain IEEE float32 arithmetic on the CPU) and as float64 in fp64. */
+#include "cpu/cpu_backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/ops_table.h"
+
+/* Every block is 256-byte aligned, as kbv_env.alloc promises candidates, and
+ * carries its counted size in a header of that many bytes before it. */
+#define KBV_CPU_ALIGN 256
+/* Statistics round each request up as PyTorch's CUDA caching allocator does,
+ * so peaks compare with torch.cuda.max_memory_allocated. */
+#define KBV_CPU_STAT_ROUND 512
+
+static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
+    [KBV_OP_MATMUL] = kbv_cpu_matmul,
+    [KBV_OP_BMM] = kbv_cpu_bmm,
+    [KBV_OP_EINSUM] = kbv_cpu_einsum,
+    [KBV_OP_TRANSPOSE] = kbv_cpu_transpose,
+    [KBV_OP_DIAG] = kbv_cpu_diag,
+    [KBV_OP_TRIU] = kbv_cpu_triangle,
+    [KBV_OP_TRIL] = kbv_cpu_triangle,
+    [KBV_OP_ADD] = kbv_cpu_binary,
+    [KBV_OP_SUB] = kbv_cpu_binary,
+    [KBV_OP_MUL] = kbv_cpu_binary,
+    [KBV_OP_DIV] = kbv_cpu_binary,
+    [KBV_OP_ADD_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_MUL_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_ABS] = kbv_cpu_unary,
+    [KBV_OP_RELU] = kbv_cpu_unary,
+    [KBV_OP_LEAKY_RELU] = kbv_cpu_unary,
+    [KBV_OP_SIGMOID] = kbv_cpu_unary,
+    [KBV_OP_TANH] = kbv_cpu_unary,
+    [KBV_OP_GELU] = kbv_cpu_unary,
+    [KBV_OP_SELU] = kbv_cpu_unary,
+    [KBV_OP_HARDSIGMOID] = kbv_cpu_unary,
+    [KBV_OP_SOFTPLUS] = kbv_cpu_unary,
+    [KBV_OP_ELU] = kbv_cpu_unary,
+    [KBV_OP_HARDTANH] = kbv_cpu_unary,
+    [KBV_OP_SOFTMAX] = kbv_cpu_softmax,
+    [KBV_OP_LOG_SOFTMAX] = kbv_cpu_softmax,
+};
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static kbv_status cpu_alloc(kbv_backend *be, size_t bytes, void **ptr)
+{
+    *ptr = NULL;
+    if (bytes > SIZE_MAX / 2)
+        return kbv_fail(KBV_ERR_NOMEM, "cpu: allocation of %zu bytes is too large", bytes);
+    size_t counted = round_up(bytes, KBV_CPU_STAT_ROUND);
+    unsigned char *block = aligned_alloc(KBV_CPU_ALIGN,
+                                         KBV_CPU_ALIGN + round_up(bytes, KBV_CPU_ALIGN));
+    if (!block)
+        return kbv_fail(KBV_ERR_NOMEM, "cpu: out of memory allocating %zu bytes "
+                        "(%zu bytes in use)", bytes, be->mem.current);
+    memcpy(block, &counted, sizeof counted);
+    be->mem.current += counted;
+    if (be->mem.current > be->mem.peak)
+        be->mem.peak = be->mem.current;
+    *ptr = block + KBV_CPU_ALIGN;
+    return KBV_OK;
+}
+
+static void cpu_release(kbv_backend *be, void *ptr)
+{
+    if (!ptr)
+        return;
+    unsigned char *block = (unsigned char *)ptr - KBV_CPU_ALIGN;
+    size_t counted;
+    memcpy(&counted, block, sizeof counted);
+    be->mem.current -= counted;
+    free(block);
+}
+
+static void cpu_reset_peak(kbv_backend *be) { be->mem.peak = be->mem.current; }
+
+/* Nothing is cached: released blocks go straight back to the C library. */
+static void cpu_trim(kbv_backend *be) { (void)be; }
+
+/* Every op finishes before it returns. */
+static kbv_status cpu_sync(kbv_backend *be)
+{
+    (void)be;
+    return KBV_OK;
+}
+
+static kbv_status cpu_to_host(kbv_backend *be, void *host, const void *src, size_t bytes)
+{
+    return kbv_cpu_copy(be, host, src, bytes);
+}
+
+static kbv_status cpu_from_host(kbv_backend *be, void *dst, const void *host, size_t bytes)
+{
+    return kbv_cpu_copy(be, dst, host, bytes);
+}
+
+static void cpu_destroy(kbv_backend *be)
+{
+    if (!be)
+        return;
+    kbv_cpu_impl *impl = be->impl;
+    if (impl)
+        free(impl->flush_buf);
+    free(impl);
+    free(be);
+}
+
+kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
+{
+    static const char *const names[KBV_MODE_COUNT] = {
+        [KBV_MODE_FP32_STRICT] = "cpu-fp32-strict",
+        [KBV_MODE_FP32] = "cpu-fp32",
+        [KBV_MODE_TF32] = "cpu-tf32",
+        [KBV_MODE_FP64] = "cpu-fp64",
+    };
+    *out = NULL;
+    if ((unsigned)mode >= KBV_MODE_COUNT)
+        return kbv_fail(KBV_ERR_INVALID, "cpu: unknown precision mode %d", (int)mode);
+    kbv_backend *be = calloc(1, sizeof *be);
+    kbv_cpu_impl *impl = calloc(1, sizeof *impl);
+    if (!be || !impl) {
+        free(be);
+        free(impl);
+        return kbv_fail(KBV_ERR_NOMEM, "cpu: out of memory creating the backend");
+    }
+    be->name = names[mode];
+    be->mode = mode;
+    be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : KBV_F32;
+    be->device = -1;
+    be->ops = cpu_ops;
+    be->alloc = cpu_alloc;
+    be->release = cpu_release;
+    be->reset_peak = cpu_reset_peak;
+    be->trim = cpu_trim;
+    be->sync = cpu_sync;
+    be->arena_create = kbv_cpu_arena_create;
+    be->arena_destroy = kbv_cpu_arena_destroy;
+    be->copy = kbv_cpu_copy;
+    be->to_host = cpu_to_host;
+    be->from_host = cpu_from_host;
+    be->fill = kbv_cpu_fill;
+    be->fill_param = kbv_cpu_fill_param;
+    be->convert = kbv_cpu_convert;
+    be->poison = kbv_cpu_poison;
+    be->compare = kbv_cpu_compare;
+    be->hash = kbv_cpu_hash;
+    be->timer_start = kbv_cpu_timer_start;
+    be->timer_stop = kbv_cpu_timer_stop;
+    be->flush_cache = kbv_cpu_flush_cache;
+    be->destroy = cpu_destroy;
+    be->impl = impl;
+    *out = be;
+    return KBV_OK;
+}
+
+int64_t kbv_cpu_numel(const kbv_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+const char *kbv_cpu_op_name(const kbv_node *node)
+{
+    if ((unsigned)node->op >= KBV_OP_COUNT || !kbv_op_table[node->op].name)
+        return "unknown op";
+    return kbv_op_table[node->op].name;
+}
+
+kbv_status kbv_cpu_check_float(const kbv_node *node, const kbv_tensor *args, int n_args,
+                               const kbv_tensor *out)
+{
+    const char *op = kbv_cpu_op_name(node);
+    if (node->n_args != n_args)
+        return kbv_fail(KBV_ERR_INVALID, "%s: %d operands, expected %d", op, node->n_args,
+                        n_args);
+    if (out->dtype != KBV_F32 && out->dtype != KBV_F64)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: output dtype %s (the CPU ops compute in "
+                        "float32 or float64)", op, kbv_dtype_name(out->dtype));
+    if (!out->data && kbv_cpu_numel(out) > 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: output has no memory", op);
+    for (int k = 0; k < n_args; k++) {
+        if (args[k].dtype != out->dtype)
+            return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is %s, output %s", op, k,
+                            kbv_dtype_name(args[k].dtype), kbv_dtype_name(out->dtype));
+        if (!args[k].data && kbv_cpu_numel(&args[k]) > 0)
+            return kbv_fail(KBV_ERR_INVALID, "%s: operand %d has no memory", op, k);
+    }
+    return KBV_OK;
+}

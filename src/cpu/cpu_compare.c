@@ -1,0 +1,131 @@
+/* Comparison of a candidate output with its references (DESIGN section 4),
+ * filling exactly the fields of kbv_compare_stats.
+ *
+ * allclose (standard, verified): per element against ref, in double
+ * arithmetic. An element fails where ref is finite and the candidate is not
+ * finite or |c - r| > atol + rtol |r|; where ref is not finite the element is
+ * only counted (ref_nonfinite): the caller skips such a draw.
+ *
+ * strict (only with an oracle): each element's class (finite, +inf, -inf,
+ * NaN) is taken for the oracle rounded to the candidate's dtype and for the
+ * fp32-strict baseline (the rounded oracle itself when no baseline is given).
+ * Different classes: unjudged. Same non-finite class: the candidate must
+ * have it. Finite: the candidate must be finite, and its error against the
+ * unrounded oracle accumulates in double. */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "cpu/cpu_backend.h"
+
+typedef enum value_class { CLASS_FINITE, CLASS_POS_INF, CLASS_NEG_INF, CLASS_NAN } value_class;
+
+static value_class class_of(double v)
+{
+    if (isnan(v))
+        return CLASS_NAN;
+    if (isinf(v))
+        return v > 0 ? CLASS_POS_INF : CLASS_NEG_INF;
+    return CLASS_FINITE;
+}
+
+static inline double load(const kbv_tensor *t, int64_t i)
+{
+    return t->dtype == KBV_F32 ? (double)((const float *)t->data)[i] : ((const double *)t->data)[i];
+}
+
+/* Whether element i still holds the poison written by kbv_cpu_poison. */
+static inline bool is_poison(const kbv_tensor *t, int64_t i)
+{
+    if (t->dtype == KBV_F32) {
+        uint32_t bits;
+        memcpy(&bits, (const float *)t->data + i, sizeof bits);
+        return bits == KBV_POISON_F32;
+    }
+    uint64_t bits;
+    memcpy(&bits, (const double *)t->data + i, sizeof bits);
+    return bits == ((uint64_t)KBV_POISON_F32 << 32 | KBV_POISON_F32);
+}
+
+static kbv_status check_operand(const kbv_tensor *t, const char *role, int64_t n)
+{
+    if (t->dtype != KBV_F32 && t->dtype != KBV_F64)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "compare: %s is %s (float32/float64 only)", role,
+                        kbv_dtype_name(t->dtype));
+    if (kbv_cpu_numel(t) != n)
+        return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld",
+                        role, (long long)kbv_cpu_numel(t), (long long)n);
+    if (!t->data && n > 0)
+        return kbv_fail(KBV_ERR_INVALID, "compare: %s without memory", role);
+    return KBV_OK;
+}
+
+kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
+                           const kbv_tensor *oracle, const kbv_tensor *strict,
+                           double atol, double rtol, kbv_compare_stats *out)
+{
+    (void)be;
+    memset(out, 0, sizeof *out);
+    out->allclose_first = -1;
+    out->strict_first = -1;
+    int64_t n = kbv_cpu_numel(cand);
+    KBV_TRY(check_operand(cand, "candidate", n));
+    if (ref)
+        KBV_TRY(check_operand(ref, "reference", n));
+    if (oracle)
+        KBV_TRY(check_operand(oracle, "oracle", n));
+    if (oracle && strict)
+        KBV_TRY(check_operand(strict, "strict baseline", n));
+    out->n = n;
+    bool round_f32 = cand->dtype == KBV_F32;
+
+    for (int64_t i = 0; i < n; i++) {
+        double c = load(cand, i);
+        bool c_finite = isfinite(c);
+        if (is_poison(cand, i))
+            out->poison_left++;
+        if (!c_finite)
+            out->cand_nonfinite++;
+
+        if (ref) {
+            double r = load(ref, i);
+            if (!isfinite(r)) {
+                out->ref_nonfinite++;
+            } else {
+                double diff = fabs(c - r);
+                if (!c_finite || diff > atol + rtol * fabs(r)) {
+                    if (out->allclose_fail++ == 0)
+                        out->allclose_first = i;
+                }
+                if (c_finite && diff > out->max_abs_diff)
+                    out->max_abs_diff = diff;
+            }
+        }
+
+        if (oracle) {
+            double o = load(oracle, i);
+            value_class oc = class_of(round_f32 ? (double)(float)o : o);
+            value_class sc = strict ? class_of(load(strict, i)) : oc;
+            if (oc != sc) {
+                out->unjudged++;
+                continue;
+            }
+            bool ok = oc == CLASS_FINITE ? c_finite : class_of(c) == oc;
+            if (!ok) {
+                if (out->class_fail++ == 0)
+                    out->strict_first = i;
+                continue;
+            }
+            if (oc == CLASS_FINITE) {
+                double d = c - o;
+                out->sq_err += d * d;
+                out->sq_ref += o * o;
+                if (fabs(d) > out->max_err)
+                    out->max_err = fabs(d);
+                if (fabs(o) > out->max_ref)
+                    out->max_ref = fabs(o);
+            }
+        }
+    }
+    return KBV_OK;
+}

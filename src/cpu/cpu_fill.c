@@ -1,0 +1,157 @@
+/* Input and parameter generation on the host, element by element from the
+ * pure functions of eval/dist.h, so the CUDA backend draws the same values.
+ *
+ * Float values are rounded to float32 (the dtype get_inputs() produces)
+ * unless the tensor's logical dtype is float64, then stored in the tensor's
+ * storage dtype: an fp64 run holds exactly the float32 values the candidate
+ * sees. */
+#include <stdbool.h>
+
+#include "cpu/cpu_backend.h"
+
+static kbv_status store_value(kbv_dtype dt, void *data, int64_t i, double v)
+{
+    switch (dt) {
+    case KBV_F32: ((float *)data)[i] = (float)v; return KBV_OK;
+    case KBV_F64: ((double *)data)[i] = v; return KBV_OK;
+    case KBV_I32: ((int32_t *)data)[i] = (int32_t)v; return KBV_OK;
+    case KBV_I64: ((int64_t *)data)[i] = (int64_t)v; return KBV_OK;
+    case KBV_BOOL: ((unsigned char *)data)[i] = v != 0.0; return KBV_OK;
+    default:
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "cannot store into a %s tensor on the CPU",
+                        kbv_dtype_name(dt));
+    }
+}
+
+static kbv_status check_tensor(const kbv_tensor *t, const char *what)
+{
+    if (!t->data && kbv_cpu_numel(t) > 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: tensor without memory", what);
+    if (t->dtype == KBV_F16 || t->dtype == KBV_BF16)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: %s storage on the CPU", what,
+                        kbv_dtype_name(t->dtype));
+    return KBV_OK;
+}
+
+/* One float element of a rand/randn input before structure. */
+static double draw_float(const kbv_input_def *in, const kbv_draw *draw, uint32_t key,
+                         uint64_t index, int64_t row_len)
+{
+    double v = kbv_dist_value(draw->dist, in->gen == KBV_GEN_RANDN, draw->seed, key, index,
+                              row_len);
+    return in->dtype == KBV_F64 ? v : (double)(float)v;
+}
+
+/* (G + G^T) / 2 element, in the logical dtype's arithmetic as PyTorch does it. */
+static double symmetric_value(const kbv_input_def *in, double g_ij, double g_ji)
+{
+    if (in->dtype == KBV_F64)
+        return (g_ij + g_ji) * 0.5;
+    return (double)((float)((float)g_ij + (float)g_ji) * 0.5f);
+}
+
+kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_index,
+                        const kbv_draw *draw, kbv_tensor *t)
+{
+    (void)be;
+    KBV_TRY(check_tensor(t, in->name ? in->name : "input"));
+    const char *name = in->name ? in->name : "input";
+    int64_t n = kbv_cpu_numel(t);
+    uint32_t key = kbv_input_key(input_index);
+    int nd = t->ndim;
+
+    if (in->gen == KBV_GEN_RANDINT || in->gen == KBV_GEN_SCALAR) {
+        if (in->structure != KBV_STRUCT_NONE)
+            return kbv_fail(KBV_ERR_INVALID, "input %s: structure needs a rand/randn generator",
+                            name);
+        for (int64_t i = 0; i < n; i++) {
+            if (in->gen == KBV_GEN_SCALAR) {
+                double v = in->value;
+                if (in->dtype == KBV_F32)
+                    v = (double)(float)v; /* a Python float meets a float32 tensor as float32 */
+                KBV_TRY(store_value(t->dtype, t->data, i, v));
+            } else if (t->dtype == KBV_I64) {
+                ((int64_t *)t->data)[i] =
+                    kbv_randint_value(draw->seed, key, (uint64_t)i, in->low, in->high);
+            } else {
+                KBV_TRY(store_value(t->dtype, t->data, i,
+                                    (double)kbv_randint_value(draw->seed, key, (uint64_t)i,
+                                                              in->low, in->high)));
+            }
+        }
+        return KBV_OK;
+    }
+    if (in->gen != KBV_GEN_RAND && in->gen != KBV_GEN_RANDN)
+        return kbv_fail(KBV_ERR_INVALID, "input %s: no generator", name);
+    if (t->dtype != KBV_F32 && t->dtype != KBV_F64)
+        return kbv_fail(KBV_ERR_INVALID, "input %s: a float generator into a %s tensor", name,
+                        kbv_dtype_name(t->dtype));
+
+    int64_t row_len = nd >= 2 ? t->shape[nd - 1] : 0;
+    if (in->structure == KBV_STRUCT_NONE) {
+        for (int64_t i = 0; i < n; i++)
+            KBV_TRY(store_value(t->dtype, t->data, i,
+                                draw_float(in, draw, key, (uint64_t)i, row_len)));
+        return KBV_OK;
+    }
+
+    /* Structure acts on the last two dims; leading dims are a batch. */
+    if (nd < 2)
+        return kbv_fail(KBV_ERR_INVALID, "input %s: structure needs at least 2 dims", name);
+    int64_t rows = t->shape[nd - 2], cols = t->shape[nd - 1];
+    if (in->structure == KBV_STRUCT_SYMMETRIC && rows != cols)
+        return kbv_fail(KBV_ERR_INVALID, "input %s: symmetric needs square matrices, not "
+                        "%lld x %lld", name, (long long)rows, (long long)cols);
+    for (int64_t idx = 0; idx < n; idx++) {
+        int64_t j = idx % cols, i = (idx / cols) % rows;
+        int64_t mat = idx - (i * cols + j); /* flat index of this matrix's (0, 0) */
+        double v;
+        switch (in->structure) {
+        case KBV_STRUCT_TRIU:
+            v = j >= i ? draw_float(in, draw, key, (uint64_t)idx, row_len) : 0.0;
+            break;
+        case KBV_STRUCT_TRIL:
+            v = j <= i ? draw_float(in, draw, key, (uint64_t)idx, row_len) : 0.0;
+            break;
+        case KBV_STRUCT_SYMMETRIC:
+            v = symmetric_value(in, draw_float(in, draw, key, (uint64_t)idx, row_len),
+                                draw_float(in, draw, key, (uint64_t)(mat + j * cols + i),
+                                           row_len));
+            break;
+        default:
+            return kbv_fail(KBV_ERR_INVALID, "input %s: unknown structure %d", name,
+                            (int)in->structure);
+        }
+        KBV_TRY(store_value(t->dtype, t->data, idx, v));
+    }
+    return KBV_OK;
+}
+
+kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+                              const kbv_draw *draw, kbv_tensor *t)
+{
+    (void)be;
+    const char *name = p->name ? p->name : "param";
+    KBV_TRY(check_tensor(t, name));
+    int kind;
+    switch (p->init) {
+    case KBV_INIT_NONE:
+    case KBV_INIT_ZEROS: kind = 0; break;
+    case KBV_INIT_ONES: kind = 1; break;
+    case KBV_INIT_UNIFORM_FAN_IN: kind = 2; break;
+    default:
+        return kbv_fail(KBV_ERR_INVALID, "param %s: unknown initialiser %d", name, (int)p->init);
+    }
+    /* Integer buffers (counters) are never perturbed. */
+    bool is_float = p->dtype == KBV_F32 || p->dtype == KBV_F64;
+    int d5 = draw->dist == KBV_DIST_D5 && is_float;
+    uint32_t key = kbv_param_key(param_index);
+    int64_t n = kbv_cpu_numel(t);
+    for (int64_t i = 0; i < n; i++) {
+        double v = kbv_param_value(kind, p->fan_in, d5, draw->seed, key, (uint64_t)i);
+        if (p->dtype == KBV_F32)
+            v = (double)(float)v;
+        KBV_TRY(store_value(t->dtype, t->data, i, v));
+    }
+    return KBV_OK;
+}

@@ -1,0 +1,120 @@
+/* Host-memory services: shared arenas, copies, dtype conversion, poison. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cpu/cpu_backend.h"
+
+/* A memfd mapped MAP_SHARED: the candidate process maps the same pages from
+ * arena->fd. The fd is close-on-exec, so it reaches a child only where the
+ * child starter passes it on deliberately (dup2 clears the flag). The size is
+ * rounded up to whole pages (at least one); arena->bytes is the mapped size. */
+kbv_status kbv_cpu_arena_create(kbv_backend *be, size_t bytes, kbv_arena *arena)
+{
+    (void)be;
+    memset(arena, 0, sizeof *arena);
+    arena->fd = -1;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pg = page > 0 ? (size_t)page : 4096;
+    if (bytes > SIZE_MAX - pg)
+        return kbv_fail(KBV_ERR_NOMEM, "arena of %zu bytes is too large", bytes);
+    size_t size = bytes == 0 ? pg : (bytes + pg - 1) / pg * pg;
+    kbv_status st = KBV_OK;
+    int fd = memfd_create("kbv-arena", MFD_CLOEXEC);
+    if (fd < 0)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "memfd_create: %s", strerror(errno));
+    if (ftruncate(fd, (off_t)size) != 0)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_NOMEM, "ftruncate arena to %zu bytes: %s", size,
+                      strerror(errno));
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_NOMEM, "mmap arena of %zu bytes: %s", size,
+                      strerror(errno));
+    arena->base = base;
+    arena->bytes = size;
+    arena->fd = fd;
+    return KBV_OK;
+fail:
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
+void kbv_cpu_arena_destroy(kbv_backend *be, kbv_arena *arena)
+{
+    (void)be;
+    if (!arena)
+        return;
+    if (arena->base)
+        munmap(arena->base, arena->bytes);
+    if (arena->fd >= 0)
+        close(arena->fd);
+    memset(arena, 0, sizeof *arena);
+    arena->fd = -1;
+}
+
+/* Host and device memory are the same on the CPU; regions may overlap. */
+kbv_status kbv_cpu_copy(kbv_backend *be, void *dst, const void *src, size_t bytes)
+{
+    (void)be;
+    if (bytes == 0)
+        return KBV_OK;
+    if (!dst || !src)
+        return kbv_fail(KBV_ERR_INVALID, "copy of %zu bytes with a NULL pointer", bytes);
+    memmove(dst, src, bytes);
+    return KBV_OK;
+}
+
+/* Elementwise float32 <-> float64 (or a plain copy for equal dtypes), both
+ * contiguous with the same element count. float64 -> float32 rounds to
+ * nearest, as Tensor.float() does. */
+kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst)
+{
+    (void)be;
+    int64_t n = kbv_cpu_numel(src);
+    if (kbv_cpu_numel(dst) != n)
+        return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
+                        (long long)kbv_cpu_numel(dst));
+    bool src_ok = src->dtype == KBV_F32 || src->dtype == KBV_F64;
+    bool dst_ok = dst->dtype == KBV_F32 || dst->dtype == KBV_F64;
+    if (!src_ok || !dst_ok)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "convert: %s to %s (float32/float64 only)",
+                        kbv_dtype_name(src->dtype), kbv_dtype_name(dst->dtype));
+    if (n == 0)
+        return KBV_OK;
+    if (src->dtype == dst->dtype) {
+        memmove(dst->data, src->data, (size_t)n * kbv_dtype_size(src->dtype));
+    } else if (src->dtype == KBV_F32) {
+        const float *s = src->data;
+        double *d = dst->data;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (double)s[i];
+    } else {
+        const double *s = src->data;
+        float *d = dst->data;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = (float)s[i];
+    }
+    return KBV_OK;
+}
+
+/* Every 4-byte word becomes KBV_POISON_F32 (a float64 then reads as the NaN
+ * 0x7FF0DEAD7FF0DEAD); a tail shorter than a word gets the word's first bytes. */
+kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t)
+{
+    (void)be;
+    int64_t n = kbv_cpu_numel(t);
+    size_t bytes = (size_t)n * kbv_dtype_size(t->dtype);
+    if (bytes == 0)
+        return KBV_OK;
+    if (!t->data)
+        return kbv_fail(KBV_ERR_INVALID, "poison: tensor without memory");
+    const uint32_t word = KBV_POISON_F32;
+    unsigned char *p = t->data;
+    size_t words = bytes / 4;
+    for (size_t i = 0; i < words; i++)
+        memcpy(p + 4 * i, &word, 4);
+    memcpy(p + 4 * words, &word, bytes % 4);
+    return KBV_OK;
+}

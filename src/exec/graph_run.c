@@ -1,0 +1,210 @@
+/* Eager execution of a graph on any backend, op by op, with PyTorch's
+ * lifetimes: a node's output is allocated just before the op runs, and a
+ * value is released right after the node that reads it last, as Python's
+ * reference counting drops an eager temporary. Views (transpose) share their
+ * base's memory; a block is released only when its owner and every view of
+ * it are dead. Inputs, params and outputs are never released here. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/backend.h"
+#include "graph/ops_table.h"
+
+/* Bookkeeping per value; "block" is memory this run allocated. */
+typedef struct run_state {
+    kbv_tensor val[KBV_GRAPH_MAX_VALUES];
+    bool ready[KBV_GRAPH_MAX_VALUES];
+    int owner[KBV_GRAPH_MAX_VALUES];       /* value whose block holds this one; -1: caller's */
+    void *block[KBV_GRAPH_MAX_VALUES];     /* by owner: live allocation, NULL once released */
+    int block_last[KBV_GRAPH_MAX_VALUES];  /* by owner: last node reading the block or a view */
+    bool block_pinned[KBV_GRAPH_MAX_VALUES]; /* by owner: an output lives in it */
+} run_state;
+
+static bool is_float_dtype(kbv_dtype dt)
+{
+    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
+}
+
+/* Contiguous in memory order, ignoring dims of size 1. */
+static bool is_contiguous(const kbv_tensor *t)
+{
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] == 1)
+            continue;
+        if (t->stride[d] != expect)
+            return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
+static size_t tensor_bytes(const kbv_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return (size_t)n * kbv_dtype_size(t->dtype);
+}
+
+/* Releases v's block if nothing alive after node k still needs it. */
+static void release_if_dead(run_state *s, kbv_backend *be, int v, int k)
+{
+    int w = s->owner[v];
+    if (w < 0 || !s->block[w] || s->block_pinned[w] || s->block_last[w] > k)
+        return;
+    be->release(be, s->block[w]);
+    s->block[w] = NULL;
+}
+
+/* Output j as its own contiguous block: handed over when the value owns an
+ * unshared block, otherwise (a view, an input or param, a value listed
+ * twice) copied into a new one. */
+static kbv_status take_output(run_state *s, kbv_backend *be, const kbv_graph *g, int j,
+                              kbv_tensor *out)
+{
+    int o = g->outputs[j];
+    if (o < 0 || o >= g->n_values || !s->ready[o])
+        return kbv_fail(KBV_ERR_INVALID, "output %d names value %d, which was not computed", j,
+                        o);
+    const kbv_tensor *t = &s->val[o];
+    if (s->owner[o] == o && s->block[o]) {
+        *out = *t;
+        s->block[o] = NULL; /* now the caller's */
+        return KBV_OK;
+    }
+    if (!is_contiguous(t))
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "output '%s' is a non-contiguous view",
+                        g->values[o].name ? g->values[o].name : "?");
+    size_t bytes = tensor_bytes(t);
+    void *ptr = NULL;
+    KBV_TRY(be->alloc(be, bytes, &ptr));
+    kbv_status st = be->copy(be, ptr, t->data, bytes);
+    if (st != KBV_OK) {
+        be->release(be, ptr);
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    }
+    kbv_value_tensor(&g->values[o], out);
+    out->dtype = t->dtype;
+    out->data = ptr;
+    return KBV_OK;
+}
+
+kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
+                         const kbv_tensor *inputs, const kbv_tensor *params,
+                         kbv_tensor *outputs)
+{
+    kbv_status st = KBV_OK;
+    int n_taken = 0;
+    run_state *s = NULL;
+    if (g->n_outputs < 0 || g->n_outputs > KBV_DEF_MAX_OUTPUTS)
+        return kbv_fail(KBV_ERR_INVALID, "graph has %d outputs", g->n_outputs);
+    if (g->n_outputs > 0)
+        memset(outputs, 0, sizeof *outputs * (size_t)g->n_outputs);
+    if (g->n_values < 0 || g->n_values > KBV_GRAPH_MAX_VALUES || g->n_nodes < 0 ||
+        g->n_nodes > KBV_DEF_MAX_NODES)
+        return kbv_fail(KBV_ERR_INVALID, "graph has %d values and %d nodes", g->n_values,
+                        g->n_nodes);
+    /* Too large for the stack of a worker thread; one allocation, freed below. */
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return kbv_fail(KBV_ERR_NOMEM, "graph run bookkeeping");
+
+    for (int v = 0; v < g->n_values; v++) {
+        const kbv_value *val = &g->values[v];
+        s->owner[v] = -1;
+        if (val->kind == KBV_VALUE_INPUT) {
+            if (val->def_index < 0 || val->def_index >= g->n_inputs)
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "input '%s' has index %d of %d",
+                              val->name, val->def_index, g->n_inputs);
+            s->val[v] = inputs[val->def_index];
+            s->ready[v] = true;
+        } else if (val->kind == KBV_VALUE_PARAM) {
+            if (val->def_index < 0 || val->def_index >= g->n_params)
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "param '%s' has index %d of %d",
+                              val->name, val->def_index, g->n_params);
+            s->val[v] = params[val->def_index];
+            s->ready[v] = true;
+        }
+    }
+
+    for (int k = 0; k < g->n_nodes; k++) {
+        const kbv_node *node = &g->nodes[k];
+        if (node->op <= KBV_OP_NONE || node->op >= KBV_OP_COUNT)
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "node %d has op %d", k, (int)node->op);
+        const kbv_op_info *info = &kbv_op_table[node->op];
+        kbv_op_fn fn = be->ops[node->op];
+        if (!fn)
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_UNSUPPORTED, "op '%s' is not implemented on %s",
+                          info->name, be->name);
+        if (node->n_args < 0 || node->n_args > KBV_DEF_MAX_ARGS)
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "node %d (%s) has %d operands", k,
+                          info->name, node->n_args);
+        kbv_tensor args[KBV_DEF_MAX_ARGS];
+        for (int a = 0; a < node->n_args; a++) {
+            int v = node->args[a];
+            if (v < 0 || v >= g->n_values || !s->ready[v])
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID,
+                              "node %d (%s) reads value %d before it exists", k, info->name, v);
+            args[a] = s->val[v];
+        }
+        int o = node->out;
+        if (o < 0 || o >= g->n_values || s->ready[o])
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "node %d (%s) writes value %d twice or "
+                          "out of range", k, info->name, o);
+        const kbv_value *ov = &g->values[o];
+        kbv_tensor *t = &s->val[o];
+        kbv_value_tensor(ov, t);
+        if (is_float_dtype(ov->dtype))
+            t->dtype = be->float_dtype;
+
+        if (info->is_view) {
+            if (node->n_args < 1)
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "view node %d (%s) has no operand",
+                              k, info->name);
+            t->data = NULL;
+            KBV_TRY_GOTO(fn(be, node, args, t), st, cleanup);
+            int w = s->owner[node->args[0]];
+            s->owner[o] = w;
+            if (w >= 0) {
+                if (ov->last_use > s->block_last[w])
+                    s->block_last[w] = ov->last_use;
+                if (ov->is_output)
+                    s->block_pinned[w] = true;
+            }
+        } else {
+            void *ptr = NULL;
+            KBV_TRY_GOTO(be->alloc(be, tensor_bytes(t), &ptr), st, cleanup);
+            t->data = ptr;
+            s->owner[o] = o;
+            s->block[o] = ptr;
+            s->block_last[o] = ov->last_use;
+            s->block_pinned[o] = ov->is_output;
+            KBV_TRY_GOTO(fn(be, node, args, t), st, cleanup);
+        }
+        s->ready[o] = true;
+
+        for (int a = 0; a < node->n_args; a++)
+            release_if_dead(s, be, node->args[a], k);
+        release_if_dead(s, be, o, k);
+    }
+
+    for (; n_taken < g->n_outputs; n_taken++)
+        KBV_TRY_GOTO(take_output(s, be, g, n_taken, &outputs[n_taken]), st, cleanup);
+
+cleanup:
+    if (st != KBV_OK) {
+        for (int j = 0; j < n_taken; j++)
+            be->release(be, outputs[j].data);
+        if (g->n_outputs > 0)
+            memset(outputs, 0, sizeof *outputs * (size_t)g->n_outputs);
+    }
+    if (s) {
+        for (int v = 0; v < g->n_values; v++)
+            if (s->block[v])
+                be->release(be, s->block[v]);
+        free(s);
+    }
+    return st;
+}

@@ -1,0 +1,378 @@
+/* Input distributions (eval/dist.h) and the CPU backend's fill: known-answer
+ * Philox vectors, the moments and exact transforms of each distribution, and
+ * the structure and determinism of filled tensors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eval/dist.h"
+#include "exec/backend.h"
+
+#define SAMPLES 200000
+#define SEED 0x1234abcd5678ef01ull
+
+/* Random123's kat_vectors for philox4x32_10. */
+static void test_philox_known_answers(void **state)
+{
+    (void)state;
+    kbv_philox_out z = kbv_philox(0, 0, 0, 0, 0, 0);
+    assert_int_equal(z.v[0], 0x6627e8d5u);
+    assert_int_equal(z.v[1], 0xe169c58du);
+    assert_int_equal(z.v[2], 0xbc57ac4cu);
+    assert_int_equal(z.v[3], 0x9b00dbd8u);
+    kbv_philox_out o = kbv_philox(0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu,
+                                  0xffffffffu, 0xffffffffu);
+    assert_int_equal(o.v[0], 0x408f276du);
+    assert_int_equal(o.v[1], 0x41c83b0eu);
+    assert_int_equal(o.v[2], 0xa20bc7c6u);
+    assert_int_equal(o.v[3], 0x6d5451fdu);
+    kbv_philox_out pi = kbv_philox(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u,
+                                   0xa4093822u, 0x299f31d0u);
+    assert_int_equal(pi.v[0], 0xd16cfe09u);
+    assert_int_equal(pi.v[1], 0x94fdccebu);
+    assert_int_equal(pi.v[2], 0x5001e420u);
+    assert_int_equal(pi.v[3], 0x24126ea1u);
+}
+
+static void moments(kbv_dist dist, int is_randn, double *mean, double *sd, double *lo,
+                    double *hi)
+{
+    double sum = 0, sq = 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (uint64_t i = 0; i < SAMPLES; i++) {
+        double x = kbv_dist_value(dist, is_randn, SEED, 7, i, 0);
+        sum += x;
+        sq += x * x;
+        if (x < *lo)
+            *lo = x;
+        if (x > *hi)
+            *hi = x;
+    }
+    *mean = sum / SAMPLES;
+    *sd = sqrt(sq / SAMPLES - *mean * *mean);
+}
+
+static void test_rand_uniform(void **state)
+{
+    (void)state;
+    double mean, sd, lo, hi;
+    moments(KBV_DIST_BASE, 0, &mean, &sd, &lo, &hi);
+    assert_true(lo >= 0.0 && hi < 1.0);
+    assert_true(fabs(mean - 0.5) < 0.005);
+    assert_true(fabs(sd - sqrt(1.0 / 12.0)) < 0.005);
+    /* 24-bit resolution, like torch.rand's float32 values. */
+    for (uint64_t i = 0; i < 1000; i++) {
+        double x = kbv_dist_value(KBV_DIST_BASE, 0, SEED, 7, i, 0);
+        assert_true(x * 16777216.0 == floor(x * 16777216.0));
+    }
+}
+
+static void test_randn_normal(void **state)
+{
+    (void)state;
+    double mean, sd, lo, hi;
+    moments(KBV_DIST_BASE, 1, &mean, &sd, &lo, &hi);
+    assert_true(fabs(mean) < 0.01);
+    assert_true(fabs(sd - 1.0) < 0.01);
+    assert_true(lo < -3.5 && hi > 3.5);
+    moments(KBV_DIST_D6, 0, &mean, &sd, &lo, &hi); /* D6 is normal even for rand inputs */
+    assert_true(fabs(mean) < 0.01);
+    assert_true(fabs(sd - 1.0) < 0.01);
+}
+
+/* D1-D4 are exact transforms of the same base draw, as in the paper. */
+static void test_paper_transforms_exact(void **state)
+{
+    (void)state;
+    for (int is_randn = 0; is_randn < 2; is_randn++) {
+        for (uint64_t i = 0; i < 10000; i++) {
+            double base = kbv_dist_value(KBV_DIST_BASE, is_randn, SEED, 3, i, 0);
+            assert_true(kbv_dist_value(KBV_DIST_D1, is_randn, SEED, 3, i, 0) == base);
+            assert_true(kbv_dist_value(KBV_DIST_D2, is_randn, SEED, 3, i, 0) == 3.0 * base);
+            assert_true(kbv_dist_value(KBV_DIST_D3, is_randn, SEED, 3, i, 0) == 0.01 * base);
+            assert_true(kbv_dist_value(KBV_DIST_D4, is_randn, SEED, 3, i, 0) == -base);
+        }
+    }
+}
+
+/* D7 is D6's normal draw with about 1% of the elements multiplied by 100. */
+static void test_heavy_tails(void **state)
+{
+    (void)state;
+    int large = 0;
+    for (uint64_t i = 0; i < SAMPLES; i++) {
+        double n = kbv_dist_value(KBV_DIST_D6, 0, SEED, 5, i, 0);
+        double h = kbv_dist_value(KBV_DIST_D7, 0, SEED, 5, i, 0);
+        if (h == n)
+            continue;
+        assert_true(h == 100.0 * n);
+        large++;
+    }
+    double frac = (double)large / SAMPLES;
+    assert_true(frac > 0.008 && frac < 0.012);
+}
+
+/* D8 has exact zeros and runs of ties, and rows of different character. */
+static void test_structured_rows(void **state)
+{
+    (void)state;
+    const int64_t row_len = 64, rows = 400;
+    int zeros = 0, ties = 0, near_one = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        double prev = NAN;
+        int row_near_one = 1;
+        for (int64_t c = 0; c < row_len; c++) {
+            double x = kbv_dist_value(KBV_DIST_D8, 1, SEED, 9, (uint64_t)(r * row_len + c),
+                                      row_len);
+            assert_true(isfinite(x));
+            if (x == 0.0)
+                zeros++;
+            else if (x == prev)
+                ties++;
+            if (fabs(fabs(x) - 1.0) > 2.0)
+                row_near_one = 0;
+            prev = x;
+        }
+        near_one += row_near_one;
+    }
+    assert_true(zeros > 100);
+    assert_true(ties > 100);
+    assert_true(near_one > 0);
+}
+
+static void test_randint_range(void **state)
+{
+    (void)state;
+    int seen[10] = {0};
+    for (uint64_t i = 0; i < 10000; i++) {
+        int64_t v = kbv_randint_value(SEED, 2, i, 0, 10);
+        assert_true(v >= 0 && v < 10);
+        seen[v]++;
+    }
+    for (int k = 0; k < 10; k++)
+        assert_true(seen[k] > 800 && seen[k] < 1200);
+}
+
+/* ---- the CPU backend's fill ---- */
+
+static kbv_tensor matrix(kbv_dtype dt, int64_t rows, int64_t cols, void *data)
+{
+    kbv_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dt;
+    t.ndim = 2;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.stride[0] = cols;
+    t.stride[1] = 1;
+    return t;
+}
+
+static kbv_input_def input(kbv_gen gen, kbv_structure structure)
+{
+    kbv_input_def in;
+    memset(&in, 0, sizeof in);
+    in.name = "A";
+    in.dtype = KBV_F32;
+    in.gen = gen;
+    in.structure = structure;
+    return in;
+}
+
+#define N 37
+
+static void test_fill_deterministic(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    float a[N * N], b[N * N], c[N * N];
+    kbv_tensor ta = matrix(KBV_F32, N, N, a), tb = matrix(KBV_F32, N, N, b),
+               tc = matrix(KBV_F32, N, N, c);
+    kbv_input_def in = input(KBV_GEN_RANDN, KBV_STRUCT_NONE);
+    kbv_draw d = {KBV_DIST_D6, 42}, other = {KBV_DIST_D6, 43};
+    assert_int_equal(be->fill(be, &in, 0, &d, &ta), KBV_OK);
+    assert_int_equal(be->fill(be, &in, 0, &d, &tb), KBV_OK);
+    assert_memory_equal(a, b, sizeof a);
+    assert_int_equal(be->fill(be, &in, 0, &other, &tc), KBV_OK);
+    assert_memory_not_equal(a, c, sizeof a);
+    /* Another input index is another tensor key: different values. */
+    assert_int_equal(be->fill(be, &in, 1, &d, &tc), KBV_OK);
+    assert_memory_not_equal(a, c, sizeof a);
+    /* Each element is dist.h's value at its flat index, rounded to float32. */
+    for (int64_t i = 0; i < N * N; i++)
+        assert_true(a[i] == (float)kbv_dist_value(KBV_DIST_D6, 1, 42, kbv_input_key(0),
+                                                   (uint64_t)i, N));
+    kbv_backend_destroy(be);
+}
+
+/* An fp64 run holds exactly the float32 values a candidate sees. */
+static void test_fill_f64_holds_f32_values(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP64, &be), KBV_OK);
+    assert_int_equal(be->float_dtype, KBV_F64);
+    float a[N * N];
+    double b[N * N];
+    kbv_tensor ta = matrix(KBV_F32, N, N, a), tb = matrix(KBV_F64, N, N, b);
+    kbv_input_def in = input(KBV_GEN_RAND, KBV_STRUCT_SYMMETRIC);
+    kbv_draw d = {KBV_DIST_D8, 7};
+    assert_int_equal(be->fill(be, &in, 2, &d, &ta), KBV_OK);
+    assert_int_equal(be->fill(be, &in, 2, &d, &tb), KBV_OK);
+    for (int i = 0; i < N * N; i++)
+        assert_true(b[i] == (double)a[i]);
+    kbv_backend_destroy(be);
+}
+
+static void test_fill_symmetric(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    float a[N * N];
+    kbv_tensor t = matrix(KBV_F32, N, N, a);
+    kbv_input_def in = input(KBV_GEN_RAND, KBV_STRUCT_SYMMETRIC);
+    kbv_draw d = {KBV_DIST_D2, 99};
+    assert_int_equal(be->fill(be, &in, 0, &d, &t), KBV_OK);
+    int distinct = 0;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            assert_true(a[i * N + j] == a[j * N + i]);
+            distinct += a[i * N + j] != a[0];
+        }
+    assert_true(distinct > N * N / 2);
+    /* (G + G^T) / 2 in float32, G the D2 draw at each flat index. */
+    uint32_t key = kbv_input_key(0);
+    float g12 = (float)kbv_dist_value(KBV_DIST_D2, 0, 99, key, 1 * N + 2, N);
+    float g21 = (float)kbv_dist_value(KBV_DIST_D2, 0, 99, key, 2 * N + 1, N);
+    assert_true(a[1 * N + 2] == (g12 + g21) * 0.5f);
+    kbv_backend_destroy(be);
+}
+
+static void test_fill_triangular(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    float a[N * N];
+    kbv_tensor t = matrix(KBV_F32, N, N, a);
+    kbv_draw d = {KBV_DIST_D4, 5};
+    kbv_input_def up = input(KBV_GEN_RAND, KBV_STRUCT_TRIU);
+    assert_int_equal(be->fill(be, &up, 0, &d, &t), KBV_OK);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            if (j < i)
+                assert_true(a[i * N + j] == 0.0f);
+            else
+                assert_true(a[i * N + j] <= 0.0f); /* D4: -U[0,1) */
+        }
+    assert_true(a[0 * N + 5] != 0.0f);
+    kbv_input_def low = input(KBV_GEN_RAND, KBV_STRUCT_TRIL);
+    assert_int_equal(be->fill(be, &low, 0, &d, &t), KBV_OK);
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N; j++)
+            assert_true(a[i * N + j] == 0.0f);
+    assert_true(a[5 * N + 0] != 0.0f);
+    kbv_backend_destroy(be);
+}
+
+static void test_fill_randint_and_scalar(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP64, &be), KBV_OK);
+    int64_t labels[100];
+    kbv_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = labels;
+    t.dtype = KBV_I64;
+    t.ndim = 1;
+    t.shape[0] = 100;
+    t.stride[0] = 1;
+    kbv_input_def in = input(KBV_GEN_RANDINT, KBV_STRUCT_NONE);
+    in.dtype = KBV_I64;
+    in.low = 3;
+    in.high = 8;
+    kbv_draw d = {KBV_DIST_D2, 11}; /* integers are never scaled */
+    assert_int_equal(be->fill(be, &in, 0, &d, &t), KBV_OK);
+    for (int i = 0; i < 100; i++) {
+        assert_true(labels[i] >= 3 && labels[i] < 8);
+        assert_int_equal(labels[i], kbv_randint_value(11, kbv_input_key(0), (uint64_t)i, 3, 8));
+    }
+    /* A Python float scalar passed with float32 tensors is float32(3.14). */
+    double s = 0;
+    kbv_tensor ts;
+    memset(&ts, 0, sizeof ts);
+    ts.data = &s;
+    ts.dtype = KBV_F64;
+    kbv_input_def sc = input(KBV_GEN_SCALAR, KBV_STRUCT_NONE);
+    sc.value = 3.14;
+    assert_int_equal(be->fill(be, &sc, 1, &d, &ts), KBV_OK);
+    assert_true(s == (double)3.14f);
+    kbv_backend_destroy(be);
+}
+
+static void test_fill_param(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    float w[256];
+    kbv_tensor t = matrix(KBV_F32, 16, 16, w);
+    kbv_param_def p;
+    memset(&p, 0, sizeof p);
+    p.name = "fc.weight";
+    p.dtype = KBV_F32;
+    p.init = KBV_INIT_UNIFORM_FAN_IN;
+    p.fan_in = 16;
+    kbv_draw base = {KBV_DIST_BASE, 3}, d5 = {KBV_DIST_D5, 3};
+    assert_int_equal(be->fill_param(be, &p, 0, &base, &t), KBV_OK);
+    float lo = 1, hi = -1;
+    for (int i = 0; i < 256; i++) {
+        assert_true(fabsf(w[i]) <= 0.25f);
+        lo = w[i] < lo ? w[i] : lo;
+        hi = w[i] > hi ? w[i] : hi;
+    }
+    assert_true(lo < -0.2f && hi > 0.2f);
+    p.init = KBV_INIT_ONES;
+    assert_int_equal(be->fill_param(be, &p, 0, &base, &t), KBV_OK);
+    for (int i = 0; i < 256; i++)
+        assert_true(w[i] == 1.0f);
+    /* D5: constants move so that every element matters. */
+    assert_int_equal(be->fill_param(be, &p, 0, &d5, &t), KBV_OK);
+    int moved = 0;
+    for (int i = 0; i < 256; i++)
+        moved += w[i] != 1.0f;
+    assert_int_equal(moved, 256);
+    assert_true(w[0] != w[1]);
+    kbv_backend_destroy(be);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_philox_known_answers),
+        cmocka_unit_test(test_rand_uniform),
+        cmocka_unit_test(test_randn_normal),
+        cmocka_unit_test(test_paper_transforms_exact),
+        cmocka_unit_test(test_heavy_tails),
+        cmocka_unit_test(test_structured_rows),
+        cmocka_unit_test(test_randint_range),
+        cmocka_unit_test(test_fill_deterministic),
+        cmocka_unit_test(test_fill_f64_holds_f32_values),
+        cmocka_unit_test(test_fill_symmetric),
+        cmocka_unit_test(test_fill_triangular),
+        cmocka_unit_test(test_fill_randint_and_scalar),
+        cmocka_unit_test(test_fill_param),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
