@@ -43,6 +43,7 @@ extern const kbv_problem_def kbv_problem_l1_029;
 extern const kbv_problem_def kbv_problem_l1_030;
 extern const kbv_problem_def kbv_problem_l1_031;
 extern const kbv_problem_def kbv_problem_l1_032;
+/* (level 1, 33-100: one line per problem, in id order) */
 
 static const kbv_problem_def *const level1[] = {
     &kbv_problem_l1_001,
@@ -77,6 +78,7 @@ static const kbv_problem_def *const level1[] = {
     &kbv_problem_l1_030,
     &kbv_problem_l1_031,
     &kbv_problem_l1_032,
+    /* (level 1, 33-100: one line per problem, in id order) */
 };
 
 typedef struct level_table {

@@ -43,6 +43,12 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_HARDTANH] = kbv_cpu_unary,
     [KBV_OP_SOFTMAX] = kbv_cpu_softmax,
     [KBV_OP_LOG_SOFTMAX] = kbv_cpu_softmax,
+
+    /* normalisation, reduction, scan, loss and attention ops */
+    /* (end of normalisation ... attention ops) */
+
+    /* convolution and pooling ops */
+    /* (end of convolution and pooling ops) */
 };
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }

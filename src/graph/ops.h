@@ -46,6 +46,12 @@ typedef enum kbv_op {
     KBV_OP_SOFTMAX,       /* torch.softmax(a, dim=i[0]) */
     KBV_OP_LOG_SOFTMAX,   /* torch.log_softmax(a, dim=i[0]) */
 
+    /* normalisation, reduction, scan, loss and attention ops */
+    /* (end of normalisation ... attention ops) */
+
+    /* convolution and pooling ops */
+    /* (end of convolution and pooling ops) */
+
     KBV_OP_COUNT
 } kbv_op;
 
