@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config git
-          libjansson-dev libcmocka-dev libseccomp-dev libssl-dev
+          libjansson-dev libcmocka-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libelf-dev
           python3 python3-numpy python3-torch)
 
 missing=()

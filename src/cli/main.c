@@ -18,6 +18,8 @@ static const command commands[] = {
     {"check", kbv_cmd_check, "evaluate one candidate file and print its verdicts"},
     {"eval", kbv_cmd_eval, "evaluate run directories of candidates into a results file"},
     {"baseline", kbv_cmd_baseline, "measure and cache the baselines on this machine"},
+    {"prompt", kbv_cmd_prompt, "print the single-turn prompt that asks a model for a candidate"},
+    {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible API) for candidates into a run"},
 };
 
 static void usage(FILE *f)

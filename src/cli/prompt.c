@@ -1,0 +1,82 @@
+/* kbv prompt: print the single-turn prompt kbv generate sends for a problem. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "gen/prompt.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv prompt KEY [--cpu] [--input-blind|--no-input-blind] [--template FILE]\n"
+            "                      [--gpu NAME]\n\n"
+            "Prints the prompt for problem KEY (L1/19): the task, the candidate ABI\n"
+            "(docs/ABI.md), one worked example, the target and the PyTorch reference.\n"
+            "docs/GENERATE.md describes it.\n\n"
+            "  --cpu              ask for a C candidate for the CPU backend (default: CUDA C)\n"
+            "  --input-blind      hide how inputs are drawn: no get_inputs(), shapes in the\n"
+            "                     forward() docstring (default on for L1/90 L1/100 L3/35 L3/47)\n"
+            "  --no-input-blind   show get_inputs() even where input-blind is the default\n"
+            "  --template FILE    a template with placeholders {task} {abi} {reference} {gpu}\n"
+            "                     {example} {problem_key} {problem_name}\n"
+            "                     (default: prompts/default.txt)\n"
+            "  --gpu NAME         the target as the prompt names it\n"
+            "                     (default: \"" KBV_PROMPT_DEFAULT_GPU "\")\n"
+            "  --help             this text\n");
+}
+
+static void print_error(void)
+{
+    fprintf(stderr, "kbv prompt: %s\n", kbv_last_error());
+}
+
+int kbv_cmd_prompt(int argc, char **argv)
+{
+    kbv_prompt_options opt = {.input_blind = KBV_BLIND_DEFAULT};
+    const char *key = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--cpu")) {
+            opt.cpu = true;
+        } else if (!strcmp(a, "--input-blind")) {
+            opt.input_blind = KBV_BLIND_ON;
+        } else if (!strcmp(a, "--no-input-blind")) {
+            opt.input_blind = KBV_BLIND_OFF;
+        } else if (!strcmp(a, "--template") && i + 1 < argc) {
+            opt.template_path = argv[++i];
+        } else if (!strcmp(a, "--gpu") && i + 1 < argc) {
+            opt.gpu = argv[++i];
+        } else if (a[0] != '-' && !key) {
+            key = a;
+        } else {
+            fprintf(stderr, "kbv prompt: unexpected argument '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!key) {
+        usage(stderr);
+        return 2;
+    }
+    const kbv_problem_def *def = kbv_problem_find(key);
+    if (!def) {
+        fprintf(stderr, "kbv prompt: no problem '%s' (kbv list shows them)\n", key);
+        return 2;
+    }
+    char *prompt = NULL;
+    if (kbv_prompt_build(def, &opt, &prompt) != KBV_OK) {
+        print_error();
+        return 1;
+    }
+    fputs(prompt, stdout);
+    free(prompt);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "kbv prompt: writing to stdout failed\n");
+        return 1;
+    }
+    return 0;
+}

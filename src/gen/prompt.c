@@ -1,0 +1,303 @@
+/* Single-turn prompts (see prompt.h). */
+#include "gen/prompt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen/input_blind.h"
+#include "graph/torch_render.h"
+#include "kbv_build_config.h"
+
+/* Worked examples: complete, correct candidates from the bundled demo runs
+ * (.cu for CUDA, .c for the CPU backend). The first one that is not the
+ * problem being asked is shown, so no prompt contains its own answer. */
+static const struct worked_example {
+    const char *key;
+    const char *stem;  /* under the examples directory */
+} worked_examples[] = {
+    {"L1/19", "runs/demo-a/level_1_problem_19_sample_0"},  /* ReLU, vectorised */
+    {"L1/21", "runs/demo-b/level_1_problem_21_sample_0"},  /* Sigmoid, vectorised */
+};
+
+/* ABI.md sections left out of the prompt: its own example (the naive ReLU
+ * would hand L1/19 its answer; the prompt has a worked example) and the
+ * command-line hints meant for people. */
+static const char *const abi_sections_left_out[] = {"## A complete example", "## Try it"};
+
+static const char task_cuda[] =
+    "Write a CUDA C implementation of the computation that the PyTorch reference below "
+    "defines, as a kbv candidate: one `.cu` source file that includes `<kbv/candidate.h>` and "
+    "defines `kbv_forward` (the interface and its rules follow). It must compute what the "
+    "reference computes, for any input values and at other sizes too (read the shapes from "
+    "the tensors), and run as fast as you can make it on the target GPU: faster than the "
+    "reference in PyTorch. Answer with the complete source file in one ```cuda code block; "
+    "when an answer holds several blocks, the last one that defines kbv_forward is taken.";
+
+static const char task_cpu[] =
+    "Write a C (C11) implementation of the computation that the PyTorch reference below "
+    "defines, as a kbv candidate for kbv's CPU backend: one `.c` source file that includes "
+    "`<kbv/candidate.h>` and defines `kbv_forward` (the interface and its rules follow; all "
+    "tensors are in host memory and env->stream is NULL). It must compute what the reference "
+    "computes, for any input values and at other sizes too (read the shapes from the "
+    "tensors), and run as fast as you can make it on one CPU core: faster than the reference "
+    "in PyTorch. Answer with the complete source file in one ```c code block; when an answer "
+    "holds several blocks, the last one that defines kbv_forward is taken.";
+
+static const char target_cpu[] = "one CPU core (kbv's CPU backend; threads are not allowed)";
+
+/* A growing in-memory text: open_memstream with one cleanup. */
+typedef struct text {
+    char *data;
+    size_t len;
+    FILE *f;
+} text;
+
+static kbv_status text_open(text *t)
+{
+    memset(t, 0, sizeof *t);
+    t->f = open_memstream(&t->data, &t->len);
+    if (!t->f)
+        return kbv_fail(KBV_ERR_NOMEM, "prompt: open_memstream: %s", strerror(errno));
+    return KBV_OK;
+}
+
+/* Finishes t; t->data holds the text (or NULL on failure). */
+static kbv_status text_close(text *t)
+{
+    if (!t->f)
+        return KBV_OK;
+    int bad = ferror(t->f);
+    int rc = fclose(t->f);
+    t->f = NULL;
+    if (bad || rc != 0 || !t->data) {
+        free(t->data);
+        t->data = NULL;
+        return kbv_fail(KBV_ERR_NOMEM, "prompt: building text failed");
+    }
+    return KBV_OK;
+}
+
+static void text_free(text *t)
+{
+    if (t->f)
+        fclose(t->f);
+    t->f = NULL;
+    free(t->data);
+    t->data = NULL;
+}
+
+kbv_status kbv_prompt_read_file(const char *path, char **out)
+{
+    *out = NULL;
+    kbv_status st = KBV_OK;
+    char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kbv_fail(errno == ENOENT ? KBV_ERR_NOT_FOUND : KBV_ERR_IO, "cannot open %s: %s",
+                        path, strerror(errno));
+    if (!(buf = malloc(KBV_PROMPT_MAX_FILE + 1)))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "out of memory reading %s", path);
+    size_t n = fread(buf, 1, KBV_PROMPT_MAX_FILE + 1, f);
+    if (ferror(f))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading %s failed", path);
+    if (n > KBV_PROMPT_MAX_FILE)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is larger than %zu bytes", path,
+                      (size_t)KBV_PROMPT_MAX_FILE);
+    buf[n] = '\0';
+    if (strlen(buf) != n)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is not text (holds a NUL byte)", path);
+    *out = buf;
+    buf = NULL;
+done:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+/* dir from $env or KBV_SOURCE_DIR/sub, then /file. */
+static kbv_status data_path(char *buf, size_t cap, const char *env, const char *sub,
+                            const char *file)
+{
+    const char *dir = getenv(env);
+    int n = dir && *dir ? snprintf(buf, cap, "%s/%s", dir, file)
+                        : snprintf(buf, cap, "%s/%s/%s", KBV_SOURCE_DIR, sub, file);
+    if (n < 0 || (size_t)n >= cap)
+        return kbv_fail(KBV_ERR_INVALID, "path of %s too long (set by %s)", file, env);
+    return KBV_OK;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* docs/ABI.md without the sections the prompt replaces. */
+static kbv_status write_abi(FILE *out)
+{
+    char path[4096], *abi = NULL;
+    KBV_TRY(data_path(path, sizeof path, "KBV_DOCS_DIR", "docs", "ABI.md"));
+    KBV_TRY(kbv_prompt_read_file(path, &abi));
+    bool skipping = false;
+    for (const char *line = abi; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        if (starts_with(line, "## ")) {
+            skipping = false;
+            size_t n = sizeof abi_sections_left_out / sizeof *abi_sections_left_out;
+            for (size_t i = 0; i < n; i++)
+                skipping |= starts_with(line, abi_sections_left_out[i]);
+        }
+        if (!skipping)
+            fwrite(line, 1, len, out);
+        line += len;
+    }
+    free(abi);
+    return KBV_OK;
+}
+
+/* The PyTorch module, full size, input-blind when asked. */
+static kbv_status write_reference(const kbv_problem_def *def, bool input_blind, FILE *out)
+{
+    kbv_status st = KBV_OK;
+    text rendered;
+    KBV_TRY(text_open(&rendered));
+    KBV_TRY_GOTO(kbv_render_torch(def, KBV_SIZE_FULL, rendered.f), st, done);
+    KBV_TRY_GOTO(text_close(&rendered), st, done);
+    if (input_blind)
+        KBV_TRY_GOTO(kbv_input_blind_reference(def, rendered.data, out), st, done);
+    else
+        fputs(rendered.data, out);
+done:
+    text_free(&rendered);
+    return st;
+}
+
+static void trim_trailing_newlines(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+static kbv_status write_example(const kbv_problem_def *def, bool cpu, FILE *out)
+{
+    char key[32];
+    kbv_problem_key(def, key, sizeof key);
+    const struct worked_example *ex = NULL;
+    for (size_t i = 0; i < sizeof worked_examples / sizeof worked_examples[0] && !ex; i++)
+        if (strcmp(worked_examples[i].key, key) != 0)
+            ex = &worked_examples[i];
+    const kbv_problem_def *ex_def = ex ? kbv_problem_find(ex->key) : NULL;
+    if (!ex_def)
+        return kbv_fail(KBV_ERR_NOT_FOUND, "prompt: the worked example's problem is not defined");
+
+    char file[512], path[4096], *source = NULL;
+    snprintf(file, sizeof file, "%s.%s", ex->stem, cpu ? "c" : "cu");
+    KBV_TRY(data_path(path, sizeof path, "KBV_EXAMPLES_DIR", "examples", file));
+    KBV_TRY(kbv_prompt_read_file(path, &source));
+    trim_trailing_newlines(source);
+
+    kbv_status st = KBV_OK;
+    text ref;
+    KBV_TRY_GOTO(text_open(&ref), st, done);
+    KBV_TRY_GOTO(write_reference(ex_def, false, ref.f), st, done);
+    KBV_TRY_GOTO(text_close(&ref), st, done);
+    trim_trailing_newlines(ref.data);
+    fprintf(out,
+            "Problem %s %s. The reference:\n\n```python\n%s\n```\n\n"
+            "A complete, correct answer:\n\n```%s\n%s\n```",
+            ex->key, ex_def->name, ref.data, cpu ? "c" : "cuda", source);
+done:
+    text_free(&ref);
+    free(source);
+    return st;
+}
+
+bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_options *opt)
+{
+    if (opt->input_blind == KBV_BLIND_DEFAULT)
+        return kbv_input_blind_default(def);
+    return opt->input_blind == KBV_BLIND_ON;
+}
+
+enum { PIECE_TASK, PIECE_ABI, PIECE_REFERENCE, PIECE_GPU, PIECE_EXAMPLE, PIECE_KEY, PIECE_NAME,
+       PIECE_COUNT };
+static const char *const placeholders[PIECE_COUNT] = {
+    "{task}", "{abi}", "{reference}", "{gpu}", "{example}", "{problem_key}", "{problem_name}",
+};
+
+/* One pass: text substituted in is never scanned again, so braces in code
+ * or a placeholder's name inside ABI.md stay as they are. */
+static void expand(const char *tmpl, const char *const *values, FILE *out)
+{
+    for (const char *p = tmpl; *p; p++) {
+        int hit = -1;
+        if (*p == '{')
+            for (int i = 0; i < PIECE_COUNT && hit < 0; i++)
+                if (starts_with(p, placeholders[i]))
+                    hit = i;
+        if (hit < 0) {
+            fputc(*p, out);
+            continue;
+        }
+        fputs(values[hit], out);
+        p += strlen(placeholders[hit]) - 1;
+    }
+}
+
+kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options *opt,
+                            char **out)
+{
+    if (!def || !opt || !out)
+        return kbv_fail(KBV_ERR_INVALID, "prompt: no problem, options or output");
+    *out = NULL;
+    kbv_status st = KBV_OK;
+    char *tmpl = NULL, key[32], path[4096];
+    text abi = {0}, ref = {0}, example = {0}, prompt = {0};
+
+    if (opt->template_path) {
+        KBV_TRY_GOTO(kbv_prompt_read_file(opt->template_path, &tmpl), st, done);
+    } else {
+        KBV_TRY_GOTO(data_path(path, sizeof path, "KBV_PROMPTS_DIR", "prompts", "default.txt"),
+                     st, done);
+        KBV_TRY_GOTO(kbv_prompt_read_file(path, &tmpl), st, done);
+    }
+    KBV_TRY_GOTO(text_open(&abi), st, done);
+    KBV_TRY_GOTO(write_abi(abi.f), st, done);
+    KBV_TRY_GOTO(text_close(&abi), st, done);
+    trim_trailing_newlines(abi.data);
+
+    KBV_TRY_GOTO(text_open(&ref), st, done);
+    KBV_TRY_GOTO(write_reference(def, kbv_prompt_is_input_blind(def, opt), ref.f), st, done);
+    KBV_TRY_GOTO(text_close(&ref), st, done);
+    trim_trailing_newlines(ref.data);
+
+    KBV_TRY_GOTO(text_open(&example), st, done);
+    KBV_TRY_GOTO(write_example(def, opt->cpu, example.f), st, done);
+    KBV_TRY_GOTO(text_close(&example), st, done);
+
+    kbv_problem_key(def, key, sizeof key);
+    const char *values[PIECE_COUNT] = {
+        [PIECE_TASK] = opt->cpu ? task_cpu : task_cuda,
+        [PIECE_ABI] = abi.data,
+        [PIECE_REFERENCE] = ref.data,
+        [PIECE_GPU] = opt->gpu ? opt->gpu : opt->cpu ? target_cpu : KBV_PROMPT_DEFAULT_GPU,
+        [PIECE_EXAMPLE] = example.data,
+        [PIECE_KEY] = key,
+        [PIECE_NAME] = def->name,
+    };
+    KBV_TRY_GOTO(text_open(&prompt), st, done);
+    expand(tmpl, values, prompt.f);
+    KBV_TRY_GOTO(text_close(&prompt), st, done);
+    *out = prompt.data;
+    prompt.data = NULL;
+done:
+    free(tmpl);
+    text_free(&abi);
+    text_free(&ref);
+    text_free(&example);
+    text_free(&prompt);
+    return st;
+}

@@ -1,0 +1,46 @@
+/* The single-turn prompt for one problem: a template whose placeholders are
+ * filled with the task, the candidate ABI, the PyTorch reference, the target
+ * and one worked example (docs/GENERATE.md lists them).
+ *
+ * Files are read at run time: the ABI from $KBV_DOCS_DIR/ABI.md (default
+ * KBV_SOURCE_DIR/docs), the default template from
+ * $KBV_PROMPTS_DIR/default.txt (default KBV_SOURCE_DIR/prompts), and the
+ * example candidates from $KBV_EXAMPLES_DIR (default
+ * KBV_SOURCE_DIR/examples), so that editing them needs no rebuild. */
+#ifndef KBV_GEN_PROMPT_H
+#define KBV_GEN_PROMPT_H
+
+#include <stdbool.h>
+
+#include "core/status.h"
+#include "graph/problem_def.h"
+
+#define KBV_PROMPT_DEFAULT_GPU "NVIDIA H200 (sm_90a, 132 SMs, 141 GB HBM3e, 4.8 TB/s)"
+
+/* Files larger than this are not prompt material. */
+#define KBV_PROMPT_MAX_FILE ((size_t)1 << 20)
+
+typedef enum kbv_prompt_blind {
+    KBV_BLIND_DEFAULT = -1,   /* the problem's default (kbv_input_blind_default) */
+    KBV_BLIND_OFF = 0,
+    KBV_BLIND_ON = 1,
+} kbv_prompt_blind;
+
+typedef struct kbv_prompt_options {
+    bool cpu;                   /* a C candidate for the CPU backend instead of CUDA C */
+    kbv_prompt_blind input_blind;
+    const char *template_path;  /* NULL: the default template */
+    const char *gpu;            /* NULL: KBV_PROMPT_DEFAULT_GPU (or the CPU backend with cpu) */
+} kbv_prompt_options;
+
+/* Builds the prompt for def into *out (malloc'd, NUL-terminated). */
+kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options *opt,
+                            char **out);
+
+/* Whether the prompt for def under opt is input-blind. */
+bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_options *opt);
+
+/* Reads a whole text file (at most KBV_PROMPT_MAX_FILE bytes) into *out. */
+kbv_status kbv_prompt_read_file(const char *path, char **out);
+
+#endif

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""A stand-in for an OpenAI-compatible chat-completions server, for tests.
+
+Listens on 127.0.0.1 only, on a port the kernel picks (written to
+--port-file once listening). Answers POST /v1/chat/completions; every other
+path is a 404. The problem a request is about is the last "L<level>/<id>" in
+its prompt (the default template ends with it). Scenarios, by level-1
+problem id:
+
+  19  a good answer: one ```cuda block (```c when the prompt asks for C)
+  20  an answer with no code block
+  21  the problem's first request gets 429 with Retry-After: 1, then good
+  22  the problem's first request answers after --slow seconds, then good
+  23  the problem's first request gets a 200 with malformed JSON, then good
+  24  a draft block and a final block; the final one is the answer
+  25  cut at the token limit inside an unclosed code block
+  26  always 503
+  any other  a good answer
+
+With --answer-dir DIR, a good answer's code is DIR/level_L_problem_P_sample_0.cu
+(.c when the prompt asks for C) where that file exists, e.g. examples/runs/demo-a,
+so that a generated run can be evaluated for real.
+
+With --key, a request without "Authorization: Bearer KEY" gets 401.
+GET /stats returns the counters as JSON (requests, per status, per problem,
+the last request's model, temperature and max_tokens).
+"""
+import argparse
+import json
+import os
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+GOOD = """#include <kbv/candidate.h>
+#include <cuda_runtime.h>
+
+// kbv test answer for {key} ({tag})
+KBV_EXPORT int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *inputs, int n_inputs,
+                           const kbv_tensor *params, int n_params, kbv_tensor *outputs, int n_outputs)
+{{
+    (void)env; (void)state; (void)inputs; (void)n_inputs;
+    (void)params; (void)n_params; (void)outputs; (void)n_outputs;
+    return 0;
+}}
+"""
+
+
+class State:
+    def __init__(self, key, slow, answer_dir):
+        self.key = key
+        self.slow = slow
+        self.answer_dir = answer_dir
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.statuses = {}
+        self.problems = {}
+        self.last = {}
+
+
+def good_code(answer_dir, key, lang):
+    if answer_dir:
+        level, problem_id = key[1:].split("/")
+        path = os.path.join(answer_dir, "level_%s_problem_%s_sample_0.%s" %
+                            (level, problem_id, "c" if lang == "c" else "cu"))
+        if os.path.exists(path):
+            with open(path) as f:
+                return f.read()
+    return GOOD.format(key=key, tag="good")
+
+
+def answer_text(key, problem_id, lang, answer_dir=None):
+    if problem_id == 20:
+        return "I would write a fused kernel here, but I will only describe it in words."
+    if problem_id == 24:
+        return ("A first draft:\n\n```cuda\n" + GOOD.format(key=key, tag="draft") +
+                "```\n\nOn reflection, the final version:\n\n```cuda\n" +
+                GOOD.format(key=key, tag="final") + "```\n")
+    if problem_id == 25:
+        return "Here it is:\n\n```cuda\n" + GOOD.format(key=key, tag="cut")[:-60]
+    return ("Here is the kernel.\n\n```" + lang + "\n" + good_code(answer_dir, key, lang) +
+            "```\n\nIt reads each element once.\n")
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "fake-llm/1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def send_json(self, status, obj, extra_headers=(), raw=None):
+        body = raw if raw is not None else json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra_headers:
+            self.send_header(name, value)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout): expected in the slow scenario
+
+    def count(self, status):
+        st = self.server.state
+        with st.lock:
+            st.statuses[str(status)] = st.statuses.get(str(status), 0) + 1
+
+    def do_GET(self):
+        st = self.server.state
+        if self.path != "/stats":
+            self.send_json(404, {"error": {"message": "not found"}})
+            return
+        with st.lock:
+            snapshot = {"requests": st.requests, "statuses": dict(st.statuses),
+                        "problems": dict(st.problems), "last": dict(st.last)}
+        self.send_json(200, snapshot)
+
+    def do_POST(self):
+        st = self.server.state
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        with st.lock:
+            st.requests += 1
+        if self.path != "/v1/chat/completions":
+            self.count(404)
+            self.send_json(404, {"error": {"message": "no route " + self.path}})
+            return
+        if st.key is not None and self.headers.get("Authorization") != "Bearer " + st.key:
+            self.count(401)
+            self.send_json(401, {"error": {"message": "invalid api key", "type": "auth"}})
+            return
+        try:
+            req = json.loads(raw)
+            prompt = req["messages"][-1]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            self.count(400)
+            self.send_json(400, {"error": {"message": "bad request body"}})
+            return
+        keys = re.findall(r"\bL(\d+)/(\d+)\b", prompt)
+        level, problem_id = (int(keys[-1][0]), int(keys[-1][1])) if keys else (0, 0)
+        key = "L%d/%d" % (level, problem_id)
+        with st.lock:
+            nth = st.problems.get(key, 0)
+            st.problems[key] = nth + 1
+            st.last = {"model": req.get("model"), "temperature": req.get("temperature"),
+                       "max_tokens": req.get("max_tokens"), "problem": key,
+                       "content_type": self.headers.get("Content-Type")}
+        first = nth == 0
+
+        if level == 1 and problem_id == 26:
+            self.count(503)
+            self.send_json(503, {"error": {"message": "model overloaded"}})
+            return
+        if level == 1 and problem_id == 21 and first:
+            self.count(429)
+            self.send_json(429, {"error": {"message": "rate limited"}}, [("Retry-After", "1")])
+            return
+        if level == 1 and problem_id == 22 and first:
+            time.sleep(st.slow)
+        if level == 1 and problem_id == 23 and first:
+            self.count(200)
+            self.send_json(200, None, raw=b'{"choices": [{"message": {"content": "trunc')
+            return
+
+        lang = "c" if "```c code block" in prompt else "cuda"
+        content = answer_text(key, problem_id if level == 1 else 0, lang, st.answer_dir)
+        finish = "length" if level == 1 and problem_id == 25 else "stop"
+        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(content) // 4}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        self.count(200)
+        self.send_json(200, {
+            "id": "chatcmpl-test", "object": "chat.completion", "model": req.get("model"),
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": usage,
+        })
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--key", default=None)
+    ap.add_argument("--slow", type=float, default=5.0)
+    ap.add_argument("--answer-dir", default=None)
+    args = ap.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.state = State(args.key, args.slow, args.answer_dir)
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    os.replace(tmp, args.port_file)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
