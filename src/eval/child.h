@@ -35,6 +35,9 @@ typedef enum kbv_child_fault {
 
 const char *kbv_child_fault_name(kbv_child_fault f);  /* "load", "returned", "crash", ... */
 
+/* kbv-runner: $KBV_RUNNER, else next to the running executable. */
+const char *kbv_runner_path(void);
+
 /* Where the tensors lie: `data` of each tensor holds its byte offset in the
  * arena (cast to a pointer); names are copied into the runner. */
 typedef struct kbv_child_layout {

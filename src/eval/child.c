@@ -1,0 +1,599 @@
+/* The evaluator's side of the candidate process (see child.h, child_proto.h). */
+#include "eval/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eval/child_proto.h"
+#include "eval/sandbox.h"
+
+extern char **environ;
+
+#define EXIT_GRACE_S 2.0      /* for a runner to exit once asked or once its socket closed */
+#define MAX_ENV 256
+
+struct kbv_child {
+    pid_t pid;                /* also the process group; -1 once reaped */
+    int sock;
+    uint32_t seq;
+    int n_sets;
+    double call_timeout_s;
+    kbv_child_fault fault;    /* sticky: once set, every request returns it */
+    char reason[KBV_PROTO_REASON_MAX];
+    char dir[PATH_MAX];       /* the runner's private working directory */
+};
+
+static const char *const fault_names[] = {
+    [KBV_FAULT_NONE] = "none",       [KBV_FAULT_LOAD] = "load",
+    [KBV_FAULT_RETURNED] = "returned", [KBV_FAULT_CRASH] = "crash",
+    [KBV_FAULT_TIMEOUT] = "timeout", [KBV_FAULT_CUDA] = "cuda",
+    [KBV_FAULT_HARNESS] = "harness",
+};
+_Static_assert(sizeof fault_names / sizeof fault_names[0] == KBV_FAULT_COUNT,
+               "one name per fault");
+
+const char *kbv_child_fault_name(kbv_child_fault f)
+{
+    if ((unsigned)f >= KBV_FAULT_COUNT)
+        return "unknown";
+    return fault_names[f];
+}
+
+/* ---- the runner's path ------------------------------------------------ */
+
+static pthread_once_t runner_once = PTHREAD_ONCE_INIT;
+static char runner_path[PATH_MAX];
+
+static void runner_path_init(void)
+{
+    const char *env = getenv("KBV_RUNNER");
+    if (env && *env) {
+        snprintf(runner_path, sizeof runner_path, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(runner_path, sizeof runner_path, "kbv-runner");
+        return;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    if (snprintf(runner_path, sizeof runner_path, "%s/kbv-runner", exe) >= (int)sizeof runner_path)
+        snprintf(runner_path, sizeof runner_path, "kbv-runner");
+}
+
+const char *kbv_runner_path(void)
+{
+    pthread_once(&runner_once, runner_path_init);
+    return runner_path;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void set_fault(kbv_child *c, kbv_child_fault f, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_fault(kbv_child *c, kbv_child_fault f, const char *fmt, ...)
+{
+    if (c->fault != KBV_FAULT_NONE)
+        return;  /* the first fault is the one that explains */
+    c->fault = f;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+}
+
+static void result_reset(kbv_child_result *res)
+{
+    res->fault = KBV_FAULT_NONE;
+    res->reason[0] = '\0';
+    res->n_times = 0;
+    res->wall_ms = 0;
+}
+
+static void result_fault(const kbv_child *c, kbv_child_result *res)
+{
+    res->fault = c->fault;
+    snprintf(res->reason, sizeof res->reason, "%s", c->reason);
+}
+
+/* "killed by SIGSEGV" / "exited with status N" */
+static void describe_status(int ws, char *buf, size_t cap)
+{
+    if (WIFSIGNALED(ws)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(ws));
+        if (abbrev)
+            snprintf(buf, cap, "killed by SIG%s", abbrev);
+        else
+            snprintf(buf, cap, "killed by signal %d", WTERMSIG(ws));
+    } else if (WIFEXITED(ws)) {
+        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(ws));
+    } else {
+        snprintf(buf, cap, "stopped (wait status 0x%x)", ws);
+    }
+}
+
+/* Has the runner exited? Leaves it unreaped, so its pid still names the
+ * process group for a final kill. */
+static bool has_exited(pid_t pid)
+{
+    siginfo_t si;
+    si.si_pid = 0;
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == pid;
+}
+
+/* Waits up to grace_s for the runner to exit by itself, then kills its
+ * process group (whatever the candidate left running in it goes too) and
+ * reaps. Returns the wait status; *exited_itself says whether it had to be
+ * killed. */
+static int kill_and_reap(kbv_child *c, double grace_s, bool *exited_itself)
+{
+    int ws = 0;
+    bool itself = false;
+    if (c->pid <= 0) {
+        if (exited_itself)
+            *exited_itself = true;
+        return 0;
+    }
+    double deadline = now_s() + grace_s;
+    for (;;) {
+        if (has_exited(c->pid)) {
+            itself = true;
+            break;
+        }
+        if (now_s() >= deadline)
+            break;
+        sleep_ms(2);
+    }
+    kill(-c->pid, SIGKILL);
+    while (waitpid(c->pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    c->pid = -1;
+    if (exited_itself)
+        *exited_itself = itself;
+    return ws;
+}
+
+/* The runner closed its socket (or it broke): it crashed or exited. */
+static void runner_gone(kbv_child *c, const char *when)
+{
+    bool itself;
+    int ws = kill_and_reap(c, EXIT_GRACE_S, &itself);
+    char what[128];
+    if (itself)
+        describe_status(ws, what, sizeof what);
+    else
+        snprintf(what, sizeof what, "closed its connection without exiting");
+    set_fault(c, KBV_FAULT_CRASH, "%s %s", what, when);
+}
+
+/* ---- one exchange ----------------------------------------------------- */
+
+static const char *type_name(uint32_t type)
+{
+    switch (type) {
+    case KBV_MSG_SETUP: return "during load";
+    case KBV_MSG_PREPARE: return "in kbv_prepare";
+    case KBV_MSG_CALL: return "in kbv_forward";
+    case KBV_MSG_MEMORY: return "during a memory query";
+    case KBV_MSG_EXIT: return "in kbv_finish";
+    default: return "";
+    }
+}
+
+/* Sends msg (whose header is filled here) and waits up to timeout_s for the
+ * reply. Every failure becomes the child's fault; a fault already present
+ * means no I/O at all. */
+static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double timeout_s,
+                     kbv_proto_reply *rep)
+{
+    if (c->fault != KBV_FAULT_NONE)
+        return;
+    kbv_proto_header *h = msg;
+    h->magic = KBV_PROTO_MAGIC;
+    h->version = KBV_PROTO_VERSION;
+    h->type = type;
+    h->seq = ++c->seq;
+
+    for (;;) {
+        ssize_t n = send(c->sock, msg, len, MSG_NOSIGNAL);
+        if (n == (ssize_t)len)
+            break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+            runner_gone(c, type_name(type));
+            return;
+        }
+        int err = n < 0 ? errno : EMSGSIZE;
+        kill_and_reap(c, 0, NULL);
+        set_fault(c, KBV_FAULT_HARNESS, "cannot send to the runner: %s", strerror(err));
+        return;
+    }
+
+    double deadline = now_s() + timeout_s;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            kill_and_reap(c, 0, NULL);
+            set_fault(c, KBV_FAULT_TIMEOUT, "no answer in %g s %s", timeout_s, type_name(type));
+            return;
+        }
+        struct pollfd pfd = {.fd = c->sock, .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)(left * 1000.0) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr < 0) {
+            int err = errno;
+            kill_and_reap(c, 0, NULL);
+            set_fault(c, KBV_FAULT_HARNESS, "poll: %s", strerror(err));
+            return;
+        }
+        if (pr == 0)
+            continue;
+        ssize_t n = recv(c->sock, rep, sizeof *rep, MSG_TRUNC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+            runner_gone(c, type_name(type));
+            return;
+        }
+        if (n < 0) {
+            int err = errno;
+            kill_and_reap(c, 0, NULL);
+            set_fault(c, KBV_FAULT_HARNESS, "recv: %s", strerror(err));
+            return;
+        }
+        if ((size_t)n != sizeof *rep || rep->h.magic != KBV_PROTO_MAGIC ||
+            rep->h.version != KBV_PROTO_VERSION || rep->h.type != KBV_MSG_REPLY ||
+            rep->h.seq != c->seq || rep->fault < 0 || rep->fault >= KBV_FAULT_COUNT ||
+            rep->n_times < 0 || rep->n_times > KBV_CHILD_MAX_CALLS) {
+            kill_and_reap(c, 0, NULL);
+            set_fault(c, KBV_FAULT_HARNESS, "the runner sent a malformed reply (%zd bytes) %s",
+                      n, type_name(type));
+            return;
+        }
+        rep->reason[sizeof rep->reason - 1] = '\0';
+        if (rep->fault != KBV_FAULT_NONE)
+            set_fault(c, (kbv_child_fault)rep->fault, "%s", rep->reason);
+        return;
+    }
+}
+
+/* ---- start ------------------------------------------------------------ */
+
+static kbv_status tensor_to_wire(const kbv_tensor *t, kbv_proto_tensor *w, size_t arena_bytes)
+{
+    memset(w, 0, sizeof *w);
+    if (t->ndim < 0 || t->ndim > KBV_MAX_DIMS)
+        return kbv_fail(KBV_ERR_INVALID, "tensor %s: ndim %d", t->name ? t->name : "?", t->ndim);
+    w->offset = (uint64_t)(uintptr_t)t->data;
+    if (w->offset >= arena_bytes)
+        return kbv_fail(KBV_ERR_INVALID, "tensor %s: offset %llu outside the arena (%zu bytes)",
+                        t->name ? t->name : "?", (unsigned long long)w->offset, arena_bytes);
+    w->dtype = (int32_t)t->dtype;
+    w->ndim = t->ndim;
+    memcpy(w->shape, t->shape, sizeof w->shape);
+    memcpy(w->stride, t->stride, sizeof w->stride);
+    const char *name = t->name ? t->name : "";
+    if (strlen(name) >= sizeof w->name)
+        return kbv_fail(KBV_ERR_INVALID, "tensor name too long for the runner: %s", name);
+    memcpy(w->name, name, strlen(name) + 1);
+    return KBV_OK;
+}
+
+static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
+{
+    const kbv_child_layout *l = spec->layout;
+    const kbv_arena *a = spec->arena;
+    memset(s, 0, sizeof *s);
+    if (l->n_sets < 1 || l->n_sets > KBV_CHILD_MAX_SETS || l->n_inputs < 0 ||
+        l->n_inputs > KBV_DEF_MAX_INPUTS || l->n_params < 0 || l->n_params > KBV_DEF_MAX_PARAMS ||
+        l->n_outputs < 1 || l->n_outputs > KBV_DEF_MAX_OUTPUTS)
+        return kbv_fail(KBV_ERR_INVALID, "child layout: %d sets, %d inputs, %d params, %d outputs",
+                        l->n_sets, l->n_inputs, l->n_params, l->n_outputs);
+    s->device = spec->device;
+    s->parent_pid = (int32_t)getpid();
+    s->arena_bytes = a->bytes;
+    s->flush_bytes = spec->flush_bytes;
+    memcpy(s->ipc, a->ipc, sizeof s->ipc);
+    /* the runner works in its own directory: the candidate path must be absolute */
+    const char *cand = spec->candidate;
+    int n;
+    if (cand[0] == '/') {
+        n = snprintf(s->candidate, sizeof s->candidate, "%s", cand);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd))
+            return kbv_fail(KBV_ERR_IO, "getcwd: %s", strerror(errno));
+        n = snprintf(s->candidate, sizeof s->candidate, "%s/%s", cwd, cand);
+    }
+    if (n < 0 || (size_t)n >= sizeof s->candidate)
+        return kbv_fail(KBV_ERR_INVALID, "candidate path too long: %s", cand);
+    s->n_inputs = l->n_inputs;
+    s->n_params = l->n_params;
+    s->n_outputs = l->n_outputs;
+    s->n_sets = l->n_sets;
+    for (int set = 0; set < l->n_sets; set++)
+        for (int i = 0; i < l->n_inputs; i++)
+            KBV_TRY(tensor_to_wire(&l->inputs[set][i], &s->inputs[set][i], a->bytes));
+    for (int i = 0; i < l->n_params; i++)
+        KBV_TRY(tensor_to_wire(&l->params[i], &s->params[i], a->bytes));
+    for (int i = 0; i < l->n_outputs; i++)
+        KBV_TRY(tensor_to_wire(&l->outputs[i], &s->outputs[i], a->bytes));
+    return KBV_OK;
+}
+
+static bool env_kept(const char *kv)
+{
+    static const char *const exact[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+                                        "KBV_SECCOMP"};
+    size_t len = strcspn(kv, "=");
+    if (kv[len] != '=')
+        return false;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strlen(exact[i]) == len && strncmp(kv, exact[i], len) == 0)
+            return true;
+    return strncmp(kv, "CUDA_", 5) == 0;
+}
+
+/* In the forked child: only async-signal-safe calls until execve. Reports
+ * an errno on exec_pipe when it cannot exec. */
+static void child_exec(const char *runner, int sock, int arena_fd, int devnull, int exec_pipe,
+                       pid_t parent, const char *dir, char *const envp[])
+{
+    int err = 0;
+    setpgid(0, 0);
+    /* move everything above the fixed numbers first, so no dup2 clobbers another */
+    int s = fcntl(sock, F_DUPFD_CLOEXEC, 10);
+    int a = arena_fd >= 0 ? fcntl(arena_fd, F_DUPFD_CLOEXEC, 10) : -1;
+    int ep = fcntl(exec_pipe, F_DUPFD_CLOEXEC, 10);
+    int nul = fcntl(devnull, F_DUPFD_CLOEXEC, 10);
+    if (s < 0 || (arena_fd >= 0 && a < 0) || ep < 0 || nul < 0 || dup2(nul, 0) < 0 ||
+        dup2(s, KBV_PROTO_FD_SOCKET) < 0 || (a >= 0 && dup2(a, KBV_PROTO_FD_ARENA) < 0) ||
+        dup3(ep, 5, O_CLOEXEC) < 0) {
+        err = errno;
+        goto fail;
+    }
+    if (a < 0)
+        close(KBV_PROTO_FD_ARENA);
+    exec_pipe = 5;
+    if (close_range(6, ~0u, 0) != 0) {
+        for (int fd = 6; fd < 4096; fd++)
+            close(fd);
+    }
+    err = kbv_sandbox_pre_exec(parent, dir);
+    if (err)
+        goto fail;
+    char *const argv[] = {(char *)runner, NULL};
+    execve(runner, argv, envp);
+    err = errno;
+fail:
+    while (write(exec_pipe, &err, sizeof err) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_child_result *res)
+{
+    kbv_status st = KBV_OK;
+    kbv_child *c = NULL;
+    kbv_proto_setup *setup = NULL;
+    int sv[2] = {-1, -1}, ep[2] = {-1, -1}, devnull = -1;
+    const char *envp[MAX_ENV + 1];
+    double t0 = now_s();
+
+    *out = NULL;
+    result_reset(res);
+    if (!spec || !spec->candidate || !spec->arena || !spec->layout)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_start: incomplete spec");
+    if (spec->device < 0 && spec->arena->fd < 0)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_start: a CPU run needs a memfd arena");
+    /* absolute: the child changes directory before it execs */
+    const char *runner_arg = spec->runner ? spec->runner : kbv_runner_path();
+    char runner[PATH_MAX];
+    if (!realpath(runner_arg, runner) || access(runner, X_OK) != 0)
+        return kbv_fail(KBV_ERR_NOT_FOUND, "runner %s: %s (set KBV_RUNNER)", runner_arg,
+                        strerror(errno));
+
+    setup = malloc(sizeof *setup);
+    c = calloc(1, sizeof *c);
+    if (!setup || !c)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_NOMEM, "child state");
+    c->pid = -1;
+    c->sock = -1;
+    c->n_sets = spec->layout->n_sets;
+    c->call_timeout_s = spec->call_timeout_s > 0 ? spec->call_timeout_s : 60.0;
+    KBV_TRY_GOTO(build_setup(spec, setup), st, fail);
+    KBV_TRY_GOTO(kbv_sandbox_private_dir(c->dir, sizeof c->dir), st, fail);
+
+    int n_env = 0;
+    for (char **e = environ; *e && n_env < MAX_ENV; e++)
+        if (env_kept(*e))
+            envp[n_env++] = *e;
+    envp[n_env] = NULL;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "socketpair: %s", strerror(errno));
+    if (pipe2(ep, O_CLOEXEC) != 0)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "pipe: %s", strerror(errno));
+    devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "/dev/null: %s", strerror(errno));
+
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_CHILD, "fork: %s", strerror(errno));
+    if (pid == 0)
+        child_exec(runner, sv[1], spec->arena->fd, devnull, ep[1], parent, c->dir,
+                   (char *const *)envp);
+    c->pid = pid;
+    setpgid(pid, pid);  /* also here, so a kill(-pid) right away cannot miss */
+    close(sv[1]);
+    sv[1] = -1;
+    close(ep[1]);
+    ep[1] = -1;
+    c->sock = sv[0];
+    sv[0] = -1;
+
+    int err = 0;
+    ssize_t n;
+    while ((n = read(ep[0], &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    if (n > 0) {
+        kill_and_reap(c, 0, NULL);
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_CHILD, "cannot start runner %s: %s", runner,
+                      strerror(err));
+    }
+
+    kbv_proto_reply rep;
+    double start_timeout = spec->start_timeout_s > 0 ? spec->start_timeout_s : 60.0;
+    exchange(c, setup, sizeof *setup, KBV_MSG_SETUP, start_timeout, &rep);
+    if (c->fault != KBV_FAULT_NONE)
+        result_fault(c, res);
+    res->wall_ms = (now_s() - t0) * 1e3;
+    *out = c;
+    c = NULL;
+fail:
+    if (c) {
+        kill_and_reap(c, 0, NULL);
+        if (c->sock >= 0)
+            close(c->sock);
+        if (c->dir[0])
+            kbv_sandbox_remove_dir(c->dir);
+        free(c);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+        if (ep[i] >= 0)
+            close(ep[i]);
+    }
+    if (devnull >= 0)
+        close(devnull);
+    free(setup);
+    return st;
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flush,
+                    kbv_proto_reply *rep, kbv_child_result *res)
+{
+    double t0 = now_s();
+    kbv_proto_request req;
+    memset(&req, 0, sizeof req);
+    req.set = set;
+    req.n_calls = n_calls;
+    req.flush = flush;
+    rep->n_times = 0;
+    rep->peak_bytes = 0;
+    exchange(c, &req, sizeof req, type, c->call_timeout_s, rep);
+    res->wall_ms = (now_s() - t0) * 1e3;
+    if (c->fault != KBV_FAULT_NONE) {
+        result_fault(c, res);
+        return;
+    }
+    res->n_times = rep->n_times;
+    memcpy(res->times_ms, rep->times_ms, sizeof res->times_ms[0] * (size_t)rep->n_times);
+}
+
+kbv_status kbv_child_prepare(kbv_child *c, kbv_child_result *res)
+{
+    result_reset(res);
+    if (!c)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_prepare: no child");
+    kbv_proto_reply rep;
+    request(c, KBV_MSG_PREPARE, 0, 0, false, &rep, res);
+    return KBV_OK;
+}
+
+kbv_status kbv_child_call(kbv_child *c, int set, int n_calls, bool flush, kbv_child_result *res)
+{
+    result_reset(res);
+    if (!c)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_call: no child");
+    if (set < 0 || set >= c->n_sets)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_call: input set %d of %d", set, c->n_sets);
+    if (n_calls < 1 || n_calls > KBV_CHILD_MAX_CALLS)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_call: %d calls (1..%d)", n_calls,
+                        KBV_CHILD_MAX_CALLS);
+    kbv_proto_reply rep;
+    request(c, KBV_MSG_CALL, set, n_calls, flush, &rep, res);
+    if (res->fault == KBV_FAULT_NONE && res->n_times != n_calls) {
+        kill_and_reap(c, 0, NULL);
+        set_fault(c, KBV_FAULT_HARNESS, "the runner timed %d calls of %d", res->n_times, n_calls);
+        result_fault(c, res);
+    }
+    return KBV_OK;
+}
+
+kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *res)
+{
+    result_reset(res);
+    *peak_bytes = 0;
+    if (!c)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_child_memory: no child");
+    kbv_proto_reply rep;
+    request(c, KBV_MSG_MEMORY, 0, 0, false, &rep, res);
+    if (res->fault == KBV_FAULT_NONE)
+        *peak_bytes = (size_t)rep.peak_bytes;
+    return KBV_OK;
+}
+
+void kbv_child_stop(kbv_child *c)
+{
+    if (!c)
+        return;
+    if (c->pid > 0 && c->fault == KBV_FAULT_NONE && c->sock >= 0) {
+        /* a healthy runner gets to call kbv_finish and exit by itself */
+        kbv_proto_request req;
+        memset(&req, 0, sizeof req);
+        req.h.magic = KBV_PROTO_MAGIC;
+        req.h.version = KBV_PROTO_VERSION;
+        req.h.type = KBV_MSG_EXIT;
+        req.h.seq = ++c->seq;
+        double grace = c->call_timeout_s < EXIT_GRACE_S ? EXIT_GRACE_S : c->call_timeout_s;
+        if (send(c->sock, &req, sizeof req, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof req)
+            kill_and_reap(c, grace, NULL);
+    }
+    kill_and_reap(c, 0, NULL);  /* faulted or unresponsive: no grace */
+    if (c->sock >= 0)
+        close(c->sock);
+    if (c->dir[0])
+        (void)kbv_sandbox_remove_dir(c->dir);  /* best effort: stop cannot fail */
+    free(c);
+}

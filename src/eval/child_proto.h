@@ -1,0 +1,86 @@
+/* The wire protocol between the evaluator (eval/child.c) and kbv-runner.
+ *
+ * One SOCK_SEQPACKET socketpair, fd 3 in the runner; on CPU runs the arena
+ * memfd is fd 4. Every message is one fixed-size struct below, starting with
+ * a header carrying a magic, the protocol version, the message type and a
+ * sequence number; a message of any other size, magic, version, type or
+ * sequence is a protocol error. The evaluator sends SETUP once, then
+ * requests; the runner answers each with exactly one kbv_proto_reply. */
+#ifndef KBV_CHILD_PROTO_H
+#define KBV_CHILD_PROTO_H
+
+#include <stdint.h>
+
+#include "eval/child.h"
+
+#define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
+#define KBV_PROTO_VERSION 1u
+#define KBV_PROTO_FD_SOCKET 3
+#define KBV_PROTO_FD_ARENA 4
+#define KBV_PROTO_NAME_MAX 64
+#define KBV_PROTO_PATH_MAX 4096
+#define KBV_PROTO_REASON_MAX 512
+
+typedef enum kbv_proto_type {
+    KBV_MSG_SETUP = 1,    /* evaluator -> runner: kbv_proto_setup */
+    KBV_MSG_PREPARE,      /* kbv_proto_request: kbv_prepare on the params */
+    KBV_MSG_CALL,         /* kbv_proto_request: timed calls of kbv_forward */
+    KBV_MSG_MEMORY,       /* kbv_proto_request: peak bytes so far */
+    KBV_MSG_EXIT,         /* kbv_proto_request: kbv_finish, then exit */
+    KBV_MSG_REPLY,        /* runner -> evaluator: kbv_proto_reply */
+} kbv_proto_type;
+
+typedef struct kbv_proto_header {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t type;        /* kbv_proto_type */
+    uint32_t seq;         /* a reply carries the sequence number of its request */
+} kbv_proto_header;
+
+typedef struct kbv_proto_tensor {
+    uint64_t offset;      /* bytes from the start of the arena */
+    int32_t dtype;        /* kbv_dtype */
+    int32_t ndim;
+    int64_t shape[KBV_MAX_DIMS];
+    int64_t stride[KBV_MAX_DIMS];
+    char name[KBV_PROTO_NAME_MAX];
+} kbv_proto_tensor;
+
+typedef struct kbv_proto_setup {
+    kbv_proto_header h;
+    int32_t device;                   /* CUDA ordinal, -1 for the CPU */
+    int32_t parent_pid;
+    uint64_t arena_bytes;
+    uint64_t flush_bytes;
+    unsigned char ipc[64];            /* cudaIpcMemHandle_t of the arena (CUDA) */
+    char candidate[KBV_PROTO_PATH_MAX];
+    int32_t n_inputs, n_params, n_outputs, n_sets;
+    kbv_proto_tensor inputs[KBV_CHILD_MAX_SETS][KBV_DEF_MAX_INPUTS];
+    kbv_proto_tensor params[KBV_DEF_MAX_PARAMS];
+    kbv_proto_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+} kbv_proto_setup;
+
+typedef struct kbv_proto_request {
+    kbv_proto_header h;
+    int32_t set;          /* CALL: input set */
+    int32_t n_calls;      /* CALL: 1..KBV_CHILD_MAX_CALLS */
+    int32_t flush;        /* CALL: evict the cache before each call */
+    int32_t reserved;
+} kbv_proto_request;
+
+typedef struct kbv_proto_reply {
+    kbv_proto_header h;
+    int32_t fault;        /* kbv_child_fault */
+    int32_t n_times;
+    uint64_t peak_bytes;  /* MEMORY */
+    double times_ms[KBV_CHILD_MAX_CALLS];
+    char reason[KBV_PROTO_REASON_MAX];
+} kbv_proto_reply;
+
+/* Both ends are built from one tree, but the runner may be a stale binary
+ * ($KBV_RUNNER): the version and the sizes guard against that. */
+_Static_assert(sizeof(kbv_proto_setup) < 64 * 1024, "setup fits one socket message");
+_Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
+               "reply reasons fit kbv_child_result");
+
+#endif

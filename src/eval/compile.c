@@ -1,0 +1,791 @@
+#include "eval/compile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eval/sandbox.h"
+#include "kbv_build_config.h"
+
+extern char **environ;
+
+#define SOURCE_MAX_BYTES (4u << 20)
+#define MAX_ARGS 64
+#define MAX_EXTRA_FLAGS 24
+#define FLAG_MAX_LEN 64
+#define VERSION_CAP 4096
+#define VERSION_TIMEOUT_S 60.0
+#define FLAGS_PREFIX "// kbv: nvcc-flags="
+#define DIRECTIVE_PREFIX "// kbv:"
+
+typedef enum lang { LANG_CUDA, LANG_C } lang;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void hex(const unsigned char *d, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[d[i] >> 4];
+        out[2 * i + 1] = digits[d[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* Appends printf output to buf (cap bytes), truncating silently. */
+static void appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t used = strnlen(buf, cap);
+    if (used + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Reads a whole file of at most `max` bytes; *data is NUL-terminated. */
+static kbv_status read_file(const char *path, size_t max, char **data, size_t *len)
+{
+    kbv_status st = KBV_OK;
+    char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kbv_fail(errno == ENOENT ? KBV_ERR_NOT_FOUND : KBV_ERR_IO, "cannot read %s: %s",
+                        path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "stat %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is not a regular file", path);
+    if ((uintmax_t)sb.st_size > max)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is too large (%jd bytes, at most %zu)", path,
+                      (intmax_t)sb.st_size, max);
+    buf = malloc((size_t)sb.st_size + 1);
+    if (!buf)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "reading %s", path);
+    size_t n = fread(buf, 1, (size_t)sb.st_size, f);
+    if (ferror(f))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "read %s: %s", path, strerror(errno));
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    buf = NULL;
+done:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+static kbv_status write_file(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return kbv_fail(KBV_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int err = errno;
+            close(fd);
+            return kbv_fail(KBV_ERR_IO, "write %s: %s", path, strerror(err));
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    if (close(fd) != 0)
+        return kbv_fail(KBV_ERR_IO, "close %s: %s", path, strerror(errno));
+    return KBV_OK;
+}
+
+static kbv_status mkdir_p(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return kbv_fail(KBV_ERR_INVALID, "path too long: %s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return kbv_fail(KBV_ERR_IO, "mkdir %s: %s", buf, strerror(errno));
+            *p = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return kbv_fail(KBV_ERR_IO, "%s is not a directory", path);
+    return KBV_OK;
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* ---- the cache directory and the candidate header --------------------- */
+
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static char cache_path[PATH_MAX];
+static char cache_error[512];
+
+static void cache_dir_init(void)
+{
+    const char *env = getenv("KBV_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = snprintf(cache_path, sizeof cache_path, "%s", env);
+    else if (xdg && *xdg)
+        n = snprintf(cache_path, sizeof cache_path, "%s/kbv", xdg);
+    else if (home && *home)
+        n = snprintf(cache_path, sizeof cache_path, "%s/.cache/kbv", home);
+    else {
+        snprintf(cache_error, sizeof cache_error,
+                 "no cache directory: set KBV_CACHE_DIR, XDG_CACHE_HOME or HOME");
+        cache_path[0] = '\0';
+        return;
+    }
+    if (n < 0 || (size_t)n >= sizeof cache_path) {
+        snprintf(cache_error, sizeof cache_error, "cache directory path too long");
+        cache_path[0] = '\0';
+        return;
+    }
+    if (mkdir_p(cache_path) != KBV_OK) {
+        snprintf(cache_error, sizeof cache_error, "%s", kbv_last_error());
+        kbv_clear_error();
+        cache_path[0] = '\0';
+    }
+}
+
+const char *kbv_cache_dir(void)
+{
+    pthread_once(&cache_once, cache_dir_init);
+    if (!cache_path[0]) {
+        kbv_fail(KBV_ERR_IO, "%s", cache_error);
+        return NULL;
+    }
+    return cache_path;
+}
+
+const char *kbv_candidate_include_dir(void)
+{
+    const char *env = getenv("KBV_INCLUDE_DIR");
+    return env && *env ? env : KBV_SOURCE_DIR "/include";
+}
+
+/* ---- running a tool with a deadline ----------------------------------- */
+
+typedef struct tool_run {
+    int wait_status;      /* as waitpid reports it */
+    bool timed_out;
+    bool truncated;       /* output longer than the buffer */
+    double seconds;
+} tool_run;
+
+/* Runs argv (PATH lookup) in cwd (NULL: ours) in its own process group, with
+ * stdout and stderr captured into out (cap bytes, NUL-terminated, the head
+ * kept), stdin from /dev/null. On timeout the whole group is killed. A tool
+ * that cannot be started is an error; its exit status is not. */
+static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s, char *out,
+                           size_t cap, tool_run *run)
+{
+    kbv_status st = KBV_OK;
+    int pipefd[2] = {-1, -1};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    bool fa_ok = false, attr_ok = false;
+    pid_t pid = -1;
+    size_t used = 0;
+
+    memset(run, 0, sizeof *run);
+    out[0] = '\0';
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return kbv_fail(KBV_ERR_IO, "pipe: %s", strerror(errno));
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "posix_spawn_file_actions_init");
+    fa_ok = true;
+    if (posix_spawnattr_init(&attr) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "posix_spawnattr_init");
+    attr_ok = true;
+    sigset_t none, deflt;
+    sigemptyset(&none);
+    sigemptyset(&deflt);
+    sigaddset(&deflt, SIGPIPE);
+    sigaddset(&deflt, SIGINT);
+    sigaddset(&deflt, SIGTERM);
+    if (posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                            POSIX_SPAWN_SETSIGDEF) != 0 ||
+        posix_spawnattr_setpgroup(&attr, 0) != 0 || posix_spawnattr_setsigmask(&attr, &none) != 0 ||
+        posix_spawnattr_setsigdefault(&attr, &deflt) != 0 ||
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) != 0 ||
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1) != 0 ||
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2) != 0 ||
+        (cwd && posix_spawn_file_actions_addchdir_np(&fa, cwd) != 0))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "preparing to run %s", argv[0]);
+
+    double start = now_s();
+    int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+    if (rc != 0) {
+        pid = -1;
+        KBV_FAIL_GOTO(st, done, rc == ENOENT ? KBV_ERR_NOT_FOUND : KBV_ERR_IO, "cannot run %s: %s",
+                      argv[0], strerror(rc));
+    }
+    close(pipefd[1]);
+    pipefd[1] = -1;
+
+    double deadline = start + timeout_s;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            run->timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)(left * 1000.0) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr < 0)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "poll: %s", strerror(errno));
+        if (pr == 0)
+            continue;
+        char chunk[4096];
+        ssize_t n = read(pipefd[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;  /* EOF: every writer has closed the pipe */
+        size_t keep = (size_t)n;
+        if (used + keep > cap - 1) {
+            keep = cap - 1 - used;
+            run->truncated = true;
+        }
+        memcpy(out + used, chunk, keep);
+        used += keep;
+        out[used] = '\0';
+    }
+    /* the tool closed its output; give it until the deadline to exit */
+    while (!run->timed_out) {
+        pid_t w = waitpid(pid, &run->wait_status, WNOHANG);
+        if (w == pid) {
+            pid = -1;
+            break;
+        }
+        if (w < 0 && errno != EINTR)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "waitpid: %s", strerror(errno));
+        if (now_s() >= deadline)
+            run->timed_out = true;
+        else
+            nanosleep(&(struct timespec){.tv_nsec = 5 * 1000 * 1000}, NULL);
+    }
+    run->seconds = now_s() - start;
+done:
+    if (pid > 0) {
+        /* timed out (or we failed): the tool and everything it started go */
+        kill(-pid, SIGKILL);
+        while (waitpid(pid, &run->wait_status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (pipefd[0] >= 0)
+        close(pipefd[0]);
+    if (pipefd[1] >= 0)
+        close(pipefd[1]);
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
+    if (fa_ok)
+        posix_spawn_file_actions_destroy(&fa);
+    return st;
+}
+
+/* ---- compilers -------------------------------------------------------- */
+
+static bool on_path(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        return false;
+    char buf[PATH_MAX];
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        if (len > 0 && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog) < (int)sizeof buf &&
+            access(buf, X_OK) == 0)
+            return true;
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return false;
+}
+
+static const char *resolve_compiler(const kbv_compile_opts *o, lang lg)
+{
+    if (lg == LANG_C) {
+        const char *cc = getenv("CC");
+        return o->cc ? o->cc : (cc && *cc ? cc : "cc");
+    }
+    if (o->nvcc)
+        return o->nvcc;
+    const char *env = getenv("KBV_NVCC");
+    if (env && *env)
+        return env;
+    return on_path("nvcc") ? "nvcc" : "/usr/local/cuda/bin/nvcc";
+}
+
+/* The compiler's `--version` output, memoised per compiler path. */
+#define VERSION_SLOTS 8
+static pthread_mutex_t version_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char compiler[PATH_MAX];
+    char version[VERSION_CAP];
+} version_memo[VERSION_SLOTS];
+static int version_count;
+
+static kbv_status compiler_version(const char *compiler, char *out, size_t cap)
+{
+    kbv_status st = KBV_OK;
+    pthread_mutex_lock(&version_lock);
+    for (int i = 0; i < version_count; i++) {
+        if (strcmp(version_memo[i].compiler, compiler) == 0) {
+            snprintf(out, cap, "%s", version_memo[i].version);
+            goto done;
+        }
+    }
+    char *argv[] = {(char *)compiler, "--version", NULL};
+    tool_run run;
+    KBV_TRY_GOTO(run_tool(argv, NULL, VERSION_TIMEOUT_S, out, cap, &run), st, done);
+    if (run.timed_out || !WIFEXITED(run.wait_status) || WEXITSTATUS(run.wait_status) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "%s --version failed: %.200s", compiler, out);
+    if (version_count < VERSION_SLOTS) {
+        snprintf(version_memo[version_count].compiler, PATH_MAX, "%s", compiler);
+        snprintf(version_memo[version_count].version, VERSION_CAP, "%s", out);
+        version_count++;
+    }
+done:
+    pthread_mutex_unlock(&version_lock);
+    return st;
+}
+
+/* ---- the flags line --------------------------------------------------- */
+
+typedef struct flag_list {
+    int n;
+    char v[MAX_EXTRA_FLAGS][FLAG_MAX_LEN];
+} flag_list;
+
+static const char *const cuda_flags_allowed[] = {
+    "--use_fast_math", "-use_fast_math", "-lineinfo", "--generate-line-info", "-Xptxas=-v",
+    "--ptxas-options=-v", "--extra-device-vectorization", "-extra-device-vectorization",
+    "-O3", "-O2",
+};
+static const char *const c_flags_allowed[] = {"-O3", "-O2"};
+static const char *const vendor_libs[] = {"-lcublas", "-lcublasLt", "-lcudnn"};
+
+static bool in_list(const char *flag, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(flag, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool is_maxrregcount(const char *flag)
+{
+    const char *v = NULL;
+    if (strncmp(flag, "-maxrregcount=", 14) == 0)
+        v = flag + 14;
+    else if (strncmp(flag, "--maxrregcount=", 15) == 0)
+        v = flag + 15;
+    if (!v || !*v)
+        return false;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end == '\0' && n >= 16 && n <= 255;
+}
+
+/* Parses the optional first line into flags; false (with the reason in
+ * why) when it asks for something not allowed. */
+static bool parse_flags_line(const char *src, lang lg, bool allow_vendor, flag_list *fl,
+                             char *why, size_t why_cap)
+{
+    fl->n = 0;
+    size_t line_len = strcspn(src, "\r\n");
+    if (strncmp(src, DIRECTIVE_PREFIX, strlen(DIRECTIVE_PREFIX)) != 0)
+        return true;
+    if (strncmp(src, FLAGS_PREFIX, strlen(FLAGS_PREFIX)) != 0) {
+        snprintf(why, why_cap, "first line: unknown kbv directive \"%.*s\" (the only one is "
+                 "\"" FLAGS_PREFIX "...\")", (int)(line_len < 120 ? line_len : 120), src);
+        return false;
+    }
+    const char *p = src + strlen(FLAGS_PREFIX);
+    const char *end = src + line_len;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p >= end)
+            break;
+        size_t len = 0;
+        while (p + len < end && p[len] != ' ' && p[len] != '\t')
+            len++;
+        if (len >= FLAG_MAX_LEN) {
+            snprintf(why, why_cap, "nvcc-flags: flag \"%.40s...\" is too long", p);
+            return false;
+        }
+        if (fl->n == MAX_EXTRA_FLAGS) {
+            snprintf(why, why_cap, "nvcc-flags: more than %d flags", MAX_EXTRA_FLAGS);
+            return false;
+        }
+        char *flag = fl->v[fl->n];
+        memcpy(flag, p, len);
+        flag[len] = '\0';
+        p += len;
+        if (in_list(flag, vendor_libs, sizeof vendor_libs / sizeof vendor_libs[0])) {
+            if (lg != LANG_CUDA || !allow_vendor) {
+                snprintf(why, why_cap, "nvcc-flags: vendor library %s is not allowed in this run "
+                         "(vendor libraries must be allowed explicitly)", flag);
+                return false;
+            }
+        } else if (lg == LANG_C) {
+            if (!in_list(flag, c_flags_allowed, sizeof c_flags_allowed / sizeof c_flags_allowed[0])) {
+                snprintf(why, why_cap, "nvcc-flags: a C candidate may only ask for -O2 or -O3, "
+                         "not \"%s\"", flag);
+                return false;
+            }
+        } else if (!in_list(flag, cuda_flags_allowed,
+                            sizeof cuda_flags_allowed / sizeof cuda_flags_allowed[0]) &&
+                   !is_maxrregcount(flag)) {
+            snprintf(why, why_cap, "nvcc-flags: flag \"%s\" is not allowed (allowed: "
+                     "--use_fast_math, -lineinfo, -Xptxas=-v, --extra-device-vectorization, "
+                     "-maxrregcount=N (16..255), -O3, -O2)", flag);
+            return false;
+        }
+        fl->n++;
+    }
+    return true;
+}
+
+/* ---- argv ------------------------------------------------------------- */
+
+typedef struct argv_buf {
+    int n;
+    char *v[MAX_ARGS + 1];
+    char store[8192];
+    size_t used;
+} argv_buf;
+
+static kbv_status arg_add(argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static kbv_status arg_add(argv_buf *a, const char *fmt, ...)
+{
+    if (a->n >= MAX_ARGS)
+        return kbv_fail(KBV_ERR_INVALID, "compiler command line: too many arguments");
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(a->store + a->used, sizeof a->store - a->used, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof a->store - a->used)
+        return kbv_fail(KBV_ERR_INVALID, "compiler command line too long");
+    a->v[a->n++] = a->store + a->used;
+    a->v[a->n] = NULL;
+    a->used += (size_t)len + 1;
+    return KBV_OK;
+}
+
+/* The exact command: run in the build directory on candidate.<ext>, so the
+ * argv (and with it the cache key) does not depend on where things are. */
+static kbv_status build_argv(const char *compiler, lang lg, const char *arch, const char *inc,
+                             const flag_list *fl, const char *src, bool allow_vendor, argv_buf *a)
+{
+    a->n = 0;
+    a->used = 0;
+    KBV_TRY(arg_add(a, "%s", compiler));
+    if (lg == LANG_CUDA) {
+        KBV_TRY(arg_add(a, "-O3"));
+        KBV_TRY(arg_add(a, "-gencode=arch=compute_%s,code=sm_%s", arch, arch));
+        KBV_TRY(arg_add(a, "-shared"));
+        KBV_TRY(arg_add(a, "-Xcompiler"));
+        KBV_TRY(arg_add(a, "-fPIC,-fvisibility=hidden"));
+        KBV_TRY(arg_add(a, "-cudart"));
+        KBV_TRY(arg_add(a, "shared"));
+        KBV_TRY(arg_add(a, "-Xlinker"));
+        KBV_TRY(arg_add(a, "-z,defs"));
+    } else {
+        KBV_TRY(arg_add(a, "-std=c11"));
+        KBV_TRY(arg_add(a, "-O2"));
+        KBV_TRY(arg_add(a, "-shared"));
+        KBV_TRY(arg_add(a, "-fPIC"));
+        KBV_TRY(arg_add(a, "-fvisibility=hidden"));
+        KBV_TRY(arg_add(a, "-Wl,-z,defs"));
+    }
+    KBV_TRY(arg_add(a, "-DKBV_CANDIDATE_BUILD"));
+    KBV_TRY(arg_add(a, "-I%s", inc));
+    for (int i = 0; i < fl->n; i++)
+        KBV_TRY(arg_add(a, "%s", fl->v[i]));
+    if (lg == LANG_CUDA && allow_vendor) {
+        /* a run that allows vendor libraries links the ones the source uses */
+        if (strstr(src, "cublas")) {
+            KBV_TRY(arg_add(a, "-lcublas"));
+            KBV_TRY(arg_add(a, "-lcublasLt"));
+        }
+        if (strstr(src, "cudnn"))
+            KBV_TRY(arg_add(a, "-lcudnn"));
+    }
+    KBV_TRY(arg_add(a, "-o"));
+    KBV_TRY(arg_add(a, "candidate.so"));
+    KBV_TRY(arg_add(a, lg == LANG_CUDA ? "candidate.cu" : "candidate.c"));
+    if (lg == LANG_C)
+        KBV_TRY(arg_add(a, "-lm"));
+    return KBV_OK;
+}
+
+/* ---- the cache -------------------------------------------------------- */
+
+static kbv_status sha256_parts(const void *const *parts, const size_t *lens, int n,
+                               unsigned char digest[32])
+{
+    kbv_status st = KBV_OK;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx)
+        return kbv_fail(KBV_ERR_NOMEM, "EVP_MD_CTX_new");
+    if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED, "SHA-256 unavailable in OpenSSL");
+    for (int i = 0; i < n; i++) {
+        /* length-prefixed, so part boundaries cannot be shifted */
+        uint64_t len = lens[i];
+        if (EVP_DigestUpdate(ctx, &len, sizeof len) != 1 ||
+            EVP_DigestUpdate(ctx, parts[i], lens[i]) != 1)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED, "SHA-256 update failed");
+    }
+    unsigned int dlen = 0;
+    if (EVP_DigestFinal_ex(ctx, digest, &dlen) != 1 || dlen != 32)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED, "SHA-256 final failed");
+done:
+    EVP_MD_CTX_free(ctx);
+    return st;
+}
+
+/* Fills r from a complete cache entry; false when there is none. */
+static bool load_entry(const char *entry, kbv_compile_result *r)
+{
+    char path[PATH_MAX + 32];
+    bool ok;
+    snprintf(path, sizeof path, "%s/ok", entry);
+    if (file_exists(path)) {
+        ok = true;
+        char so[PATH_MAX + 32];
+        snprintf(so, sizeof so, "%s/candidate.so", entry);
+        if (!file_exists(so))
+            return false;  /* damaged by hand: kbv_compile reports it */
+    } else {
+        snprintf(path, sizeof path, "%s/failed", entry);
+        if (!file_exists(path))
+            return false;
+        ok = false;
+    }
+    r->seconds = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%lf", &r->seconds) != 1)
+            r->seconds = 0;
+        fclose(f);
+    }
+    r->log[0] = '\0';
+    snprintf(path, sizeof path, "%s/compile.log", entry);
+    f = fopen(path, "rb");
+    if (f) {
+        size_t n = fread(r->log, 1, sizeof r->log - 1, f);
+        r->log[n] = '\0';
+        fclose(f);
+    }
+    r->ok = ok;
+    snprintf(r->so_path, sizeof r->so_path, "%s/candidate.so", entry);
+    if (!ok)
+        r->so_path[0] = '\0';
+    return true;
+}
+
+static kbv_status lang_of(const char *path, lang *lg)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (dot && (!slash || dot > slash)) {
+        if (strcmp(dot, ".cu") == 0) {
+            *lg = LANG_CUDA;
+            return KBV_OK;
+        }
+        if (strcmp(dot, ".c") == 0) {
+            *lg = LANG_C;
+            return KBV_OK;
+        }
+    }
+    return kbv_fail(KBV_ERR_INVALID, "%s is not a candidate source: expected a .cu (CUDA) or .c "
+                    "(CPU) file", path);
+}
+
+kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
+{
+    kbv_status st = KBV_OK;
+    char *src = NULL, *header = NULL;
+    size_t src_len = 0, header_len = 0;
+    char tmp[PATH_MAX] = "";
+    char path[PATH_MAX + 64];
+    char version[VERSION_CAP];
+    argv_buf *args = NULL;
+    lang lg = LANG_C;
+
+    memset(r, 0, offsetof(kbv_compile_result, log));
+    r->log[0] = '\0';
+    if (!o || !o->source)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_compile: no source given");
+    KBV_TRY(lang_of(o->source, &lg));
+    KBV_TRY(read_file(o->source, SOURCE_MAX_BYTES, &src, &src_len));
+    if (src_len == 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is empty", o->source);
+    if (strlen(src) != src_len)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s contains NUL bytes: not a source file",
+                      o->source);
+    unsigned char digest[32];
+    {
+        const void *parts[] = {src};
+        size_t lens[] = {src_len};
+        KBV_TRY_GOTO(sha256_parts(parts, lens, 1, digest), st, done);
+        hex(digest, 32, r->sha256);
+    }
+
+    flag_list flags;
+    char why[512];
+    if (!parse_flags_line(src, lg, o->allow_vendor_libs, &flags, why, sizeof why)) {
+        snprintf(r->log, sizeof r->log, "refused: %s\n", why);
+        goto done;  /* the candidate's failure, not kbv's; cheap, so not cached */
+    }
+
+    const char *inc = kbv_candidate_include_dir();
+    snprintf(path, sizeof path, "%s/kbv/candidate.h", inc);
+    st = read_file(path, SOURCE_MAX_BYTES, &header, &header_len);
+    if (st != KBV_OK)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "kbv/candidate.h not found under %s (set "
+                      "KBV_INCLUDE_DIR): %s", inc, kbv_last_error());
+
+    const char *compiler = resolve_compiler(o, lg);
+    const char *arch = o->arch && *o->arch ? o->arch : KBV_COMPILE_DEFAULT_ARCH;
+    for (const char *c = arch; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z')))
+            KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "bad GPU architecture \"%s\" (e.g. 90a)", arch);
+    args = malloc(sizeof *args);
+    if (!args)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "compiler arguments");
+    KBV_TRY_GOTO(build_argv(compiler, lg, arch, inc, &flags, src, o->allow_vendor_libs, args), st,
+                 done);
+    KBV_TRY_GOTO(compiler_version(compiler, version, sizeof version), st, done);
+
+    {
+        static const char tag[] = "kbv-compile-1";
+        const void *parts[] = {tag, src, header, args->store, version};
+        size_t lens[] = {sizeof tag, src_len, header_len, args->used, strlen(version)};
+        KBV_TRY_GOTO(sha256_parts(parts, lens, 5, digest), st, done);
+        hex(digest, 32, r->key);
+    }
+
+    const char *cache = o->cache_dir ? o->cache_dir : kbv_cache_dir();
+    if (!cache)
+        KBV_TRY_GOTO(KBV_ERR_IO, st, done);
+    char shard[PATH_MAX];
+    char entry[PATH_MAX + 80];
+    if (snprintf(shard, sizeof shard, "%s/build/%.2s", cache, r->key) >= (int)sizeof shard)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "cache path too long: %s", cache);
+    snprintf(entry, sizeof entry, "%s/%s", shard, r->key);
+    if (load_entry(entry, r)) {
+        r->cached = true;
+        goto done;
+    }
+
+    /* build privately, then publish with one rename */
+    KBV_TRY_GOTO(mkdir_p(shard), st, done);
+    if (snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-XXXXXX", shard, r->key) >= (int)sizeof tmp) {
+        tmp[0] = '\0';
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "cache path too long: %s", shard);
+    }
+    if (!mkdtemp(tmp)) {
+        int err = errno;
+        tmp[0] = '\0';
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdtemp in %s: %s", shard, strerror(err));
+    }
+    snprintf(path, sizeof path, "%s/%s", tmp, lg == LANG_CUDA ? "candidate.cu" : "candidate.c");
+    KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
+
+    double timeout = o->timeout_s > 0 ? o->timeout_s : KBV_COMPILE_DEFAULT_TIMEOUT_S;
+    tool_run run;
+    KBV_TRY_GOTO(run_tool(args->v, tmp, timeout, r->log, sizeof r->log - 160, &run), st, done);
+    r->seconds = run.seconds;
+    if (run.truncated)
+        appendf(r->log, sizeof r->log, "\n[compiler output truncated]\n");
+    if (run.timed_out) {
+        appendf(r->log, sizeof r->log, "\ncompiler timed out after %g s\n", timeout);
+        goto done;  /* not cached: it may be the machine, not the source */
+    }
+    snprintf(path, sizeof path, "%s/candidate.so", tmp);
+    bool built = WIFEXITED(run.wait_status) && WEXITSTATUS(run.wait_status) == 0 &&
+                 file_exists(path);
+    if (!built) {
+        if (WIFSIGNALED(run.wait_status))
+            appendf(r->log, sizeof r->log, "\ncompiler killed by signal %d\n",
+                    WTERMSIG(run.wait_status));
+        if (!o->allow_vendor_libs && (strstr(src, "cublas") || strstr(src, "cudnn")))
+            appendf(r->log, sizeof r->log, "\nnote: vendor libraries (cuBLAS, cuDNN) are not "
+                    "allowed in this run\n");
+    }
+    snprintf(path, sizeof path, "%s/compile.log", tmp);
+    KBV_TRY_GOTO(write_file(path, r->log, strlen(r->log)), st, done);
+    char secs[64];
+    int slen = snprintf(secs, sizeof secs, "%.3f\n", run.seconds);
+    snprintf(path, sizeof path, "%s/%s", tmp, built ? "ok" : "failed");
+    KBV_TRY_GOTO(write_file(path, secs, (size_t)slen), st, done);
+
+    if (rename(tmp, entry) == 0) {
+        tmp[0] = '\0';
+    } else if (errno != EEXIST && errno != ENOTEMPTY) {
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "rename %s -> %s: %s", tmp, entry, strerror(errno));
+    }
+    /* published by us or, a moment earlier, by another process: same bytes */
+    if (!load_entry(entry, r))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cache entry %s is incomplete: remove it", entry);
+    r->seconds = run.seconds;
+done:
+    if (tmp[0]) {
+        kbv_status rm = kbv_sandbox_remove_dir(tmp);
+        if (rm != KBV_OK && st == KBV_OK)
+            st = kbv_relay_at(__FILE__, __LINE__, rm);
+    }
+    free(args);
+    free(header);
+    free(src);
+    return st;
+}

@@ -1,0 +1,68 @@
+/* Building a candidate source into a shared object, content-addressed.
+ *
+ * A .cu source goes through nvcc, a .c source through cc, each with the
+ * fixed flags of the candidate ABI (DESIGN section 1) plus flags the first
+ * line may request from an allowlist:
+ *
+ *     // kbv: nvcc-flags=--use_fast_math -lineinfo
+ *
+ * The shared object is linked with -z defs, so a symbol nothing provides
+ * (a vendor library the run does not allow) is a compile error, not a
+ * load failure later. Results live in a cache keyed by SHA-256 of (source
+ * bytes, candidate.h, the exact compiler argv, the compiler's version):
+ *
+ *     <cache>/build/<key[0:2]>/<key>/{candidate.so, compile.log, ok|failed}
+ *
+ * Each build happens in a private temporary directory that is renamed into
+ * place, so concurrent kbv processes never see a half-written entry. A
+ * failed compilation is cached too (the same source fails the same way); a
+ * compiler timeout is not (it may be the machine's load). */
+#ifndef KBV_COMPILE_H
+#define KBV_COMPILE_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "core/status.h"
+
+#define KBV_COMPILE_LOG_CAP (64 * 1024)
+#define KBV_COMPILE_DEFAULT_ARCH "90a"
+#define KBV_COMPILE_DEFAULT_TIMEOUT_S 300.0
+
+typedef struct kbv_compile_opts {
+    const char *source;        /* path of the .cu or .c candidate */
+    const char *arch;          /* "90a" -> sm_90a; NULL: KBV_COMPILE_DEFAULT_ARCH */
+    const char *cache_dir;     /* NULL: kbv_cache_dir() */
+    bool allow_vendor_libs;    /* permit linking cuBLAS/cuDNN */
+    double timeout_s;          /* 0: KBV_COMPILE_DEFAULT_TIMEOUT_S */
+    const char *nvcc;          /* NULL: $KBV_NVCC, else "nvcc" on PATH, else /usr/local/cuda/bin/nvcc */
+    const char *cc;            /* NULL: $CC, else "cc" */
+} kbv_compile_opts;
+
+typedef struct kbv_compile_result {
+    bool ok;                   /* a shared object is at so_path */
+    bool cached;               /* the result came from the cache */
+    double seconds;            /* compiler wall time (of the original build when cached) */
+    char so_path[PATH_MAX];
+    char sha256[65];           /* of the source bytes, lowercase hex */
+    char key[65];              /* the cache key */
+    char log[KBV_COMPILE_LOG_CAP];  /* compiler output, or why the source was refused */
+} kbv_compile_result;
+
+/* Compiles o->source. A source that fails to compile, makes the compiler
+ * time out or asks for a flag that is not allowed is the candidate's
+ * failure, not kbv's: the call returns KBV_OK with r->ok == false and the
+ * reason in r->log. Errors are an unreadable, empty or unrecognised source
+ * file, a missing compiler and an unusable cache. */
+kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r);
+
+/* kbv's cache directory, created on first use: $KBV_CACHE_DIR, else
+ * $XDG_CACHE_HOME/kbv, else $HOME/.cache/kbv. NULL if it cannot be created
+ * (the reason is in kbv_last_error()). Computed once per process. */
+const char *kbv_cache_dir(void);
+
+/* The directory holding kbv/candidate.h: $KBV_INCLUDE_DIR, else the source
+ * tree's include/ as configured at build time. */
+const char *kbv_candidate_include_dir(void);
+
+#endif
