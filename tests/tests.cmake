@@ -10,6 +10,8 @@ foreach(src ${KBV_UNIT_TESTS})
       KBV_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS unit)
+  # Tests start candidates in kbv-runner and drive the kbv command.
+  add_dependencies(${name} kbv-runner kbv)
 endforeach()
 
 # GPU tests: tests/gpu/test_*.c, run by tests/gpu/run.sh on a machine with a GPU.
