@@ -1,0 +1,147 @@
+/* kbv baseline: measure and cache the baselines on this machine. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "eval/baseline.h"
+#include "eval/draws.h"
+#include "eval/protocol.h"
+#include "eval/runset.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv baseline [--problems SEL] [--size full|small] [--device cpu|cuda]\n"
+            "                    [--force] [--seed N]\n\n"
+            "Runs each problem's graph eagerly, like PyTorch, in the timed precision modes\n"
+            "(fp32-strict, fp32, tf32) and caches the measurements per device in\n"
+            "<cache>/baselines/<device>.jsonl, where kbv check and kbv eval find them:\n"
+            "  standard timing  3 warm-up runs, then mean +- stddev of 100 timed runs\n"
+            "  strict timing    30 trials with fresh inputs and a flushed cache: median [IQR]\n"
+            "  peak memory      resident inputs and params plus the allocator's peak growth\n"
+            "                   during one forward (as torch.cuda.max_memory_allocated)\n"
+            "Cached measurements are reused unless --force. Prints one row per problem and\n"
+            "mode. MB = 1e6 bytes.\n\n"
+            "  --problems SEL     e.g. L1/1-32, L1/19, L1/1,L1/5 or L1 (default: every problem)\n"
+            "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
+            "                     on a GPU, small on the CPU)\n"
+            "  --device cpu|cuda  where to measure (default: cuda when a GPU is usable)\n"
+            "  --force            measure again even when cached\n"
+            "  --seed N           seed of the inputs drawn (default: a fresh one)\n"
+            "  --help             this text\n\n"
+            "Exit status: 0 when every baseline was measured or found, 1 otherwise, 2 on bad\n"
+            "usage.\n");
+}
+
+static void print_row(const char *key, const kbv_baseline *b, bool fresh)
+{
+    char mean[64], median[64];
+    snprintf(mean, sizeof mean, "%.4g +- %.2g", b->std_mean_ms, b->std_sd_ms);
+    snprintf(median, sizeof median, "%.4g [%.2g]", b->strict_median_ms, b->strict_iqr_ms);
+    printf("%-8s %-12s %24s %24s %10.3f  %s\n", key, kbv_mode_name(b->mode), mean, median,
+           b->peak_bytes / 1e6, fresh ? "measured" : "cached");
+}
+
+int kbv_cmd_baseline(int argc, char **argv)
+{
+    const char *problems = NULL, *device = NULL, *size = NULL, *seed_s = NULL;
+    bool force = false;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--force")) {
+            force = true;
+        } else if (!strcmp(arg, "--problems") && a + 1 < argc) {
+            problems = argv[++a];
+        } else if (!strcmp(arg, "--device") && a + 1 < argc) {
+            device = argv[++a];
+        } else if (!strcmp(arg, "--size") && a + 1 < argc) {
+            size = argv[++a];
+        } else if (!strcmp(arg, "--seed") && a + 1 < argc) {
+            seed_s = argv[++a];
+        } else {
+            fprintf(stderr, "kbv baseline: unknown or incomplete option '%s' (see kbv baseline "
+                            "--help)\n", arg);
+            return 2;
+        }
+    }
+    kbv_problem_set sel;
+    if (problems && kbv_problem_set_parse(problems, &sel) != KBV_OK) {
+        fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
+        return 2;
+    }
+    if (device && strcmp(device, "cpu") && strcmp(device, "cuda")) {
+        fprintf(stderr, "kbv baseline: --device must be cpu or cuda, got '%s'\n", device);
+        return 2;
+    }
+    if (size && strcmp(size, "full") && strcmp(size, "small")) {
+        fprintf(stderr, "kbv baseline: --size must be full or small, got '%s'\n", size);
+        return 2;
+    }
+    kbv_eval_opts opts = {0};
+    if (seed_s && kbv_seed_parse(seed_s, &opts.run_seed) != KBV_OK) {
+        fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
+        return 2;
+    }
+
+    int status = 1, failed = 0, shown = 0;
+    kbv_evaluator *ev = NULL;
+    kbv_baseline_cache cache;
+    bool cache_open = false;
+    kbv_graph *g = malloc(sizeof *g);
+    if (!g) {
+        fprintf(stderr, "kbv baseline: out of memory\n");
+        return 1;
+    }
+    if (kbv_eval_opts_resolve(device, size, &opts) != KBV_OK ||
+        (!seed_s && kbv_run_seed_new(&opts.run_seed) != KBV_OK) ||
+        kbv_evaluator_create(&opts, &ev) != KBV_OK)
+        goto fail;
+    if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK)
+        goto fail;
+    cache_open = true;
+    printf("baselines on %s, size %s (cache %s)\n", ev->device_name, kbv_size_name(opts.size),
+           cache.path);
+    printf("%-8s %-12s %24s %24s %10s\n", "problem", "mode", "mean ms +- sd",
+           "median ms [IQR]", "peak MB");
+    for (int p = 0; p < kbv_problem_count(); p++) {
+        const kbv_problem_def *def = kbv_problem_at(p);
+        if (problems && !kbv_problem_set_contains(&sel, def->level, def->id))
+            continue;
+        char key[32];
+        kbv_problem_key(def, key, sizeof key);
+        kbv_baseline base[KBV_MODE_COUNT];
+        unsigned fresh = 0;
+        if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
+            kbv_baselines_get(&cache, ev->be, g, key, opts.size, opts.run_seed, force, base,
+                              &fresh) != KBV_OK) {
+            fprintf(stderr, "kbv baseline: %s:\n%s\n", key, kbv_last_error());
+            kbv_clear_error();
+            failed++;
+            continue;
+        }
+        for (int m = 0; m < KBV_MODE_COUNT; m++)
+            if (m != KBV_MODE_FP64)
+                print_row(key, &base[m], fresh & (1u << m));
+        shown++;
+        fflush(stdout);
+    }
+    if (shown == 0 && failed == 0) {
+        fprintf(stderr, "kbv baseline: no problem matches '%s'\n", problems ? problems : "");
+        goto done;
+    }
+    status = failed ? 1 : 0;
+    goto done;
+fail:
+    fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
+done:
+    if (cache_open)
+        kbv_baseline_cache_close(&cache);
+    kbv_evaluator_destroy(ev);
+    free(g);
+    return status;
+}

@@ -1,0 +1,296 @@
+/* kbv check: evaluate one candidate file and print its verdicts. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/commands.h"
+#include "eval/draws.h"
+#include "eval/protocol.h"
+#include "eval/verdict.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv check PROBLEM FILE [--device cpu|cuda] [--size full|small] [--seed N]\n"
+            "                 [--timeout S] [--json]\n\n"
+            "Compiles FILE (a .cu candidate for the GPU, a .c candidate for the CPU backend),\n"
+            "runs it on PROBLEM (e.g. L1/19) and prints, per protocol (standard, verified,\n"
+            "strict), the verdict and the reason of a failure, a table of the 13 draws (5 base\n"
+            "draws, D1-D8) with errors against their budgets, kernel and baseline times with\n"
+            "their noise, speedups and peak memory.\n\n"
+            "  --device cpu|cuda  where to run (default: cuda when a GPU is usable; .c files\n"
+            "                     always run on the CPU backend)\n"
+            "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
+            "                     on a GPU, small on the CPU)\n"
+            "  --seed N           the run seed (0 .. 2^53-1); default: a fresh secret seed\n"
+            "  --timeout S        deadline of each request to the candidate, seconds (default 60)\n"
+            "  --json             print the results record (one JSON object) instead\n"
+            "  --help             this text\n\n"
+            "Exit status: 0 when the candidate was evaluated (whatever the verdict, a\n"
+            "compile error included), 1 when it could not be evaluated, 2 on bad usage.\n");
+}
+
+static const char *ms_text(double ms, char *buf, size_t cap)
+{
+    if (isfinite(ms))
+        snprintf(buf, cap, "%.4g", ms);
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+static const char *sci(double x, char *buf, size_t cap)
+{
+    if (!isfinite(x))
+        return snprintf(buf, cap, "-"), buf;
+    if (x == 0)
+        return snprintf(buf, cap, "0"), buf;
+    return kbv_fmt_sci(x, 1, buf, cap);
+}
+
+static const char *mb_text(double bytes, char *buf, size_t cap)
+{
+    if (isfinite(bytes))
+        snprintf(buf, cap, "%.3f", bytes / 1e6);
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+static void print_report(const kbv_record *rec, const kbv_problem_def *def,
+                         const kbv_baseline base[KBV_MODE_COUNT], bool seed_given)
+{
+    char a[32], b[32], c[32], d[32], e[32];
+    printf("kbv check: %s %s, %s\n", rec->problem, def->name, rec->file);
+    printf("device %s, size %s, seed %llu%s\n", rec->device, rec->size,
+           (unsigned long long)rec->seed, seed_given ? "" : " (fresh; pass --seed to repeat)");
+    if (!rec->compile.ok) {
+        printf("compile: FAILED (every protocol fails)\n%s\n", rec->compile.log);
+        return;
+    } else {
+        printf("compile: ok (%s, %.2f s)\n", rec->compile.cached ? "cached" : "built",
+               rec->compile.seconds);
+    }
+
+    printf("\nverdicts\n");
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        const kbv_proto_result *r = &rec->proto[p];
+        char draws[48] = "";
+        if (r->draws_total)
+            snprintf(draws, sizeof draws, "%d/%d draws", r->draws_passed, r->draws_total);
+        if (r->draws_skipped)
+            snprintf(draws + strlen(draws), sizeof draws - strlen(draws), ", %d skipped",
+                     r->draws_skipped);
+        printf("  %-9s %-4s  %-22s %s\n", kbv_protocol_name((kbv_protocol)p),
+               r->correct ? "PASS" : "FAIL", draws, r->correct ? "" : r->reason);
+    }
+
+    if (rec->n_draws) {
+        printf("\n  %-7s %-5s %-6s %13s %9s %8s %8s %8s %8s %8s %9s\n", "draw", "std", "strict",
+               "allclose-fail", "max|diff|", "rel L2", "budget", "max err", "budget",
+               "unjudged", "unwritten");
+        for (int i = 0; i < rec->n_draws; i++) {
+            const kbv_draw_record *dr = &rec->draws[i];
+            const char *std = dr->std_pass < 0 ? "skip" : dr->std_pass ? "pass" : "FAIL";
+            printf("  %-7s %-5s %-6s %13lld %9s %8s %8s %8s %8s %8lld %9lld\n", dr->dist, std,
+                   dr->strict_pass ? "pass" : "FAIL", (long long)dr->allclose_fail,
+                   sci(dr->max_abs_diff, a, sizeof a), sci(dr->rel_l2, b, sizeof b),
+                   sci(dr->budget_rel_l2, c, sizeof c), sci(dr->max_err, d, sizeof d),
+                   sci(dr->budget_max_err, e, sizeof e), (long long)dr->unjudged,
+                   (long long)dr->poison_left);
+        }
+        printf("  (std: allclose against the fp32 baseline; strict: against the float64 oracle,\n"
+               "   budgets 8x the tf32 baseline's error)\n");
+    }
+
+    static const kbv_mode base_mode[KBV_PROTO_COUNT] = {KBV_MODE_FP32, KBV_MODE_TF32,
+                                                        KBV_MODE_TF32};
+    printf("\n  %-9s %-28s %-30s %s\n", "timing", "kernel (ms)", "baseline (ms)", "speedup");
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        const kbv_proto_result *r = &rec->proto[p];
+        const kbv_baseline *bl = &base[base_mode[p]];
+        char kern[128], bas[128], sp[32];
+        bool strict = p == KBV_PROTO_STRICT;
+        if (isfinite(r->t_kernel_ms))
+            snprintf(kern, sizeof kern, strict ? "median %s [IQR %s]" : "mean %s +- %s",
+                     ms_text(r->t_kernel_ms, a, sizeof a),
+                     ms_text(r->t_kernel_spread_ms, b, sizeof b));
+        else
+            snprintf(kern, sizeof kern, "not timed");
+        if (strict)
+            snprintf(bas, sizeof bas, "%s %s [IQR %s]", kbv_mode_name(base_mode[p]),
+                     ms_text(bl->strict_median_ms, c, sizeof c),
+                     ms_text(bl->strict_iqr_ms, d, sizeof d));
+        else
+            snprintf(bas, sizeof bas, "%s %s +- %s", kbv_mode_name(base_mode[p]),
+                     ms_text(bl->std_mean_ms, c, sizeof c), ms_text(bl->std_sd_ms, d, sizeof d));
+        if (isfinite(r->speedup))
+            snprintf(sp, sizeof sp, "%.3gx", r->speedup);
+        else
+            snprintf(sp, sizeof sp, "-");
+        printf("  %-9s %-28s %-30s %s\n", kbv_protocol_name((kbv_protocol)p), kern, bas, sp);
+    }
+    const kbv_proto_result *S = &rec->proto[KBV_PROTO_STRICT];
+    const kbv_baseline *fs = &base[KBV_MODE_FP32_STRICT];
+    printf("  fp32-strict baseline: median %s ms [IQR %s]", ms_text(fs->strict_median_ms, a, sizeof a),
+           ms_text(fs->strict_iqr_ms, b, sizeof b));
+    if (isfinite(S->t_kernel_ms) && isfinite(fs->strict_median_ms) && S->t_kernel_ms > 0)
+        printf(", strict speedup against it %.3gx", fs->strict_median_ms / S->t_kernel_ms);
+    printf("\n");
+    if (isfinite(S->sol_fraction))
+        printf("  speed-of-light fraction (H200, TF32): %.3g\n", S->sol_fraction);
+
+    const kbv_proto_result *P = rec->proto;
+    printf("\nmemory (peak MB): kernel %s; baselines fp32 %s, tf32 %s\n",
+           mb_text(P[0].mem_kernel_bytes, a, sizeof a),
+           mb_text(base[KBV_MODE_FP32].peak_bytes, b, sizeof b),
+           mb_text(base[KBV_MODE_TF32].peak_bytes, c, sizeof c));
+    if (S->n_flags) {
+        printf("flags:");
+        for (int i = 0; i < S->n_flags; i++)
+            printf(" %s", S->flags[i]);
+        printf("\n");
+    }
+    if (rec->has_fault)
+        printf("fault: %s: %s\n", rec->fault_kind, rec->fault_reason);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int kbv_cmd_check(int argc, char **argv)
+{
+    const char *problem = NULL, *file = NULL, *device = NULL, *size = NULL, *seed_s = NULL;
+    double timeout = 0;
+    bool json = false;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--json")) {
+            json = true;
+        } else if (!strcmp(arg, "--device") && a + 1 < argc) {
+            device = argv[++a];
+        } else if (!strcmp(arg, "--size") && a + 1 < argc) {
+            size = argv[++a];
+        } else if (!strcmp(arg, "--seed") && a + 1 < argc) {
+            seed_s = argv[++a];
+        } else if (!strcmp(arg, "--timeout") && a + 1 < argc) {
+            char *end = NULL;
+            errno = 0;
+            timeout = strtod(argv[++a], &end);
+            if (errno || *end || !(timeout > 0)) {
+                fprintf(stderr, "kbv check: --timeout needs a positive number of seconds, got "
+                                "'%s'\n", argv[a]);
+                return 2;
+            }
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            fprintf(stderr, "kbv check: unknown or incomplete option '%s' (see kbv check "
+                            "--help)\n", arg);
+            return 2;
+        } else if (!problem) {
+            problem = arg;
+        } else if (!file) {
+            file = arg;
+        } else {
+            fprintf(stderr, "kbv check: unexpected argument '%s' (see kbv check --help)\n", arg);
+            return 2;
+        }
+    }
+    if (!problem || !file) {
+        usage(stderr);
+        return 2;
+    }
+    const kbv_problem_def *def = kbv_problem_find(problem);
+    if (!def) {
+        fprintf(stderr, "kbv check: unknown problem '%s' (kbv list shows them)\n", problem);
+        return 2;
+    }
+    bool is_c = ends_with(file, ".c");
+    if (!is_c && !ends_with(file, ".cu")) {
+        fprintf(stderr, "kbv check: %s: a candidate is a .cu file (GPU) or a .c file (CPU "
+                        "backend)\n", file);
+        return 2;
+    }
+    if (is_c && device && strcmp(device, "cpu")) {
+        fprintf(stderr, "kbv check: %s is a .c candidate: it runs on the CPU backend "
+                        "(--device cpu)\n", file);
+        return 2;
+    }
+    if (!is_c && device && !strcmp(device, "cpu")) {
+        fprintf(stderr, "kbv check: %s is a .cu candidate: it needs --device cuda\n", file);
+        return 2;
+    }
+    if (device && strcmp(device, "cpu") && strcmp(device, "cuda")) {
+        fprintf(stderr, "kbv check: --device must be cpu or cuda, got '%s'\n", device);
+        return 2;
+    }
+    if (size && strcmp(size, "full") && strcmp(size, "small")) {
+        fprintf(stderr, "kbv check: --size must be full or small, got '%s'\n", size);
+        return 2;
+    }
+
+    int status = 1;
+    kbv_evaluator *ev = NULL;
+    kbv_baseline_cache cache;
+    bool cache_open = false;
+    kbv_record *rec = malloc(sizeof *rec);
+    kbv_baseline base[KBV_MODE_COUNT];
+    kbv_eval_opts opts = {.call_timeout_s = timeout};
+    if (!rec) {
+        fprintf(stderr, "kbv check: out of memory\n");
+        return 1;
+    }
+    if (seed_s) {
+        if (kbv_seed_parse(seed_s, &opts.run_seed) != KBV_OK) {
+            fprintf(stderr, "kbv check: %s\n", kbv_last_error());
+            free(rec);
+            return 2;
+        }
+    } else if (kbv_run_seed_new(&opts.run_seed) != KBV_OK) {
+        goto fail;
+    }
+    if (kbv_eval_opts_resolve(is_c ? "cpu" : device ? device : "cuda", size, &opts) != KBV_OK)
+        goto fail;
+    if (kbv_evaluator_create(&opts, &ev) != KBV_OK)
+        goto fail;
+    if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK)
+        goto fail;
+    cache_open = true;
+    kbv_record_init(rec);
+    snprintf(rec->file, sizeof rec->file, "%s", file);
+    if (kbv_sample_evaluate(ev, &cache, def, file, rec, base) != KBV_OK)
+        goto fail;
+    if (json) {
+        json_t *o = NULL;
+        if (kbv_record_to_json(rec, &o) != KBV_OK)
+            goto fail;
+        int bad = json_dumpf(o, stdout, JSON_INDENT(2));
+        json_decref(o);
+        printf("\n");
+        if (bad) {
+            fprintf(stderr, "kbv check: writing JSON failed\n");
+            goto done;
+        }
+    } else {
+        print_report(rec, def, base, seed_s != NULL);
+    }
+    status = fflush(stdout) == 0 ? 0 : 1;
+    goto done;
+fail:
+    fprintf(stderr, "kbv check: could not evaluate %s:\n%s\n", file, kbv_last_error());
+done:
+    if (cache_open)
+        kbv_baseline_cache_close(&cache);
+    kbv_evaluator_destroy(ev);
+    free(rec);
+    return status;
+}

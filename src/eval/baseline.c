@@ -1,0 +1,455 @@
+#include "eval/baseline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cpu/cpu_backend.h"
+#include "eval/compile.h"
+#include "eval/draws.h"
+#include "eval/verdict.h"
+
+#ifdef KBV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#define ALLOC_ROUND 512
+
+/* ---- device facts ----------------------------------------------------- */
+
+kbv_status kbv_device_name(int device, char *buf, size_t cap)
+{
+    if (device < 0) {
+        snprintf(buf, cap, "cpu");
+        return KBV_OK;
+    }
+#ifdef KBV_HAVE_CUDA
+    struct cudaDeviceProp prop;
+    cudaError_t err = cudaGetDeviceProperties(&prop, device);
+    if (err != cudaSuccess)
+        return kbv_fail(KBV_ERR_CUDA, "cudaGetDeviceProperties(%d): %s", device,
+                        cudaGetErrorString(err));
+    int version = 0;
+    err = cudaRuntimeGetVersion(&version);
+    if (err != cudaSuccess)
+        return kbv_fail(KBV_ERR_CUDA, "cudaRuntimeGetVersion: %s", cudaGetErrorString(err));
+    snprintf(buf, cap, "%s / CUDA %d.%d", prop.name, version / 1000, (version % 1000) / 10);
+    return KBV_OK;
+#else
+    snprintf(buf, cap, "cpu");
+    return kbv_fail(KBV_ERR_UNSUPPORTED, "GPU %d: this kbv was built without CUDA", device);
+#endif
+}
+
+void kbv_device_slug(const char *name, char *slug, size_t cap)
+{
+    size_t n = 0;
+    bool dash = false;
+    for (const char *p = name; *p && n + 1 < cap; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (isalnum(ch)) {
+            if (dash && n > 0 && n + 2 < cap)
+                slug[n++] = '-';
+            slug[n++] = (char)tolower(ch);
+            dash = false;
+        } else {
+            dash = true;
+        }
+    }
+    if (n == 0 && cap > 1)
+        slug[n++] = 'x';
+    if (cap > 0)
+        slug[n] = '\0';
+}
+
+kbv_status kbv_device_arch(int device, char *buf, size_t cap)
+{
+#ifdef KBV_HAVE_CUDA
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
+        return kbv_fail(KBV_ERR_CUDA, "compute capability of GPU %d", device);
+    /* sm_90a and later: the architecture-specific features (wgmma, setmaxnreg) */
+    snprintf(buf, cap, "%d%d%s", major, minor, major >= 9 ? "a" : "");
+    return KBV_OK;
+#else
+    snprintf(buf, cap, "none");
+    return kbv_fail(KBV_ERR_UNSUPPORTED, "GPU %d: this kbv was built without CUDA", device);
+#endif
+}
+
+size_t kbv_device_flush_bytes(int device)
+{
+#ifdef KBV_HAVE_CUDA
+    if (device >= 0) {
+        int l2 = 0;
+        if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess && l2 > 0)
+            return 2 * (size_t)l2;
+        return (size_t)256 << 20;   /* above 2x the L2 of every current GPU */
+    }
+#else
+    (void)device;
+#endif
+    return kbv_cpu_flush_bytes();
+}
+
+const char *kbv_size_name(kbv_size s) { return s == KBV_SIZE_SMALL ? "small" : "full"; }
+
+kbv_status kbv_size_parse(const char *s, kbv_size *out)
+{
+    if (s && !strcmp(s, "full"))
+        *out = KBV_SIZE_FULL;
+    else if (s && !strcmp(s, "small"))
+        *out = KBV_SIZE_SMALL;
+    else
+        return kbv_fail(KBV_ERR_PARSE, "size '%s': expected full or small", s ? s : "");
+    return KBV_OK;
+}
+
+/* ---- measuring -------------------------------------------------------- */
+
+static bool is_float(kbv_dtype dt)
+{
+    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
+}
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+/* Eager inputs and params of g in be's memory, drawn from the base generators. */
+typedef struct resident {
+    kbv_tensor in[KBV_DEF_MAX_INPUTS];
+    kbv_tensor par[KBV_DEF_MAX_PARAMS];
+    size_t bytes;             /* counted as the allocator counts them */
+} resident;
+
+static kbv_status tensor_for(kbv_backend *be, const kbv_value *v, kbv_dtype def_dtype,
+                             kbv_tensor *t, size_t *bytes)
+{
+    kbv_value_tensor(v, t);
+    t->dtype = is_float(def_dtype) ? be->float_dtype : def_dtype;
+    *bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
+    void *p = NULL;
+    KBV_TRY(be->alloc(be, *bytes, &p));
+    t->data = p;
+    return KBV_OK;
+}
+
+static void resident_free(kbv_backend *be, const kbv_graph *g, resident *r)
+{
+    for (int i = 0; i < g->n_inputs; i++)
+        if (r->in[i].data)
+            be->release(be, r->in[i].data);
+    for (int j = 0; j < g->n_params; j++)
+        if (r->par[j].data)
+            be->release(be, r->par[j].data);
+    memset(r, 0, sizeof *r);
+}
+
+static kbv_status fill_inputs(kbv_backend *be, const kbv_graph *g, const kbv_draw *draw,
+                              resident *r)
+{
+    for (int i = 0; i < g->n_inputs; i++) {
+        const kbv_value *v = &g->values[i];
+        KBV_TRY(be->fill(be, &g->def->inputs[v->def_index], v->def_index, draw, &r->in[i]));
+    }
+    return KBV_OK;
+}
+
+static kbv_status resident_make(kbv_backend *be, const kbv_graph *g, uint64_t seed, resident *r)
+{
+    kbv_status st = KBV_OK;
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < g->n_inputs; i++) {
+        const kbv_value *v = &g->values[i];
+        size_t bytes;
+        KBV_TRY_GOTO(tensor_for(be, v, g->def->inputs[v->def_index].dtype, &r->in[i], &bytes),
+                     st, fail);
+        r->bytes += round_up(bytes, ALLOC_ROUND);
+    }
+    for (int j = 0; j < g->n_params; j++) {
+        const kbv_value *v = &g->values[g->n_inputs + j];
+        size_t bytes;
+        KBV_TRY_GOTO(tensor_for(be, v, g->def->params[v->def_index].dtype, &r->par[j], &bytes),
+                     st, fail);
+        r->bytes += round_up(bytes, ALLOC_ROUND);
+        kbv_draw pd = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_PARAMS, 0)};
+        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[v->def_index], v->def_index, &pd,
+                                    &r->par[j]),
+                     st, fail);
+    }
+    kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_DRAW, 0)};
+    KBV_TRY_GOTO(fill_inputs(be, g, &d, r), st, fail);
+    return KBV_OK;
+fail:
+    resident_free(be, g, r);
+    return st;
+}
+
+static void outputs_free(kbv_backend *be, const kbv_graph *g, kbv_tensor *out)
+{
+    for (int k = 0; k < g->n_outputs; k++)
+        if (out[k].data)
+            be->release(be, out[k].data);
+    memset(out, 0, sizeof *out * (size_t)g->n_outputs);
+}
+
+/* One forward, timed on the backend's clock when ms is not NULL. */
+static kbv_status forward(kbv_backend *be, const kbv_graph *g, const resident *r, double *ms)
+{
+    kbv_tensor out[KBV_DEF_MAX_OUTPUTS];
+    if (ms)
+        KBV_TRY(be->timer_start(be));
+    KBV_TRY(kbv_graph_run(g, be, r->in, r->par, out));
+    kbv_status st = ms ? be->timer_stop(be, ms) : be->sync(be);
+    outputs_free(be, g, out);
+    if (st != KBV_OK)
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    return KBV_OK;
+}
+
+kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t seed,
+                                kbv_baseline *out)
+{
+    kbv_status st = KBV_OK;
+    resident r;
+    double std_ms[KBV_BASELINE_STD_RUNS], strict_ms[KBV_BASELINE_STRICT_TRIALS];
+    kbv_tensor outs[KBV_DEF_MAX_OUTPUTS];
+    KBV_TRY(resident_make(be, g, seed, &r));
+
+    /* memory: the allocator's growth over the resident tensors in one forward */
+    KBV_TRY_GOTO(be->sync(be), st, done);
+    be->reset_peak(be);
+    size_t before = be->mem.current;
+    KBV_TRY_GOTO(kbv_graph_run(g, be, r.in, r.par, outs), st, done);
+    st = be->sync(be);
+    size_t growth = be->mem.peak > before ? be->mem.peak - before : 0;
+    outputs_free(be, g, outs);
+    if (st != KBV_OK)
+        goto done;
+    out->peak_bytes = (double)(r.bytes + growth);
+
+    /* standard: warm cache, back-to-back runs */
+    for (int i = 0; i < KBV_BASELINE_WARMUP; i++)
+        KBV_TRY_GOTO(forward(be, g, &r, NULL), st, done);
+    for (int i = 0; i < KBV_BASELINE_STD_RUNS; i++)
+        KBV_TRY_GOTO(forward(be, g, &r, &std_ms[i]), st, done);
+    kbv_time_stats ts;
+    kbv_time_stats_of(std_ms, KBV_BASELINE_STD_RUNS, &ts);
+    out->std_mean_ms = ts.mean;
+    out->std_sd_ms = ts.sd;
+    out->std_n = ts.n;
+
+    /* strict: fresh inputs and a cold cache every trial */
+    for (int t = 0; t < KBV_BASELINE_STRICT_TRIALS; t++) {
+        kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_TRIAL,
+                                                     (uint32_t)t)};
+        KBV_TRY_GOTO(fill_inputs(be, g, &d, &r), st, done);
+        KBV_TRY_GOTO(be->sync(be), st, done);
+        KBV_TRY_GOTO(be->flush_cache(be), st, done);
+        KBV_TRY_GOTO(forward(be, g, &r, &strict_ms[t]), st, done);
+    }
+    kbv_time_stats_of(strict_ms, KBV_BASELINE_STRICT_TRIALS, &ts);
+    out->strict_median_ms = ts.median;
+    out->strict_iqr_ms = ts.iqr;
+    out->strict_n = ts.n;
+    out->mode = be->mode;
+    out->flops = kbv_graph_flops(g);
+    out->min_bytes = kbv_graph_min_bytes(g);
+    out->measured_at = (long long)time(NULL);
+done:
+    resident_free(be, g, &r);
+    return st;
+}
+
+/* ---- the cache -------------------------------------------------------- */
+
+static json_t *baseline_to_json(const kbv_baseline *b)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:i, s:f, s:I}",
+                     "problem", b->problem, "size", b->size, "mode", kbv_mode_name(b->mode),
+                     "device", b->device, "flops", b->flops, "min_bytes", b->min_bytes,
+                     "std_mean_ms", b->std_mean_ms, "std_sd_ms", b->std_sd_ms, "std_n", b->std_n,
+                     "strict_median_ms", b->strict_median_ms, "strict_iqr_ms", b->strict_iqr_ms,
+                     "strict_n", b->strict_n, "peak_bytes", b->peak_bytes, "measured_at",
+                     (json_int_t)b->measured_at);
+}
+
+static bool baseline_from_json(json_t *o, kbv_baseline *b)
+{
+    const char *problem, *size, *mode, *device;
+    json_int_t std_n, strict_n, at;
+    memset(b, 0, sizeof *b);
+    if (json_unpack(o, "{s:s, s:s, s:s, s:s, s:F, s:F, s:F, s:F, s:I, s:F, s:F, s:I, s:F, s:I}",
+                    "problem", &problem, "size", &size, "mode", &mode, "device", &device,
+                    "flops", &b->flops, "min_bytes", &b->min_bytes, "std_mean_ms",
+                    &b->std_mean_ms, "std_sd_ms", &b->std_sd_ms, "std_n", &std_n,
+                    "strict_median_ms", &b->strict_median_ms, "strict_iqr_ms", &b->strict_iqr_ms,
+                    "strict_n", &strict_n, "peak_bytes", &b->peak_bytes, "measured_at", &at))
+        return false;
+    if (kbv_mode_parse(mode, &b->mode) != KBV_OK) {
+        kbv_clear_error();
+        return false;
+    }
+    snprintf(b->problem, sizeof b->problem, "%s", problem);
+    snprintf(b->size, sizeof b->size, "%s", size);
+    snprintf(b->device, sizeof b->device, "%s", device);
+    b->std_n = (int)std_n;
+    b->strict_n = (int)strict_n;
+    b->measured_at = (long long)at;
+    return b->std_mean_ms > 0 && b->strict_median_ms > 0;
+}
+
+static kbv_status cache_push(kbv_baseline_cache *c, const kbv_baseline *b)
+{
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 64;
+        kbv_baseline *items = realloc(c->items, (size_t)cap * sizeof *items);
+        if (!items)
+            return kbv_fail(KBV_ERR_NOMEM, "%d cached baselines", cap);
+        c->items = items;
+        c->cap = cap;
+    }
+    c->items[c->n++] = *b;
+    return KBV_OK;
+}
+
+kbv_status kbv_baseline_cache_open(const char *device_name, kbv_baseline_cache *c)
+{
+    kbv_status st = KBV_OK;
+    memset(c, 0, sizeof *c);
+    snprintf(c->device, sizeof c->device, "%s", device_name);
+    const char *root = kbv_cache_dir();
+    if (!root)
+        return kbv_relay_at(__FILE__, __LINE__, KBV_ERR_IO);
+    char dir[1024], slug[128];
+    snprintf(dir, sizeof dir, "%s/baselines", root);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return kbv_fail(KBV_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    kbv_device_slug(device_name, slug, sizeof slug);
+    if (snprintf(c->path, sizeof c->path, "%s/%s.jsonl", dir, slug) >= (int)sizeof c->path)
+        return kbv_fail(KBV_ERR_INVALID, "baseline cache path too long under %s", dir);
+
+    FILE *f = fopen(c->path, "r");
+    if (!f)
+        return errno == ENOENT ? KBV_OK
+                               : kbv_fail(KBV_ERR_IO, "cannot read %s: %s", c->path,
+                                          strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        json_error_t jerr;
+        json_t *o = json_loads(line, 0, &jerr);
+        kbv_baseline b;
+        /* a torn or foreign line only costs a re-measurement */
+        if (o && baseline_from_json(o, &b) && !strcmp(b.device, device_name))
+            st = cache_push(c, &b);
+        json_decref(o);
+        if (st != KBV_OK)
+            break;
+    }
+    free(line);
+    fclose(f);
+    if (st != KBV_OK)
+        kbv_baseline_cache_close(c);
+    return st;
+}
+
+static bool same_count(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), 1.0); }
+
+const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const char *problem,
+                                            const char *size, kbv_mode mode,
+                                            const kbv_graph *g)
+{
+    double flops = kbv_graph_flops(g), bytes = kbv_graph_min_bytes(g);
+    for (int i = c->n - 1; i >= 0; i--) {
+        const kbv_baseline *b = &c->items[i];
+        if (b->mode == mode && !strcmp(b->problem, problem) && !strcmp(b->size, size) &&
+            same_count(b->flops, flops) && same_count(b->min_bytes, bytes))
+            return b;
+    }
+    return NULL;
+}
+
+kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b)
+{
+    kbv_status st = KBV_OK;
+    int fd = -1;
+    char *text = NULL;
+    json_t *o = baseline_to_json(b);
+    if (!o)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "cannot encode the baseline of %s as JSON",
+                      b->problem);
+    text = json_dumps(o, JSON_COMPACT);
+    if (!text)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "serialising a baseline");
+    size_t len = strlen(text);
+    char *line = realloc(text, len + 2);
+    if (!line)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "serialising a baseline");
+    text = line;
+    memcpy(text + len, "\n", 2);
+    fd = open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot open %s: %s", c->path, strerror(errno));
+    /* one write per line: concurrent kbv processes append whole lines */
+    ssize_t w = write(fd, text, len + 1);
+    if (w != (ssize_t)(len + 1) || fsync(fd))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", c->path,
+                      w < 0 || errno ? strerror(errno) : "short write");
+    KBV_TRY_GOTO(cache_push(c, b), st, done);
+done:
+    if (fd >= 0)
+        close(fd);
+    free(text);
+    json_decref(o);
+    return st;
+}
+
+void kbv_baseline_cache_close(kbv_baseline_cache *c)
+{
+    free(c->items);
+    memset(c, 0, sizeof *c);
+}
+
+kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
+                             const kbv_graph *g, const char *problem, kbv_size size, uint64_t seed,
+                             bool force, kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh)
+{
+    static const kbv_mode timed[] = {KBV_MODE_FP32_STRICT, KBV_MODE_FP32, KBV_MODE_TF32};
+    const char *size_name = kbv_size_name(size);
+    *fresh = 0;
+    memset(out, 0, sizeof *out * KBV_MODE_COUNT);
+    for (int m = 0; m < KBV_MODE_COUNT; m++) {
+        out[m].std_mean_ms = out[m].std_sd_ms = out[m].strict_median_ms = NAN;
+        out[m].strict_iqr_ms = out[m].peak_bytes = NAN;
+        out[m].mode = (kbv_mode)m;
+    }
+    for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++) {
+        kbv_mode m = timed[i];
+        const kbv_baseline *hit = force ? NULL : kbv_baseline_cache_find(c, problem, size_name,
+                                                                         m, g);
+        if (hit) {
+            out[m] = *hit;
+            continue;
+        }
+        kbv_baseline b;
+        memset(&b, 0, sizeof b);
+        KBV_TRY(kbv_baseline_measure(be[m], g, seed, &b));
+        snprintf(b.problem, sizeof b.problem, "%s", problem);
+        snprintf(b.size, sizeof b.size, "%s", size_name);
+        snprintf(b.device, sizeof b.device, "%s", c->device);
+        KBV_TRY(kbv_baseline_cache_put(c, &b));
+        out[m] = b;
+        *fresh |= 1u << m;
+    }
+    return KBV_OK;
+}

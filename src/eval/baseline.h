@@ -1,0 +1,85 @@
+/* Baselines: the problem's own graph run eagerly on the harness backends,
+ * timed and measured as the protocols time candidates, and cached per
+ * device so a run measures each (problem, size, mode) once.
+ *
+ *   standard timing  3 warm-up runs, then the mean and stddev of 100 timed runs
+ *   strict timing    30 trials with fresh inputs and a flushed cache: median and IQR
+ *   memory           resident inputs and params (512-byte rounded) plus the
+ *                    allocator's peak growth during one forward, as
+ *                    torch.cuda.max_memory_allocated sees it
+ *
+ * The cache is JSONL, one measurement per line (the last line of a key wins):
+ *   <kbv_cache_dir()>/baselines/<device-name-slug>.jsonl */
+#ifndef KBV_BASELINE_H
+#define KBV_BASELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "exec/backend.h"
+#include "graph/graph.h"
+
+#define KBV_BASELINE_WARMUP 3
+#define KBV_BASELINE_STD_RUNS 100
+#define KBV_BASELINE_STRICT_TRIALS 30
+
+typedef struct kbv_baseline {
+    char problem[32];            /* "L1/19" */
+    char size[8];                /* "full", "small" */
+    kbv_mode mode;
+    char device[128];
+    double flops, min_bytes;     /* of the graph measured: a changed definition misses */
+    double std_mean_ms, std_sd_ms;
+    int std_n;
+    double strict_median_ms, strict_iqr_ms;
+    int strict_n;
+    double peak_bytes;
+    long long measured_at;       /* Unix time */
+} kbv_baseline;
+
+/* The device's name as baselines and results record it: "cpu", or the GPU's
+ * name and the CUDA runtime version ("NVIDIA H200 / CUDA 13.0"). */
+kbv_status kbv_device_name(int device, char *buf, size_t cap);
+/* Lowercase letters, digits and '-': "nvidia-h200-cuda-13-0". */
+void kbv_device_slug(const char *name, char *slug, size_t cap);
+/* The nvcc architecture of a GPU ("90a" for sm_90a, "80" for sm_80). */
+kbv_status kbv_device_arch(int device, char *buf, size_t cap);
+/* Bytes the candidate runner writes to evict the last-level cache (2x its size). */
+size_t kbv_device_flush_bytes(int device);
+
+const char *kbv_size_name(kbv_size s);           /* "full", "small" */
+kbv_status kbv_size_parse(const char *s, kbv_size *out);
+
+/* Measures one mode on be; the identity fields of out are left to the caller.
+ * seed draws the inputs and params (base distribution). */
+kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t seed,
+                                kbv_baseline *out);
+
+typedef struct kbv_baseline_cache {
+    char path[1024];
+    char device[128];            /* whose measurements these are */
+    kbv_baseline *items;
+    int n, cap;
+} kbv_baseline_cache;
+
+/* Loads the cache of one device (a missing file is empty). */
+kbv_status kbv_baseline_cache_open(const char *device_name, kbv_baseline_cache *c);
+/* The latest measurement of (problem, size, mode) for this graph, or NULL. */
+const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const char *problem,
+                                            const char *size, kbv_mode mode,
+                                            const kbv_graph *g);
+/* Appends a measurement (write + fsync) and keeps it in memory. */
+kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b);
+void kbv_baseline_cache_close(kbv_baseline_cache *c);
+
+/* The timed modes' baselines of one problem (fp32-strict, fp32, tf32; the
+ * fp64 slot stays empty): from the cache, measuring and caching what is
+ * missing, or everything when force. Bit m of *fresh is set when mode m was
+ * measured now rather than found in the cache. */
+kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
+                             const kbv_graph *g, const char *problem, kbv_size size, uint64_t seed,
+                             bool force, kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh);
+
+#endif

@@ -1,0 +1,59 @@
+/* Seeds and the draw plan of one problem (DESIGN section 4).
+ *
+ * A run has one secret seed (from the kernel's entropy unless given). Every
+ * random choice of the evaluation -- each draw's inputs, the parameters, the
+ * timing trials' fresh inputs -- uses a seed derived from it by hashing
+ * (run seed, problem key, purpose, index), so every sample of a problem sees
+ * the same draws and any draw can be reproduced from the run seed. */
+#ifndef KBV_DRAWS_H
+#define KBV_DRAWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "eval/dist.h"
+
+/* Seeds fit in 53 bits so every JSON reader keeps them exact. */
+#define KBV_SEED_MAX ((UINT64_C(1) << 53) - 1)
+
+#define KBV_BASE_DRAWS 5
+#define KBV_PLAN_DRAWS (KBV_BASE_DRAWS + 8)   /* 5 base draws, D1..D8 */
+
+/* What a derived seed is for. */
+typedef enum kbv_seed_purpose {
+    KBV_SEED_DRAW = 1,          /* index: position in the plan */
+    KBV_SEED_PARAMS = 2,        /* index 0: the base parameters; 1: the D5 redraw */
+    KBV_SEED_TRIAL = 3,         /* index: strict timing trial (fresh inputs) */
+    KBV_SEED_PERTURB = 4,       /* index: strict timing trial (in-place changes) */
+} kbv_seed_purpose;
+
+typedef struct kbv_planned_draw {
+    kbv_draw draw;              /* distribution and seed of the inputs */
+    char label[8];              /* "base#0".."base#4", "D1".."D8" */
+    bool standard;              /* judged by standard (the 5 base draws) */
+    bool verified;              /* judged by verified (base + D1..D4) */
+    bool redraw_params;         /* D5: parameters redrawn for this draw */
+} kbv_planned_draw;
+
+typedef struct kbv_draw_plan {
+    int n;
+    kbv_planned_draw d[KBV_PLAN_DRAWS];
+    kbv_draw params;            /* base parameters, drawn once per run */
+    kbv_draw params_d5;         /* D5's redrawn parameters */
+} kbv_draw_plan;
+
+/* A fresh secret run seed from getrandom(2). */
+kbv_status kbv_run_seed_new(uint64_t *seed);
+
+/* Parses a decimal seed in [0, KBV_SEED_MAX]. */
+kbv_status kbv_seed_parse(const char *s, uint64_t *seed);
+
+/* The seed for (run seed, problem key such as "L1/19", purpose, index). */
+uint64_t kbv_seed_derive(uint64_t run_seed, const char *problem_key, kbv_seed_purpose purpose,
+                         uint32_t index);
+
+/* The full plan of one problem: standard's 5 base draws, D1..D4, D5..D8. */
+void kbv_draw_plan_make(uint64_t run_seed, const char *problem_key, kbv_draw_plan *plan);
+
+#endif

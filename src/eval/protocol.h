@@ -1,0 +1,65 @@
+/* One sample through the three protocols (DESIGN section 4): the draws,
+ * the references, the candidate's calls, the verdicts, the timings and the
+ * memory, written into a results record.
+ *
+ * An evaluator owns the four backends of one device (fp32-strict, fp32,
+ * tf32, fp64); it is created once per run and reused for every sample. */
+#ifndef KBV_PROTOCOL_H
+#define KBV_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "eval/baseline.h"
+#include "exec/backend.h"
+#include "graph/graph.h"
+#include "report/results.h"
+
+#define KBV_STRICT_MIN_TRIALS 30
+#define KBV_STD_WARMUP 3
+#define KBV_STD_TIMED 100
+
+typedef struct kbv_eval_opts {
+    int device;                   /* CUDA ordinal; -1: the CPU backend */
+    kbv_size size;
+    uint64_t run_seed;            /* secret unless given */
+    double call_timeout_s;        /* each request to the candidate (0: 60 s) */
+    double start_timeout_s;       /* runner start, CUDA init, load (0: 60 s) */
+    int strict_trials;            /* >= KBV_STRICT_MIN_TRIALS (smaller values are raised) */
+    const char *runner;           /* NULL: kbv_runner_path() */
+} kbv_eval_opts;
+
+typedef struct kbv_evaluator {
+    kbv_eval_opts opts;
+    kbv_backend *be[KBV_MODE_COUNT];
+    char device_name[128];
+    size_t flush_bytes;
+} kbv_evaluator;
+
+kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out);
+void kbv_evaluator_destroy(kbv_evaluator *ev);
+
+/* Evaluates the compiled candidate so_path on problem g (keyed "L1/19").
+ * base: the problem's baselines on this device (kbv_baselines_get). Fills
+ * rec->proto, rec->draws and rec->fault; the caller fills the identity and
+ * compile fields. Whatever the candidate does is its verdict (KBV_OK); an
+ * error means the harness itself could not evaluate. */
+kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *problem_key,
+                            const kbv_baseline base[KBV_MODE_COUNT], const char *so_path,
+                            kbv_record *rec);
+
+/* Fills device and size from the command line: device "cpu", "cuda" or NULL
+ * (the GPU when one is usable, else the CPU); size "full", "small" or NULL
+ * (full on a GPU, small on the CPU). */
+kbv_status kbv_eval_opts_resolve(const char *device, const char *size, kbv_eval_opts *o);
+
+/* Compiles and evaluates one candidate file of problem def: rec->model,
+ * rec->sample and rec->file are the caller's; everything else is filled.
+ * A candidate that does not compile gets a record that says so. base, when
+ * not NULL, receives the baselines used (NAN-filled if none were needed). */
+kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
+                               const kbv_problem_def *def, const char *path, kbv_record *rec,
+                               kbv_baseline base[KBV_MODE_COUNT]);
+
+#endif

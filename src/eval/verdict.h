@@ -1,0 +1,92 @@
+/* Judging: turns comparison statistics into pass/fail with a reason
+ * (DESIGN section 4), and timing samples into summaries and checks.
+ * Pure functions of their arguments; protocol.c gathers the statistics. */
+#ifndef KBV_VERDICT_H
+#define KBV_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/backend.h"
+
+#define KBV_REASON_CAP 320
+
+/* Budget multipliers and floors of the strict rule. */
+#define KBV_STRICT_FACTOR 8.0
+#define KBV_STRICT_REL_L2_FLOOR 1e-6
+#define KBV_STRICT_MAX_ERR_FLOOR 1e-6   /* times max |oracle| */
+/* Timing checks. */
+#define KBV_SOL_MARGIN 0.9               /* faster than 0.9 x speed of light fails */
+#define KBV_REVIEW_SPEEDUP 10.0          /* above this vs tf32: advisory flag */
+
+/* sqrt(sq_err / sq_ref); 0 when sq_err == 0, +inf when sq_ref == 0 < sq_err. */
+double kbv_rel_l2(double sq_err, double sq_ref);
+
+/* allclose tolerance (atol = rtol) for an output dtype: 1e-2 for fp16/bf16, else 1e-3. */
+double kbv_allclose_tol(kbv_dtype dt);
+
+/* What one draw is judged on: per output, the candidate's statistics against
+ * (fp32 reference, oracle, fp32-strict) and the tf32 baseline's against the
+ * same, plus the integrity audit's finding. */
+typedef struct kbv_judge_input {
+    int n_outputs;
+    const kbv_tensor *outputs;        /* shapes and names, for messages */
+    const kbv_compare_stats *cand;    /* [n_outputs] */
+    const kbv_compare_stats *tf32;    /* [n_outputs] */
+    double tol;                       /* allclose atol = rtol */
+    const char *integrity;            /* NULL, or "input 'A' modified", ... */
+} kbv_judge_input;
+
+typedef struct kbv_draw_verdict {
+    bool std_skipped;                 /* the fp32 reference is not finite: not judged */
+    bool std_pass;                    /* allclose (meaningless when skipped) */
+    bool strict_pass;
+    int64_t n, allclose_fail, unjudged, poison_left;
+    double max_abs_diff;
+    /* of the output closest to (or furthest over) its budget */
+    double rel_l2, budget_rel_l2, max_err, budget_max_err;
+    int first_bad_ndim;               /* -1: none */
+    int64_t first_bad[KBV_MAX_DIMS];  /* multi-index of the first failing element */
+    char std_reason[KBV_REASON_CAP];  /* "" when passed or skipped */
+    char strict_reason[KBV_REASON_CAP];
+} kbv_draw_verdict;
+
+void kbv_judge_draw(const kbv_judge_input *in, kbv_draw_verdict *v);
+
+/* A protocol's running verdict over its draws: the first failure decides. */
+typedef struct kbv_tally {
+    int passed, total, skipped;
+    bool failed;
+    char reason[KBV_REASON_CAP];
+} kbv_tally;
+
+void kbv_tally_add_std(kbv_tally *t, const char *label, const kbv_draw_verdict *v);
+void kbv_tally_add_strict(kbv_tally *t, const char *label, const kbv_draw_verdict *v);
+/* Records a failure that is not a draw's (fault, audit); the first one wins. */
+void kbv_tally_fail(kbv_tally *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Correct: no failure and at least one judged draw. Sets the reason when
+ * every draw was skipped. */
+bool kbv_tally_correct(kbv_tally *t);
+
+/* Summary of timed calls. */
+typedef struct kbv_time_stats {
+    int n;
+    double mean, sd;                  /* sample standard deviation */
+    double median, q1, q3, iqr;       /* quartiles by linear interpolation */
+    double sum;
+} kbv_time_stats;
+
+void kbv_time_stats_of(const double *ms, int n, kbv_time_stats *st);
+
+/* Times are credible when the evaluator's wall clock over the request is at
+ * least their sum. */
+bool kbv_timing_credible(double sum_reported_ms, double wall_ms);
+/* A time below KBV_SOL_MARGIN x the speed-of-light time is impossible. */
+bool kbv_below_sol(double t_ms, double sol_ms);
+
+/* Compact scientific notation for reasons and tables: 3.1e-2 with
+ * decimals = 1, 1e-3 with decimals = 0. */
+const char *kbv_fmt_sci(double x, int decimals, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,136 @@
+/* Results: one JSON object per evaluated sample, appended to a JSONL file
+ * with write + fsync, so a killed run loses nothing and resumes where it
+ * stopped. The record's fields are the contract read by metrics, reports and
+ * other tools (docs/METHODOLOGY.md lists them). JSON has no NaN or infinity:
+ * a quantity that is absent or not finite (an infinite relative error) is
+ * written as null; reasons spell such values out. Strict times are medians
+ * with their IQR ("t_kernel_iqr_ms"); standard and verified times are means
+ * with their stddev ("t_kernel_sd_ms"). */
+#ifndef KBV_RESULTS_H
+#define KBV_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "core/status.h"
+#include "kbv/candidate.h"
+
+#define KBV_RESULTS_SCHEMA 1
+#define KBV_RECORD_MAX_DRAWS 13
+#define KBV_RECORD_MAX_FLAGS 8
+#define KBV_RECORD_LOG_CAP 4096
+
+typedef enum kbv_protocol {
+    KBV_PROTO_STANDARD = 0,
+    KBV_PROTO_VERIFIED,
+    KBV_PROTO_STRICT,
+    KBV_PROTO_COUNT
+} kbv_protocol;
+
+const char *kbv_protocol_name(kbv_protocol p);   /* "standard", "verified", "strict" */
+
+/* One protocol's outcome. Absent quantities are NAN (null in JSON). */
+typedef struct kbv_proto_result {
+    bool correct;
+    char reason[384];                /* "" when correct */
+    int draws_passed, draws_total, draws_skipped;
+    double t_kernel_ms;              /* mean (standard, verified) or median (strict) */
+    double t_kernel_spread_ms;       /* its stddev (JSON t_kernel_sd_ms) or IQR (t_kernel_iqr_ms) */
+    double t_baseline_ms;            /* fp32 mean, tf32 mean, tf32 median */
+    double speedup;                  /* t_baseline / t_kernel */
+    double mem_kernel_bytes, mem_baseline_bytes;
+    double sol_fraction;             /* speed-of-light time / t_kernel */
+    double t_fp32_strict_ms;         /* strict only: the fp32-strict baseline's median */
+    int n_flags;
+    char flags[KBV_RECORD_MAX_FLAGS][32];
+} kbv_proto_result;
+
+/* One draw of the correctness phase. */
+typedef struct kbv_draw_record {
+    char dist[8];                    /* "base#0".."base#4", "D1".."D8" */
+    int std_pass;                    /* 1, 0, or -1 when skipped (reference not finite) */
+    bool strict_pass;
+    int64_t allclose_fail, unjudged, poison_left;
+    double max_abs_diff, rel_l2, budget_rel_l2, max_err, budget_max_err;
+    int first_bad_ndim;              /* -1: none */
+    int64_t first_bad[KBV_MAX_DIMS];
+} kbv_draw_record;
+
+typedef struct kbv_record {
+    char model[128];
+    char problem[32];                /* "L1/19" */
+    int level, problem_id, sample;
+    char file[1024];
+    char source_sha256[65];
+    char device[128];
+    char size[8];                    /* "full" or "small" */
+    uint64_t seed;
+    struct {
+        bool ok, cached;
+        double seconds;
+        char log[KBV_RECORD_LOG_CAP + 1];
+    } compile;
+    kbv_proto_result proto[KBV_PROTO_COUNT];
+    int n_draws;
+    kbv_draw_record draws[KBV_RECORD_MAX_DRAWS];
+    bool has_fault;
+    char fault_kind[24];
+    char fault_reason[512];
+} kbv_record;
+
+/* A record with every quantity absent (NAN) and nothing correct. */
+void kbv_record_init(kbv_record *rec);
+/* Adds an advisory or failure flag to a protocol (no duplicates). */
+void kbv_proto_add_flag(kbv_proto_result *p, const char *flag);
+bool kbv_proto_has_flag(const kbv_proto_result *p, const char *flag);
+
+/* The compiler output, cut to KBV_RECORD_LOG_CAP bytes at a character boundary. */
+void kbv_record_set_log(kbv_record *rec, const char *log);
+/* Copies at most max_bytes of src into dst (cap bytes with the NUL), as valid
+ * UTF-8: bytes that are not become '?', a character is never cut. Returns
+ * the length written. */
+size_t kbv_utf8_copy(char *dst, size_t cap, const char *src, size_t max_bytes);
+/* SHA-256 of a file's bytes, lowercase hex: the source identity for resume. */
+kbv_status kbv_file_sha256(const char *path, char hex[65]);
+
+kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out);
+kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
+
+/* Identity of a record for resume: a sample is done when a record with the
+ * same (model, problem, sample, source_sha256, size, device) exists. */
+bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
+
+/* All records of a file, in order; a line that does not parse (such as one
+ * torn by a killed run) is skipped and counted. A missing file is empty. */
+typedef struct kbv_record_list {
+    kbv_record *items;
+    int n, cap;
+    int malformed;                   /* lines skipped */
+    int first_malformed_line;        /* 1-based, 0 if none */
+} kbv_record_list;
+
+kbv_status kbv_records_load(const char *path, kbv_record_list *list);
+kbv_status kbv_record_list_push(kbv_record_list *list, const kbv_record *rec);
+void kbv_record_list_free(kbv_record_list *list);
+
+/* An open results file: the records already there, and appends. */
+typedef struct kbv_results {
+    char path[1024];
+    int fd;
+    kbv_record_list done;
+    bool repaired;                   /* a torn last line was closed with a newline */
+} kbv_results;
+
+/* Loads existing records, repairs a torn last line, opens for appending. */
+kbv_status kbv_results_open(const char *path, kbv_results *r);
+/* Whether a sample with the identity of `key` is already recorded. */
+bool kbv_results_has(const kbv_results *r, const kbv_record *key);
+/* Appends one line and fsyncs; on failure the file is cut back to where it
+ * was, so what was written before stays whole. */
+kbv_status kbv_results_append(kbv_results *r, const kbv_record *rec);
+void kbv_results_close(kbv_results *r);
+
+#endif

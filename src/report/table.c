@@ -1,0 +1,216 @@
+#include "report/table.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The baseline each protocol's speedup is measured against. */
+static const char *const proto_baseline[KBV_PROTO_COUNT] = {"fp32", "tf32", "tf32"};
+
+static const char *fmt_pct(double x, char *buf, size_t cap)
+{
+    if (isfinite(x))
+        snprintf(buf, cap, "%.1f", x);
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+static const char *fmt_ratio(double x, char *buf, size_t cap)
+{
+    if (!isfinite(x))
+        snprintf(buf, cap, "-");
+    else if (x >= 100)
+        snprintf(buf, cap, "%.0fx", x);
+    else
+        snprintf(buf, cap, "%.2fx", x);
+    return buf;
+}
+
+static const char *fmt_frac(double x, char *buf, size_t cap)
+{
+    if (!isfinite(x))
+        snprintf(buf, cap, "-");
+    else if (x >= 0.001)
+        snprintf(buf, cap, "%.3f", x);
+    else
+        snprintf(buf, cap, "%.1e", x);
+    return buf;
+}
+
+#define BLOCK_COLS "%6s %7s %6s %7s %7s %6s %7s"
+
+void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info)
+{
+    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s)\n",
+            info->results_path ? info->results_path : "-", info->n_records,
+            info->device ? info->device : "-", info->size ? info->size : "-");
+    fprintf(f, "Problems: per model, the problems it has samples for; each problem's result is "
+               "its fastest correct sample.\n");
+    if (m->n_excluded) {
+        fprintf(f, "Excluded as degenerate:");
+        for (int i = 0; i < m->n_excluded; i++)
+            fprintf(f, " %s", m->excluded[i]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "Columns per protocol: correct %%, speedup (geomean over correct), Fast@1 %%, "
+               "fallback speedup, memory efficiency, memory-efficient %%, SOL fraction.\n\n");
+    char head[KBV_PROTO_COUNT][64];
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        snprintf(head[p], sizeof head[p], "%s (vs %s)", kbv_protocol_name((kbv_protocol)p),
+                 proto_baseline[p]);
+    fprintf(f, "%-24s %5s %5s", "", "", "");
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        fprintf(f, " | %-52s", head[p]);
+    fprintf(f, "\n%-24s %5s %5s", "model", "level", "probs");
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        fprintf(f, " | " BLOCK_COLS, "corr%", "speedup", "Fast@1", "fallbk", "mem-eff", "mem%",
+                "SOL");
+    fprintf(f, "\n");
+    for (int i = 0; i < m->n; i++) {
+        const kbv_group_metrics *g = &m->groups[i];
+        /* a level row repeats the pooled row when the model has one level */
+        if (g->level != 0) {
+            int levels = 0;
+            for (int j = 0; j < m->n; j++)
+                if (m->groups[j].level != 0 && !strcmp(m->groups[j].model, g->model))
+                    levels++;
+            if (levels < 2)
+                continue;
+        }
+        char level[8];
+        if (g->level)
+            snprintf(level, sizeof level, "L%d", g->level);
+        else
+            snprintf(level, sizeof level, "all");
+        fprintf(f, "%-24.24s %5s %5d", g->level ? "" : g->model, level, g->n_problems);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            const kbv_proto_metrics *pm = &g->p[p];
+            char a[16], b[16], c[16], d[16], e[16], h[16], s[16];
+            fprintf(f, " | " BLOCK_COLS, fmt_pct(pm->correct_pct, a, sizeof a),
+                    fmt_ratio(pm->speedup, b, sizeof b),
+                    fmt_pct(pm->fast_pct[KBV_FAST_HEADLINE], c, sizeof c),
+                    fmt_ratio(pm->fallback, d, sizeof d), fmt_ratio(pm->mem_eff, e, sizeof e),
+                    fmt_pct(pm->mem_eff_pct, h, sizeof h), fmt_frac(pm->sol_fraction, s, sizeof s));
+        }
+        fprintf(f, "\n");
+    }
+    if (m->n == 0)
+        fprintf(f, "(no records)\n");
+}
+
+static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static void put(json_t *o, const char *key, json_t *v, int *bad)
+{
+    if (!v || json_object_set_new(o, key, v))
+        *bad = 1;
+}
+
+static json_t *proto_json(const kbv_proto_metrics *pm, kbv_protocol p, int *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "baseline", json_string(proto_baseline[p]), bad);
+    put(o, "problems", json_integer(pm->n_problems), bad);
+    put(o, "correct", json_integer(pm->n_correct), bad);
+    put(o, "correct_pct", num_or_null(pm->correct_pct), bad);
+    put(o, "speedup", num_or_null(pm->speedup), bad);
+    json_t *fast = json_object();
+    for (int k = 0; fast && k < KBV_FAST_COUNT; k++) {
+        char key[16];
+        snprintf(key, sizeof key, "%g", kbv_fast_thresholds[k]);
+        put(fast, key, num_or_null(pm->fast_pct[k]), bad);
+    }
+    put(o, "fast_pct", fast, bad);
+    put(o, "fallback_speedup", num_or_null(pm->fallback), bad);
+    put(o, "mem_efficiency", num_or_null(pm->mem_eff), bad);
+    put(o, "mem_efficient_pct", num_or_null(pm->mem_eff_pct), bad);
+    put(o, "sol_fraction", num_or_null(pm->sol_fraction), bad);
+    return o;
+}
+
+kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, json_t **out)
+{
+    int bad = 0;
+    json_t *o = json_object();
+    if (!o)
+        return kbv_fail(KBV_ERR_NOMEM, "building the summary");
+    put(o, "schema", json_integer(1), &bad);
+    put(o, "results", json_string(info->results_path ? info->results_path : ""), &bad);
+    put(o, "device", json_string(info->device ? info->device : ""), &bad);
+    put(o, "size", json_string(info->size ? info->size : ""), &bad);
+    put(o, "records", json_integer(info->n_records), &bad);
+    put(o, "problems_are",
+        json_string("per model, the problems it has samples for, degenerate ones excluded; a "
+                    "problem's result is its fastest correct sample"),
+        &bad);
+    json_t *ex = json_array();
+    for (int i = 0; ex && i < m->n_excluded; i++)
+        if (json_array_append_new(ex, json_string(m->excluded[i])))
+            bad = 1;
+    put(o, "excluded", ex, &bad);
+    json_t *groups = json_array();
+    for (int i = 0; groups && i < m->n; i++) {
+        const kbv_group_metrics *g = &m->groups[i];
+        json_t *gj = json_object();
+        if (!gj) {
+            bad = 1;
+            break;
+        }
+        put(gj, "model", json_string(g->model), &bad);
+        put(gj, "level", g->level ? json_integer(g->level) : json_string("all"), &bad);
+        put(gj, "problems", json_integer(g->n_problems), &bad);
+        put(gj, "samples", json_integer(g->n_samples), &bad);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++)
+            put(gj, kbv_protocol_name((kbv_protocol)p), proto_json(&g->p[p], (kbv_protocol)p, &bad),
+                &bad);
+        if (json_array_append_new(groups, gj))
+            bad = 1;
+    }
+    put(o, "groups", groups, &bad);
+    if (bad) {
+        json_decref(o);
+        return kbv_fail(KBV_ERR_INVALID, "cannot encode the summary as JSON (invalid UTF-8 in a "
+                                         "model name?)");
+    }
+    *out = o;
+    return KBV_OK;
+}
+
+kbv_status kbv_summary_write(const char *path, const kbv_metrics *m, const kbv_summary_info *info)
+{
+    kbv_status st = KBV_OK;
+    json_t *o = NULL;
+    FILE *f = NULL;
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return kbv_fail(KBV_ERR_INVALID, "summary path too long: %s", path);
+    KBV_TRY_GOTO(kbv_summary_json(m, info, &o), st, done);
+    f = fopen(tmp, "w");
+    if (!f)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    if (json_dumpf(o, f, JSON_INDENT(2)) || fputc('\n', f) == EOF || fflush(f) ||
+        fsync(fileno(f)))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    if (fclose(f)) {
+        f = NULL;
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    }
+    f = NULL;
+    if (rename(tmp, path))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+done:
+    if (f)
+        fclose(f);
+    if (st != KBV_OK)
+        unlink(tmp);
+    json_decref(o);
+    return st;
+}

@@ -1,0 +1,251 @@
+/* The metrics of DESIGN section 5 on hand-computed examples. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/metrics.h"
+
+#define EPS 1e-9
+
+/* A record of (model, level, id, sample); `correct` and the numbers apply to
+ * every protocol unless a test changes one. */
+static kbv_record rec(const char *model, int level, int id, int sample, bool correct,
+                      double speedup, double mem_kernel, double mem_base, double sol)
+{
+    kbv_record r;
+    kbv_record_init(&r);
+    snprintf(r.model, sizeof r.model, "%s", model);
+    snprintf(r.problem, sizeof r.problem, "L%d/%d", level, id);
+    r.level = level;
+    r.problem_id = id;
+    r.sample = sample;
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        kbv_proto_result *pr = &r.proto[p];
+        pr->correct = correct;
+        if (correct) {
+            pr->t_baseline_ms = 1.0;
+            pr->t_kernel_ms = 1.0 / speedup;
+            pr->speedup = speedup;
+            pr->mem_kernel_bytes = mem_kernel;
+            pr->mem_baseline_bytes = mem_base;
+            pr->sol_fraction = sol;
+        }
+    }
+    return r;
+}
+
+static const kbv_group_metrics *group(const kbv_metrics *m, const char *model, int level)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->groups[i].model, model) && m->groups[i].level == level)
+            return &m->groups[i];
+    return NULL;
+}
+
+/* Model A on four problems:
+ *   L1/1: samples 0 (2x) and 1 (4x, faster): the result is sample 1, 4x, mem 100/50
+ *   L1/2: one failing sample
+ *   L1/3: 0.5x, mem 100/100
+ *   L1/4: exactly 1x, mem 100/200 */
+static void build_a(kbv_record *r)
+{
+    r[0] = rec("A", 1, 1, 0, true, 2.0, 100, 100, 0.9);
+    r[1] = rec("A", 1, 1, 1, true, 4.0, 50, 100, 0.5);
+    r[2] = rec("A", 1, 2, 0, false, 0, 0, 0, 0);
+    r[3] = rec("A", 1, 3, 0, true, 0.5, 100, 100, 0.2);
+    r[4] = rec("A", 1, 4, 0, true, 1.0, 200, 100, 0.1);
+}
+
+static void test_hand_computed_example(void **state)
+{
+    (void)state;
+    kbv_record r[5];
+    build_a(r);
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 5, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "A", 0);
+    assert_non_null(g);
+    assert_int_equal(g->n_problems, 4);
+    assert_int_equal(g->n_samples, 5);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        const kbv_proto_metrics *pm = &g->p[p];
+        assert_int_equal(pm->n_problems, 4);
+        assert_int_equal(pm->n_correct, 3);
+        assert_true(fabs(pm->correct_pct - 75.0) < EPS);
+        /* geomean(4, 0.5, 1) = 2^(1/3) */
+        assert_true(fabs(pm->speedup - cbrt(2.0)) < EPS);
+        /* Fast@p counts speedup > p strictly: 0 -> 3, 0.5 -> 2 (4, 1), 1 -> 1, 1.5 -> 1, 2 -> 1 */
+        assert_true(fabs(pm->fast_pct[0] - 75.0) < EPS);
+        assert_true(fabs(pm->fast_pct[1] - 50.0) < EPS);
+        assert_true(fabs(pm->fast_pct[2] - 25.0) < EPS);
+        assert_true(fabs(pm->fast_pct[3] - 25.0) < EPS);
+        assert_true(fabs(pm->fast_pct[4] - 25.0) < EPS);
+        /* fallback: geomean(4, 1 (failure), 1 (0.5 kept baseline), 1) = sqrt(2) */
+        assert_true(fabs(pm->fallback - sqrt(2.0)) < EPS);
+        /* memory of the chosen samples: 100/50, 100/100, 100/200 -> geomean 1 */
+        assert_true(fabs(pm->mem_eff - 1.0) < EPS);
+        /* strictly smaller peak: only L1/1 */
+        assert_true(fabs(pm->mem_eff_pct - 25.0) < EPS);
+        /* SOL of the chosen samples: 0.5, 0.2, 0.1 */
+        assert_true(fabs(pm->sol_fraction - cbrt(0.01)) < EPS);
+    }
+    /* one level: a level group equal to the pooled one */
+    const kbv_group_metrics *l1 = group(&m, "A", 1);
+    assert_non_null(l1);
+    assert_int_equal(l1->n_problems, 4);
+    assert_true(fabs(l1->p[0].speedup - g->p[0].speedup) < EPS);
+    kbv_metrics_free(&m);
+}
+
+static void test_best_of_k_is_fastest_correct(void **state)
+{
+    (void)state;
+    kbv_record r[3];
+    /* sample 0 is fastest but wrong; sample 2 is correct and faster than sample 1 */
+    r[0] = rec("B", 1, 7, 0, false, 0, 0, 0, 0);
+    r[0].proto[0].t_kernel_ms = 0.01;
+    r[0].proto[0].speedup = 100;
+    r[1] = rec("B", 1, 7, 1, true, 1.5, 10, 10, 0.1);
+    r[2] = rec("B", 1, 7, 2, true, 3.0, 20, 10, 0.3);
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 3, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "B", 0);
+    assert_int_equal(g->p[0].n_problems, 1);
+    assert_true(fabs(g->p[0].speedup - 3.0) < EPS);
+    /* memory follows the chosen (fastest) sample, not the leanest */
+    assert_true(fabs(g->p[0].mem_eff - 0.5) < EPS);
+    assert_true(fabs(g->p[0].mem_eff_pct - 0.0) < EPS);
+    assert_true(fabs(g->p[0].sol_fraction - 0.3) < EPS);
+    kbv_metrics_free(&m);
+}
+
+static void test_protocols_judged_separately(void **state)
+{
+    (void)state;
+    kbv_record r[2];
+    r[0] = rec("C", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("C", 1, 2, 0, true, 8.0, 1, 1, 0.1);
+    /* strict rejects problem 2 */
+    r[1].proto[KBV_PROTO_STRICT].correct = false;
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 2, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "C", 0);
+    assert_true(fabs(g->p[KBV_PROTO_STANDARD].correct_pct - 100.0) < EPS);
+    assert_true(fabs(g->p[KBV_PROTO_STANDARD].speedup - 4.0) < EPS);
+    assert_true(fabs(g->p[KBV_PROTO_STRICT].correct_pct - 50.0) < EPS);
+    assert_true(fabs(g->p[KBV_PROTO_STRICT].speedup - 2.0) < EPS);
+    /* fallback over both problems: sqrt(2 * 1) */
+    assert_true(fabs(g->p[KBV_PROTO_STRICT].fallback - sqrt(2.0)) < EPS);
+    kbv_metrics_free(&m);
+}
+
+static void test_all_failed_model(void **state)
+{
+    (void)state;
+    kbv_record r[2];
+    r[0] = rec("D", 1, 1, 0, false, 0, 0, 0, 0);
+    r[1] = rec("D", 1, 2, 0, false, 0, 0, 0, 0);
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 2, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "D", 0);
+    assert_true(g->p[0].correct_pct == 0.0);
+    assert_true(isnan(g->p[0].speedup));        /* no solved problem: undefined */
+    assert_true(g->p[0].fallback == 1.0);       /* the baseline kept everywhere */
+    assert_true(g->p[0].fast_pct[2] == 0.0);
+    assert_true(g->p[0].mem_eff_pct == 0.0);
+    assert_true(isnan(g->p[0].mem_eff) && isnan(g->p[0].sol_fraction));
+    kbv_metrics_free(&m);
+}
+
+static void test_later_record_replaces_earlier(void **state)
+{
+    (void)state;
+    kbv_record r[3];
+    r[0] = rec("E", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("E", 1, 2, 0, true, 2.0, 1, 1, 0.1);
+    r[2] = rec("E", 1, 1, 0, false, 0, 0, 0, 0);   /* sample 0 of L1/1 re-evaluated */
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 3, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "E", 0);
+    assert_int_equal(g->n_samples, 2);
+    assert_true(fabs(g->p[0].correct_pct - 50.0) < EPS);
+    kbv_metrics_free(&m);
+}
+
+static void test_levels_models_and_exclusions(void **state)
+{
+    (void)state;
+    assert_true(kbv_problem_is_degenerate(2, 23));
+    assert_false(kbv_problem_is_degenerate(1, 19));
+    for (int id = 1; id <= 32; id++)
+        assert_false(kbv_problem_is_degenerate(1, id));
+    kbv_record r[5];
+    r[0] = rec("Z", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("Z", 2, 5, 0, false, 0, 0, 0, 0);
+    r[2] = rec("Z", 2, 23, 0, true, 50.0, 1, 1, 0.1);   /* degenerate: excluded */
+    r[3] = rec("Y", 1, 1, 0, true, 0.5, 1, 1, 0.1);
+    r[4] = rec("Y", 1, 1, 1, false, 0, 0, 0, 0);
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 5, &m), KBV_OK);
+    /* Y: pooled, L1; Z: pooled, L1, L2 -- models sorted */
+    assert_int_equal(m.n, 5);
+    assert_string_equal(m.groups[0].model, "Y");
+    assert_int_equal(m.groups[0].level, 0);
+    const kbv_group_metrics *z = group(&m, "Z", 0), *z2 = group(&m, "Z", 2);
+    assert_int_equal(z->n_problems, 2);
+    assert_true(fabs(z->p[0].correct_pct - 50.0) < EPS);
+    assert_true(fabs(z->p[0].speedup - 2.0) < EPS);
+    assert_int_equal(z2->n_problems, 1);
+    assert_true(z2->p[0].correct_pct == 0.0);
+    const kbv_group_metrics *y = group(&m, "Y", 0);
+    assert_true(fabs(y->p[0].fallback - 1.0) < EPS);
+    assert_true(fabs(y->p[0].fast_pct[0] - 100.0) < EPS);
+    assert_true(fabs(y->p[0].fast_pct[2] - 0.0) < EPS);
+    assert_int_equal(m.n_excluded, 1);
+    assert_string_equal(m.excluded[0], "L2/23");
+    kbv_metrics_free(&m);
+}
+
+static void test_speedup_from_times_when_absent(void **state)
+{
+    (void)state;
+    kbv_record r = rec("F", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r.proto[0].speedup = NAN;
+    r.proto[0].t_baseline_ms = 3.0;
+    r.proto[0].t_kernel_ms = 1.0;
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(&r, 1, &m), KBV_OK);
+    assert_true(fabs(m.groups[0].p[0].speedup - 3.0) < EPS);
+    kbv_metrics_free(&m);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(NULL, 0, &m), KBV_OK);
+    assert_int_equal(m.n, 0);
+    kbv_metrics_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_computed_example),
+        cmocka_unit_test(test_best_of_k_is_fastest_correct),
+        cmocka_unit_test(test_protocols_judged_separately),
+        cmocka_unit_test(test_all_failed_model),
+        cmocka_unit_test(test_later_record_replaces_earlier),
+        cmocka_unit_test(test_levels_models_and_exclusions),
+        cmocka_unit_test(test_speedup_from_times_when_absent),
+        cmocka_unit_test(test_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

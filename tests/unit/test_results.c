@@ -1,0 +1,338 @@
+/* Results files: append + reload, torn-line repair, resume identity, write errors. */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report/results.h"
+
+static char dir[256];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/kbv_test_results_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_of(const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+static kbv_record *sample_record(int sample, const char *sha)
+{
+    kbv_record *r = malloc(sizeof *r);
+    assert_non_null(r);
+    kbv_record_init(r);
+    snprintf(r->model, sizeof r->model, "model-x");
+    snprintf(r->problem, sizeof r->problem, "L1/19");
+    r->level = 1;
+    r->problem_id = 19;
+    r->sample = sample;
+    snprintf(r->file, sizeof r->file, "runs/model-x/level_1_problem_19_sample_%d.c", sample);
+    snprintf(r->source_sha256, sizeof r->source_sha256, "%s", sha);
+    snprintf(r->device, sizeof r->device, "cpu");
+    snprintf(r->size, sizeof r->size, "small");
+    r->seed = (UINT64_C(1) << 53) - 7;
+    r->compile.ok = true;
+    r->compile.seconds = 0.25;
+    snprintf(r->compile.log, sizeof r->compile.log, "warning: unused \"x\"\n");
+    kbv_proto_result *p = &r->proto[KBV_PROTO_STANDARD];
+    p->correct = true;
+    p->draws_passed = 5;
+    p->draws_total = 5;
+    p->t_kernel_ms = 1.5;
+    p->t_kernel_spread_ms = 0.1;
+    p->t_baseline_ms = 3.0;
+    p->speedup = 2.0;
+    p->mem_kernel_bytes = 1024;
+    p->mem_baseline_bytes = 2048;
+    kbv_proto_result *s = &r->proto[KBV_PROTO_STRICT];
+    s->correct = false;
+    snprintf(s->reason, sizeof s->reason, "D6: rel L2 error 3.1e-2 > budget 2.4e-4");
+    s->draws_passed = 10;
+    s->draws_total = 13;
+    s->t_kernel_spread_ms = NAN;
+    kbv_proto_add_flag(s, "review-speedup");
+    kbv_proto_add_flag(s, "review-speedup");
+    r->n_draws = 2;
+    snprintf(r->draws[0].dist, sizeof r->draws[0].dist, "base#0");
+    r->draws[0].std_pass = 1;
+    r->draws[0].strict_pass = true;
+    r->draws[0].rel_l2 = 1e-7;
+    r->draws[0].first_bad_ndim = -1;
+    snprintf(r->draws[1].dist, sizeof r->draws[1].dist, "D6");
+    r->draws[1].std_pass = -1;
+    r->draws[1].rel_l2 = INFINITY;
+    r->draws[1].first_bad_ndim = 2;
+    r->draws[1].first_bad[0] = 3;
+    r->draws[1].first_bad[1] = 7;
+    r->draws[1].allclose_fail = 1234;
+    return r;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char path[300];
+    path_of("round.jsonl", path, sizeof path);
+    kbv_results res;
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    assert_int_equal(res.done.n, 0);
+    kbv_record *a = sample_record(0, "aa"), *b = sample_record(1, "bb");
+    b->has_fault = true;
+    snprintf(b->fault_kind, sizeof b->fault_kind, "crash");
+    snprintf(b->fault_reason, sizeof b->fault_reason, "killed by SIGSEGV during D2");
+    assert_int_equal(kbv_results_append(&res, a), KBV_OK);
+    assert_int_equal(kbv_results_append(&res, b), KBV_OK);
+    kbv_results_close(&res);
+
+    kbv_record_list list;
+    assert_int_equal(kbv_records_load(path, &list), KBV_OK);
+    assert_int_equal(list.n, 2);
+    assert_int_equal(list.malformed, 0);
+    const kbv_record *r = &list.items[0];
+    assert_string_equal(r->model, "model-x");
+    assert_string_equal(r->problem, "L1/19");
+    assert_int_equal(r->sample, 0);
+    assert_true(r->seed == (UINT64_C(1) << 53) - 7);
+    assert_true(r->compile.ok);
+    assert_string_equal(r->compile.log, "warning: unused \"x\"\n");
+    assert_true(r->proto[0].correct);
+    assert_true(r->proto[0].t_kernel_ms == 1.5);
+    assert_true(r->proto[0].t_kernel_spread_ms == 0.1);
+    assert_true(r->proto[0].mem_baseline_bytes == 2048);
+    assert_true(isnan(r->proto[KBV_PROTO_VERIFIED].t_kernel_ms));   /* null */
+    assert_false(r->proto[KBV_PROTO_STRICT].correct);
+    assert_string_equal(r->proto[KBV_PROTO_STRICT].reason,
+                        "D6: rel L2 error 3.1e-2 > budget 2.4e-4");
+    assert_int_equal(r->proto[KBV_PROTO_STRICT].n_flags, 1);
+    assert_string_equal(r->proto[KBV_PROTO_STRICT].flags[0], "review-speedup");
+    assert_int_equal(r->n_draws, 2);
+    assert_int_equal(r->draws[1].std_pass, -1);
+    assert_true(isnan(r->draws[1].rel_l2));     /* non-finite numbers are written as null */
+    assert_int_equal(r->draws[1].first_bad_ndim, 2);
+    assert_int_equal(r->draws[1].first_bad[1], 7);
+    assert_int_equal(r->draws[1].allclose_fail, 1234);
+    assert_false(r->has_fault);
+    assert_true(list.items[1].has_fault);
+    assert_string_equal(list.items[1].fault_kind, "crash");
+    kbv_record_list_free(&list);
+
+    /* the JSON names the contract's fields */
+    json_t *o;
+    assert_int_equal(kbv_record_to_json(a, &o), KBV_OK);
+    json_t *strict = json_object_get(json_object_get(o, "protocols"), "strict");
+    assert_non_null(json_object_get(strict, "t_kernel_iqr_ms"));
+    assert_non_null(json_object_get(strict, "t_fp32_strict_ms"));
+    assert_true(json_is_null(json_object_get(o, "fault")));
+    assert_int_equal(json_integer_value(json_object_get(o, "schema")), 1);
+    json_decref(o);
+    free(a);
+    free(b);
+}
+
+static void test_resume_identity(void **state)
+{
+    (void)state;
+    char path[300];
+    path_of("resume.jsonl", path, sizeof path);
+    kbv_results res;
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    kbv_record *a = sample_record(0, "aa");
+    assert_int_equal(kbv_results_append(&res, a), KBV_OK);
+    kbv_results_close(&res);
+
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    assert_int_equal(res.done.n, 1);
+    assert_true(kbv_results_has(&res, a));
+    kbv_record *k = sample_record(0, "aa");
+    snprintf(k->source_sha256, sizeof k->source_sha256, "changed");
+    assert_false(kbv_results_has(&res, k));     /* edited source: evaluate again */
+    memcpy(k, a, sizeof *a);
+    snprintf(k->size, sizeof k->size, "full");
+    assert_false(kbv_results_has(&res, k));
+    memcpy(k, a, sizeof *a);
+    snprintf(k->device, sizeof k->device, "NVIDIA H200 / CUDA 13.0");
+    assert_false(kbv_results_has(&res, k));
+    memcpy(k, a, sizeof *a);
+    k->sample = 1;
+    assert_false(kbv_results_has(&res, k));
+    memcpy(k, a, sizeof *a);
+    k->seed = 1;   /* the seed is not part of the identity */
+    assert_true(kbv_results_has(&res, k));
+    kbv_results_close(&res);
+    free(a);
+    free(k);
+}
+
+static void test_torn_line_repaired(void **state)
+{
+    (void)state;
+    char path[300];
+    path_of("torn.jsonl", path, sizeof path);
+    kbv_results res;
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    kbv_record *a = sample_record(0, "aa"), *b = sample_record(1, "bb");
+    assert_int_equal(kbv_results_append(&res, a), KBV_OK);
+    kbv_results_close(&res);
+    /* a run killed mid-write: half a record, no newline */
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("{\"schema\":1,\"model\":\"model-x\",\"problem\":\"L1/19\",\"sam", f);
+    fclose(f);
+
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    assert_true(res.repaired);
+    assert_int_equal(res.done.n, 1);
+    assert_int_equal(res.done.malformed, 1);
+    assert_int_equal(res.done.first_malformed_line, 2);
+    assert_false(kbv_results_has(&res, b));
+    assert_int_equal(kbv_results_append(&res, b), KBV_OK);
+    kbv_results_close(&res);
+
+    kbv_record_list list;
+    assert_int_equal(kbv_records_load(path, &list), KBV_OK);
+    assert_int_equal(list.n, 2);
+    assert_int_equal(list.items[0].sample, 0);
+    assert_int_equal(list.items[1].sample, 1);
+    assert_int_equal(list.malformed, 1);
+    kbv_record_list_free(&list);
+    /* reopening a repaired file changes nothing more */
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    assert_false(res.repaired);
+    assert_int_equal(res.done.n, 2);
+    kbv_results_close(&res);
+    free(a);
+    free(b);
+}
+
+static void test_missing_file_is_empty(void **state)
+{
+    (void)state;
+    char path[300];
+    path_of("absent.jsonl", path, sizeof path);
+    kbv_record_list list;
+    assert_int_equal(kbv_records_load(path, &list), KBV_OK);
+    assert_int_equal(list.n, 0);
+    kbv_record_list_free(&list);
+}
+
+static void test_write_error_is_reported(void **state)
+{
+    (void)state;
+    /* /dev/full fails every write with ENOSPC: a full disk */
+    kbv_results res;
+    memset(&res, 0, sizeof res);
+    snprintf(res.path, sizeof res.path, "/dev/full");
+    res.fd = open("/dev/full", O_WRONLY | O_APPEND);
+    if (res.fd < 0)
+        skip();
+    kbv_record *a = sample_record(0, "aa");
+    assert_int_equal(kbv_results_append(&res, a), KBV_ERR_IO);
+    assert_non_null(strstr(kbv_last_error(), "No space left on device"));
+    assert_int_equal(res.done.n, 0);
+    kbv_results_close(&res);
+    kbv_clear_error();
+    free(a);
+}
+
+static void test_unwritable_path(void **state)
+{
+    (void)state;
+    kbv_results res;
+    assert_int_equal(kbv_results_open("/nonexistent-dir/x/results.jsonl", &res), KBV_ERR_IO);
+    assert_non_null(strstr(kbv_last_error(), "/nonexistent-dir/x/results.jsonl"));
+    kbv_clear_error();
+}
+
+static void test_wrong_schema_rejected(void **state)
+{
+    (void)state;
+    json_error_t err;
+    json_t *o = json_loads("{\"schema\":2,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
+    assert_non_null(o);
+    kbv_record *r = malloc(sizeof *r);
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
+    json_decref(o);
+    free(r);
+    kbv_clear_error();
+}
+
+static void test_utf8_and_log_cut(void **state)
+{
+    (void)state;
+    char buf[16];
+    /* invalid bytes become '?', a character is never cut */
+    assert_int_equal(kbv_utf8_copy(buf, sizeof buf, "a\xff" "b", 10), 3);
+    assert_string_equal(buf, "a?b");
+    assert_int_equal(kbv_utf8_copy(buf, sizeof buf, "ab\xe2\x80\x98x", 4), 2);
+    assert_string_equal(buf, "ab");
+    assert_int_equal(kbv_utf8_copy(buf, 4, "ab\xe2\x80\x98", 10), 2);
+    kbv_record *r = sample_record(0, "aa");
+    char *log = malloc(10000);
+    assert_non_null(log);
+    memset(log, 'e', 9999);
+    log[9999] = '\0';
+    kbv_record_set_log(r, log);
+    assert_true(strlen(r->compile.log) <= KBV_RECORD_LOG_CAP);
+    assert_non_null(strstr(r->compile.log, "cut at 4 KiB"));
+    /* a path that is not UTF-8 still makes a valid record */
+    snprintf(r->file, sizeof r->file, "runs/mod\xe9le/level_1_problem_19_sample_0.c");
+    json_t *o;
+    assert_int_equal(kbv_record_to_json(r, &o), KBV_OK);
+    assert_string_equal(json_string_value(json_object_get(o, "file")),
+                        "runs/mod?le/level_1_problem_19_sample_0.c");
+    json_decref(o);
+    free(log);
+    free(r);
+}
+
+static void test_file_sha256(void **state)
+{
+    (void)state;
+    char path[300], hex[65];
+    path_of("abc.txt", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("abc", f);
+    fclose(f);
+    assert_int_equal(kbv_file_sha256(path, hex), KBV_OK);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    path_of("missing.c", path, sizeof path);
+    assert_int_equal(kbv_file_sha256(path, hex), KBV_ERR_IO);
+    kbv_clear_error();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_resume_identity),
+        cmocka_unit_test(test_torn_line_repaired),
+        cmocka_unit_test(test_missing_file_is_empty),
+        cmocka_unit_test(test_write_error_is_reported),
+        cmocka_unit_test(test_unwritable_path),
+        cmocka_unit_test(test_wrong_schema_rejected),
+        cmocka_unit_test(test_utf8_and_log_cut),
+        cmocka_unit_test(test_file_sha256),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

@@ -1,0 +1,454 @@
+/* The judging rules of DESIGN section 4, one test per rule. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eval/draws.h"
+#include "eval/verdict.h"
+
+/* One 64x64 output named "out". */
+static kbv_tensor out64x64(void)
+{
+    kbv_tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = KBV_F32;
+    t.ndim = 2;
+    t.shape[0] = t.shape[1] = 64;
+    t.stride[0] = 64;
+    t.stride[1] = 1;
+    t.name = "out";
+    return t;
+}
+
+/* A candidate that matches: allclose clean, strict error well inside the budget. */
+static kbv_compare_stats good_cand(void)
+{
+    kbv_compare_stats s;
+    memset(&s, 0, sizeof s);
+    s.n = 4096;
+    s.allclose_first = -1;
+    s.strict_first = -1;
+    s.max_abs_diff = 1e-6;
+    s.sq_err = 1e-12;
+    s.sq_ref = 1.0;      /* rel L2 1e-6 */
+    s.max_err = 1e-6;
+    s.max_ref = 2.0;
+    return s;
+}
+
+/* tf32 baseline: rel L2 1e-4, max error 1e-4. */
+static kbv_compare_stats tf32_stats(void)
+{
+    kbv_compare_stats s = good_cand();
+    s.sq_err = 1e-8;
+    s.max_err = 1e-4;
+    return s;
+}
+
+static void judge(const kbv_compare_stats *c, const kbv_compare_stats *t, const char *integrity,
+                  kbv_draw_verdict *v)
+{
+    kbv_tensor out = out64x64();
+    kbv_judge_input in = {.n_outputs = 1, .outputs = &out, .cand = c, .tf32 = t, .tol = 1e-3,
+                          .integrity = integrity};
+    kbv_judge_draw(&in, v);
+}
+
+static void test_rel_l2_definition(void **state)
+{
+    (void)state;
+    assert_true(kbv_rel_l2(0.0, 0.0) == 0.0);
+    assert_true(kbv_rel_l2(0.0, 5.0) == 0.0);
+    assert_true(isinf(kbv_rel_l2(1e-30, 0.0)));
+    assert_true(fabs(kbv_rel_l2(4.0, 16.0) - 0.5) < 1e-15);
+}
+
+static void test_allclose_tolerance_by_dtype(void **state)
+{
+    (void)state;
+    assert_true(kbv_allclose_tol(KBV_F32) == 1e-3);
+    assert_true(kbv_allclose_tol(KBV_F64) == 1e-3);
+    assert_true(kbv_allclose_tol(KBV_F16) == 1e-2);
+    assert_true(kbv_allclose_tol(KBV_BF16) == 1e-2);
+}
+
+static void test_good_candidate_passes_both(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand(), t = tf32_stats();
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_true(v.std_pass);
+    assert_false(v.std_skipped);
+    assert_true(v.strict_pass);
+    assert_string_equal(v.std_reason, "");
+    assert_string_equal(v.strict_reason, "");
+    assert_int_equal(v.first_bad_ndim, -1);
+    assert_true(fabs(v.budget_rel_l2 - 8e-4) < 1e-12);
+    assert_true(fabs(v.budget_max_err - 8e-4) < 1e-12);
+}
+
+static void test_allclose_failure_reason(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand(), t = tf32_stats();
+    c.allclose_fail = 1234;
+    c.allclose_first = 3 * 64 + 7;
+    c.max_abs_diff = 0.98;
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.std_pass);
+    assert_string_equal(v.std_reason,
+                        "1234 of 4096 elements outside atol/rtol 1e-3 (max |diff| 0.98, first at "
+                        "[3,7])");
+    assert_int_equal(v.first_bad_ndim, 2);
+    assert_int_equal(v.first_bad[0], 3);
+    assert_int_equal(v.first_bad[1], 7);
+}
+
+static void test_unwritten_output_fails_allclose_and_strict(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand(), t = tf32_stats();
+    c.poison_left = 17;
+    c.cand_nonfinite = 17;
+    c.allclose_fail = 17;
+    c.allclose_first = 0;
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.std_pass);
+    assert_non_null(strstr(v.std_reason, "17 never written"));
+    assert_false(v.strict_pass);
+    assert_string_equal(v.strict_reason, "output not fully written: 17 elements");
+    assert_int_equal(v.poison_left, 17);
+}
+
+static void test_nonfinite_reference_skips_standard_only(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand(), t = tf32_stats();
+    c.ref_nonfinite = 3;
+    c.allclose_fail = 3;   /* whatever allclose says, the draw is not judged */
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_true(v.std_skipped);
+    assert_false(v.std_pass);
+    assert_string_equal(v.std_reason, "");
+    assert_true(v.strict_pass);
+}
+
+static void test_integrity_fails_strict_first(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand(), t = tf32_stats();
+    c.poison_left = 1;
+    kbv_draw_verdict v;
+    judge(&c, &t, "input 'A' modified", &v);
+    assert_false(v.strict_pass);
+    assert_string_equal(v.strict_reason, "input 'A' modified");
+}
+
+static void test_class_failure(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand(), t = tf32_stats();
+    c.class_fail = 2;
+    c.strict_first = 64 + 1;
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_true(v.std_pass);
+    assert_false(v.strict_pass);
+    assert_non_null(strstr(v.strict_reason, "2 elements differ from the oracle in class"));
+    assert_non_null(strstr(v.strict_reason, "first at [1,1]"));
+    assert_int_equal(v.first_bad_ndim, 2);
+    assert_int_equal(v.first_bad[0], 1);
+}
+
+static void test_rel_l2_budget_boundary(void **state)
+{
+    (void)state;
+    kbv_compare_stats t = tf32_stats(), c = good_cand();
+    kbv_draw_verdict v;
+    /* exactly 8x the tf32 error passes (<=) */
+    c.sq_err = 64.0 * t.sq_err;
+    judge(&c, &t, NULL, &v);
+    assert_true(v.strict_pass);
+    /* just over fails, with the numbers in the reason */
+    c.sq_err = 64.0 * t.sq_err * 1.01;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_pass);
+    assert_string_equal(v.strict_reason, "rel L2 error 8.0e-4 > budget 8.0e-4");
+    /* the example of the brief */
+    c.sq_err = 3.1e-2 * 3.1e-2;
+    t.sq_err = 3e-5 * 3e-5;
+    judge(&c, &t, NULL, &v);
+    assert_string_equal(v.strict_reason, "rel L2 error 3.1e-2 > budget 2.4e-4");
+    assert_true(fabs(v.rel_l2 - 3.1e-2) < 1e-12);
+}
+
+static void test_rel_l2_floor_when_tf32_exact(void **state)
+{
+    (void)state;
+    kbv_compare_stats t = tf32_stats(), c = good_cand();
+    t.sq_err = 0;
+    t.max_err = 0;
+    kbv_draw_verdict v;
+    c.sq_err = 7.9e-6 * 7.9e-6;   /* rel 7.9e-6 <= 8 * 1e-6 */
+    c.max_err = 0;
+    judge(&c, &t, NULL, &v);
+    assert_true(v.strict_pass);
+    assert_true(fabs(v.budget_rel_l2 - 8e-6) < 1e-18);
+    c.sq_err = 8.1e-6 * 8.1e-6;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_pass);
+}
+
+static void test_max_err_budget_and_floor(void **state)
+{
+    (void)state;
+    kbv_compare_stats t = tf32_stats(), c = good_cand();
+    kbv_draw_verdict v;
+    c.max_err = 8e-4;    /* = 8 x tf32 max error */
+    judge(&c, &t, NULL, &v);
+    assert_true(v.strict_pass);
+    c.max_err = 9e-4;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_pass);
+    assert_string_equal(v.strict_reason, "max |error| 9.0e-4 > budget 8.0e-4");
+    /* floor: 1e-6 x max |oracle| when tf32 is exact */
+    t.max_err = 0;
+    t.sq_err = 0;
+    c.sq_err = 0;
+    c.max_ref = 1000.0;
+    c.max_err = 8e-3;     /* 8 x 1e-6 x 1000 */
+    judge(&c, &t, NULL, &v);
+    assert_true(v.strict_pass);
+    c.max_err = 8.1e-3;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_pass);
+}
+
+static void test_nan_error_fails(void **state)
+{
+    (void)state;
+    kbv_compare_stats t = tf32_stats(), c = good_cand();
+    c.max_err = NAN;
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_pass);
+}
+
+static void test_zero_reference_with_error_fails(void **state)
+{
+    (void)state;
+    kbv_compare_stats t = tf32_stats(), c = good_cand();
+    c.sq_ref = 0;
+    c.sq_err = 1e-20;
+    kbv_draw_verdict v;
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_pass);
+    assert_true(isinf(v.rel_l2));
+}
+
+static void test_second_output_named(void **state)
+{
+    (void)state;
+    kbv_tensor outs[2] = {out64x64(), out64x64()};
+    outs[1].name = "h";
+    kbv_compare_stats c[2] = {good_cand(), good_cand()}, t[2] = {tf32_stats(), tf32_stats()};
+    c[1].sq_err = 1.0;
+    kbv_judge_input in = {.n_outputs = 2, .outputs = outs, .cand = c, .tf32 = t, .tol = 1e-3};
+    kbv_draw_verdict v;
+    kbv_judge_draw(&in, &v);
+    assert_false(v.strict_pass);
+    assert_non_null(strstr(v.strict_reason, "output 'h': rel L2 error 1.0e0"));
+    assert_true(v.rel_l2 == 1.0);   /* the worst output is reported */
+    assert_int_equal(v.n, 8192);
+}
+
+static void test_tally_first_failure_wins(void **state)
+{
+    (void)state;
+    kbv_tally t;
+    memset(&t, 0, sizeof t);
+    kbv_draw_verdict ok = {.std_pass = true, .strict_pass = true};
+    kbv_draw_verdict bad = {.std_pass = false};
+    snprintf(bad.std_reason, sizeof bad.std_reason, "first");
+    kbv_draw_verdict bad2 = {.std_pass = false};
+    snprintf(bad2.std_reason, sizeof bad2.std_reason, "second");
+    kbv_draw_verdict skip = {.std_skipped = true};
+    kbv_tally_add_std(&t, "base#0", &ok);
+    kbv_tally_add_std(&t, "base#1", &skip);
+    kbv_tally_add_std(&t, "D4", &bad);
+    kbv_tally_add_std(&t, "D5", &bad2);
+    assert_int_equal(t.total, 4);
+    assert_int_equal(t.passed, 1);
+    assert_int_equal(t.skipped, 1);
+    assert_false(kbv_tally_correct(&t));
+    assert_string_equal(t.reason, "D4: first");
+    kbv_tally_fail(&t, "crash");
+    assert_string_equal(t.reason, "D4: first");
+}
+
+static void test_tally_all_skipped_is_not_correct(void **state)
+{
+    (void)state;
+    kbv_tally t;
+    memset(&t, 0, sizeof t);
+    kbv_draw_verdict skip = {.std_skipped = true};
+    for (int i = 0; i < 5; i++)
+        kbv_tally_add_std(&t, "base", &skip);
+    assert_false(kbv_tally_correct(&t));
+    assert_non_null(strstr(t.reason, "not finite on all 5"));
+
+    memset(&t, 0, sizeof t);
+    kbv_draw_verdict ok = {.std_pass = true};
+    kbv_tally_add_std(&t, "base#0", &skip);
+    kbv_tally_add_std(&t, "base#1", &ok);
+    assert_true(kbv_tally_correct(&t));
+}
+
+static void test_tally_strict_uses_strict_rule(void **state)
+{
+    (void)state;
+    kbv_tally t;
+    memset(&t, 0, sizeof t);
+    kbv_draw_verdict v = {.std_pass = false, .std_skipped = true, .strict_pass = true};
+    kbv_tally_add_strict(&t, "D6", &v);
+    assert_true(kbv_tally_correct(&t));
+    v.strict_pass = false;
+    snprintf(v.strict_reason, sizeof v.strict_reason, "rel L2 error 3.1e-2 > budget 2.4e-4");
+    kbv_tally_add_strict(&t, "D6", &v);
+    assert_false(kbv_tally_correct(&t));
+    assert_string_equal(t.reason, "D6: rel L2 error 3.1e-2 > budget 2.4e-4");
+}
+
+static void test_time_stats(void **state)
+{
+    (void)state;
+    double ms[] = {4, 1, 3, 2, 5};
+    kbv_time_stats st;
+    kbv_time_stats_of(ms, 5, &st);
+    assert_true(st.mean == 3.0);
+    assert_true(fabs(st.sd - sqrt(2.5)) < 1e-12);
+    assert_true(st.median == 3.0);
+    assert_true(st.q1 == 2.0 && st.q3 == 4.0 && st.iqr == 2.0);
+    assert_true(st.sum == 15.0);
+    double even[] = {1, 2, 3, 4};
+    kbv_time_stats_of(even, 4, &st);
+    assert_true(st.median == 2.5);
+    assert_true(fabs(st.q1 - 1.75) < 1e-12 && fabs(st.q3 - 3.25) < 1e-12);
+    kbv_time_stats_of(NULL, 0, &st);
+    assert_true(isnan(st.mean) && isnan(st.median));
+}
+
+static void test_timing_checks(void **state)
+{
+    (void)state;
+    assert_true(kbv_timing_credible(10.0, 10.0));
+    assert_true(kbv_timing_credible(10.0, 12.0));
+    assert_false(kbv_timing_credible(10.0, 9.99));
+    assert_false(kbv_below_sol(0.9, 1.0));
+    assert_true(kbv_below_sol(0.899, 1.0));
+    assert_false(kbv_below_sol(0.1, 0.0));   /* no bound known */
+}
+
+static void test_fmt_sci(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(kbv_fmt_sci(3.1e-2, 1, b, sizeof b), "3.1e-2");
+    assert_string_equal(kbv_fmt_sci(1e-3, 0, b, sizeof b), "1e-3");
+    assert_string_equal(kbv_fmt_sci(1e-2, 0, b, sizeof b), "1e-2");
+    assert_string_equal(kbv_fmt_sci(2.5e12, 1, b, sizeof b), "2.5e12");
+    assert_string_equal(kbv_fmt_sci(1.0, 1, b, sizeof b), "1.0e0");
+    assert_string_equal(kbv_fmt_sci(INFINITY, 1, b, sizeof b), "inf");
+    assert_string_equal(kbv_fmt_sci(NAN, 1, b, sizeof b), "nan");
+}
+
+/* Which draws each protocol judges, and the seeds behind them. */
+static void test_draw_plan(void **state)
+{
+    (void)state;
+    kbv_draw_plan a, b, c;
+    kbv_draw_plan_make(42, "L1/19", &a);
+    kbv_draw_plan_make(42, "L1/19", &b);
+    kbv_draw_plan_make(42, "L1/20", &c);
+    assert_int_equal(a.n, 13);
+    int standard = 0, verified = 0;
+    for (int i = 0; i < a.n; i++) {
+        standard += a.d[i].standard;
+        verified += a.d[i].verified;
+        assert_true(a.d[i].draw.seed == b.d[i].draw.seed);     /* reproducible */
+        assert_true(a.d[i].draw.seed != c.d[i].draw.seed);     /* per problem */
+        for (int j = 0; j < i; j++)
+            assert_true(a.d[i].draw.seed != a.d[j].draw.seed); /* fresh each draw */
+    }
+    assert_int_equal(standard, 5);
+    assert_int_equal(verified, 9);
+    assert_string_equal(a.d[0].label, "base#0");
+    assert_int_equal(a.d[4].draw.dist, KBV_DIST_BASE);
+    assert_string_equal(a.d[5].label, "D1");
+    assert_int_equal(a.d[8].draw.dist, KBV_DIST_D4);
+    assert_true(a.d[8].verified && !a.d[9].verified);
+    assert_true(a.d[9].redraw_params && a.d[9].draw.dist == KBV_DIST_D5);
+    assert_string_equal(a.d[12].label, "D8");
+    assert_true(a.params.seed != a.params_d5.seed);
+    kbv_draw_plan_make(43, "L1/19", &c);
+    assert_true(a.d[0].draw.seed != c.d[0].draw.seed);         /* per run */
+}
+
+static void test_seed_parse_and_draw(void **state)
+{
+    (void)state;
+    uint64_t s;
+    assert_int_equal(kbv_seed_parse("0", &s), KBV_OK);
+    assert_true(s == 0);
+    assert_int_equal(kbv_seed_parse("9007199254740991", &s), KBV_OK);
+    assert_true(s == KBV_SEED_MAX);
+    assert_int_equal(kbv_seed_parse("9007199254740992", &s), KBV_ERR_PARSE);
+    assert_int_equal(kbv_seed_parse("-1", &s), KBV_ERR_PARSE);
+    assert_int_equal(kbv_seed_parse("12x", &s), KBV_ERR_PARSE);
+    assert_int_equal(kbv_seed_parse("", &s), KBV_ERR_PARSE);
+    uint64_t r1, r2;
+    assert_int_equal(kbv_run_seed_new(&r1), KBV_OK);
+    assert_int_equal(kbv_run_seed_new(&r2), KBV_OK);
+    assert_true(r1 <= KBV_SEED_MAX && r2 <= KBV_SEED_MAX);
+    assert_true(r1 != r2);
+    kbv_clear_error();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rel_l2_definition),
+        cmocka_unit_test(test_allclose_tolerance_by_dtype),
+        cmocka_unit_test(test_good_candidate_passes_both),
+        cmocka_unit_test(test_allclose_failure_reason),
+        cmocka_unit_test(test_unwritten_output_fails_allclose_and_strict),
+        cmocka_unit_test(test_nonfinite_reference_skips_standard_only),
+        cmocka_unit_test(test_integrity_fails_strict_first),
+        cmocka_unit_test(test_class_failure),
+        cmocka_unit_test(test_rel_l2_budget_boundary),
+        cmocka_unit_test(test_rel_l2_floor_when_tf32_exact),
+        cmocka_unit_test(test_max_err_budget_and_floor),
+        cmocka_unit_test(test_nan_error_fails),
+        cmocka_unit_test(test_zero_reference_with_error_fails),
+        cmocka_unit_test(test_second_output_named),
+        cmocka_unit_test(test_tally_first_failure_wins),
+        cmocka_unit_test(test_tally_all_skipped_is_not_correct),
+        cmocka_unit_test(test_tally_strict_uses_strict_rule),
+        cmocka_unit_test(test_time_stats),
+        cmocka_unit_test(test_timing_checks),
+        cmocka_unit_test(test_fmt_sci),
+        cmocka_unit_test(test_draw_plan),
+        cmocka_unit_test(test_seed_parse_and_draw),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
