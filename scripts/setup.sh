@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config git
           libjansson-dev libcmocka-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libelf-dev
-          python3 python3-numpy python3-torch)
+          python3 python3-numpy python3-torch
+          chromium)  # headless: the report page test (tests/e2e/report_page.sh)
 
 missing=()
 for p in "${packages[@]}"; do

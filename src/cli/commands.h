@@ -10,5 +10,6 @@ int kbv_cmd_eval(int argc, char **argv);
 int kbv_cmd_baseline(int argc, char **argv);
 int kbv_cmd_prompt(int argc, char **argv);
 int kbv_cmd_generate(int argc, char **argv);
+int kbv_cmd_report(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"baseline", kbv_cmd_baseline, "measure and cache the baselines on this machine"},
     {"prompt", kbv_cmd_prompt, "print the single-turn prompt that asks a model for a candidate"},
     {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible API) for candidates into a run"},
+    {"report", kbv_cmd_report, "tables, figures and an HTML page from results files; --compare two runs"},
 };
 
 static void usage(FILE *f)

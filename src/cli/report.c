@@ -1,0 +1,305 @@
+/* kbv report: the paper's tables and figures for any set of results files
+ * (terminal table, tables.md/.csv, summary.json, index.html with inline SVG
+ * figures, one .svg file per figure), and --compare between two runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "report/compare.h"
+#include "report/figures.h"
+#include "report/html.h"
+#include "report/report_data.h"
+#include "report/report_tables.h"
+
+#define MAX_INPUTS 256
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
+            "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
+            "                  [--model-a NAME] [--model-b NAME]\n\n"
+            "Reads results files (records of the same model, problem and sample: the last\n"
+            "wins), prints the metrics table, and with --out writes into DIR (created):\n"
+            "  tables.md      per model, level and pooled: the three protocols side by side,\n"
+            "                 every metric, failures by reason, audit flags (Markdown)\n"
+            "  tables.csv     the same, one row per model, level and protocol\n"
+            "  summary.json   the metrics summary with failure and flag counts\n"
+            "  index.html     one offline page: tables, figures (inline SVG) and every\n"
+            "                 sample's details, linked from the figures\n"
+            "  figures/*.svg  each figure as a file\n\n"
+            "  --out DIR        where to write (without it: the terminal table only)\n"
+            "  --protocol P     standard, verified (default) or strict: the protocol of the\n"
+            "                   scatter and heat map, and of the --compare terminal table\n"
+            "  --title TEXT     the page's title (default \"kbv report\")\n"
+            "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
+            "                   kernel times with their noise (a difference within\n"
+            "                   2 sqrt(sdA^2 + sdB^2) is \"no change\"); --out writes compare.md\n"
+            "  --model-a NAME, --model-b NAME\n"
+            "                   the model to compare in a file that holds several\n"
+            "  --help           this text\n\n"
+            "docs/REPORTS.md describes every table, figure and column.\n"
+            "Exit status: 0 on success, 2 on any error (one line on stderr).\n");
+}
+
+static int fail_line(const char *what)
+{
+    fprintf(stderr, "kbv report: %s\n", what);
+    return 2;
+}
+
+static int fail_status(void)
+{
+    const char *e = kbv_last_error();
+    const char *nl = strchr(e, '\n');
+    fprintf(stderr, "kbv report: %.*s\n", nl ? (int)(nl - e) : (int)strlen(e), e);
+    return 2;
+}
+
+typedef struct report_opts {
+    const char *inputs[MAX_INPUTS];
+    int n_inputs;
+    const char *out;
+    const char *title;
+    bool compare;
+    const char *model_a, *model_b;
+    kbv_protocol protocol;
+} report_opts;
+
+static bool parse_protocol(const char *s, kbv_protocol *out)
+{
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        if (!strcmp(s, kbv_protocol_name((kbv_protocol)p))) {
+            *out = (kbv_protocol)p;
+            return true;
+        }
+    return false;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, report_opts *o)
+{
+    char msg[512];
+    memset(o, 0, sizeof *o);
+    o->protocol = KBV_PROTO_VERIFIED;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        bool has_value = a + 1 < argc;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--out") && has_value) {
+            o->out = argv[++a];
+        } else if (!strcmp(arg, "--title") && has_value) {
+            o->title = argv[++a];
+        } else if (!strcmp(arg, "--model-a") && has_value) {
+            o->model_a = argv[++a];
+        } else if (!strcmp(arg, "--model-b") && has_value) {
+            o->model_b = argv[++a];
+        } else if (!strcmp(arg, "--compare")) {
+            o->compare = true;
+        } else if (!strcmp(arg, "--protocol") && has_value) {
+            if (!parse_protocol(argv[++a], &o->protocol)) {
+                snprintf(msg, sizeof msg, "unknown protocol '%s' (standard, verified, strict)",
+                         argv[a]);
+                return fail_line(msg);
+            }
+        } else if (arg[0] == '-') {
+            snprintf(msg, sizeof msg, "unexpected or incomplete argument '%s' (see kbv report "
+                     "--help)", arg);
+            return fail_line(msg);
+        } else {
+            if (o->n_inputs == MAX_INPUTS)
+                return fail_line("too many results files (at most 256)");
+            o->inputs[o->n_inputs++] = arg;
+        }
+    }
+    if (o->compare && o->n_inputs != 2)
+        return fail_line("--compare takes exactly two results files: A.jsonl B.jsonl");
+    if (!o->compare && o->n_inputs == 0)
+        return fail_line("no results file given (usage: kbv report RESULTS.jsonl... --out DIR)");
+    if (!o->compare && (o->model_a || o->model_b))
+        return fail_line("--model-a and --model-b go with --compare");
+    return -1;
+}
+
+/* mkdir -p. */
+static kbv_status make_dirs(const char *path)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return kbv_fail(KBV_ERR_INVALID, "output path too long: %s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) && errno != EEXIST)
+                return kbv_fail(KBV_ERR_IO, "cannot create directory %s: %s", buf,
+                                strerror(errno));
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return KBV_OK;
+}
+
+/* What one output file holds: a writer and its arguments. */
+typedef struct out_file {
+    const char *name;
+    kbv_status (*write)(FILE *f, const struct out_file *of);
+    const kbv_report_data *d;
+    const kbv_summary_info *info;
+    const report_opts *o;
+    const kbv_figure *fig;
+    const kbv_comparison *cmp;
+} out_file;
+
+/* Writes DIR/name through a temporary file and a rename: a reader never
+ * sees half a file. */
+static kbv_status write_out(const char *dir, const out_file *of)
+{
+    kbv_status st = KBV_OK;
+    char path[1100], tmp[1110];
+    FILE *f = NULL;
+    if (snprintf(path, sizeof path, "%s/%s", dir, of->name) >= (int)sizeof path)
+        return kbv_fail(KBV_ERR_INVALID, "output path too long: %s/%s", dir, of->name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if (!f)
+        return kbv_fail(KBV_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    KBV_TRY_GOTO(of->write(f, of), st, done);
+    if (fflush(f) || ferror(f))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    int rc = fclose(f);
+    f = NULL;
+    if (rc)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    if (rename(tmp, path))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+done:
+    if (f)
+        fclose(f);
+    if (st != KBV_OK)
+        unlink(tmp);
+    return st;
+}
+
+static kbv_status write_md(FILE *f, const out_file *of)
+{
+    return kbv_report_write_markdown(f, of->d, of->info);
+}
+
+static kbv_status write_csv(FILE *f, const out_file *of) { return kbv_report_write_csv(f, of->d); }
+
+static kbv_status write_json(FILE *f, const out_file *of)
+{
+    json_t *o = NULL;
+    KBV_TRY(kbv_report_summary(of->d, of->info, of->o->inputs, of->o->n_inputs, &o));
+    int rc = json_dumpf(o, f, JSON_INDENT(2)) || fputc('\n', f) == EOF;
+    json_decref(o);
+    if (rc)
+        return kbv_fail(KBV_ERR_IO, "writing the summary JSON failed");
+    return KBV_OK;
+}
+
+static kbv_status write_page(FILE *f, const out_file *of)
+{
+    kbv_html_opts ho = {of->o->title, of->info, of->o->inputs, of->o->n_inputs, of->o->protocol};
+    return kbv_html_write(f, of->d, &ho);
+}
+
+static kbv_status write_figure(FILE *f, const out_file *of)
+{
+    return kbv_figure_write(f, of->d, of->fig, true);
+}
+
+static kbv_status write_compare(FILE *f, const out_file *of)
+{
+    return kbv_compare_markdown(f, of->cmp);
+}
+
+static kbv_status write_report(const report_opts *o, const kbv_report_data *d,
+                               const kbv_summary_info *info)
+{
+    char figdir[1100];
+    if (snprintf(figdir, sizeof figdir, "%s/figures", o->out) >= (int)sizeof figdir)
+        return kbv_fail(KBV_ERR_INVALID, "output path too long: %s", o->out);
+    KBV_TRY(make_dirs(figdir));
+    const out_file files[] = {
+        {"tables.md", write_md, d, info, o, NULL, NULL},
+        {"tables.csv", write_csv, d, info, o, NULL, NULL},
+        {"summary.json", write_json, d, info, o, NULL, NULL},
+        {"index.html", write_page, d, info, o, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        KBV_TRY(write_out(o->out, &files[i]));
+    kbv_figure figs[64];
+    int n = kbv_figures_plan(d, o->protocol, figs, 64);
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.svg", figs[i].name);
+        out_file of = {name, write_figure, d, info, o, &figs[i], NULL};
+        KBV_TRY(write_out(figdir, &of));
+    }
+    printf("kbv report: wrote %s/index.html, tables.md, tables.csv, summary.json and %d "
+           "figures in %s/\n", o->out, n, figdir);
+    return KBV_OK;
+}
+
+static int run_report(const report_opts *o)
+{
+    kbv_report_data d;
+    char joined[4096] = "";
+    size_t used = 0;
+    for (int i = 0; i < o->n_inputs && used < sizeof joined; i++)
+        used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", i ? ", " : "",
+                                 o->inputs[i]);
+    if (kbv_report_data_load(o->inputs, o->n_inputs, &d) != KBV_OK)
+        return fail_status();
+    if (d.malformed)
+        fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n", d.malformed,
+                d.malformed == 1 ? "" : "s", d.malformed_where);
+    kbv_summary_info info = {joined, d.device, d.size, d.records.n};
+    kbv_table_print(stdout, &d.metrics, &info);
+    int status = 0;
+    if (o->out && write_report(o, &d, &info) != KBV_OK)
+        status = fail_status();
+    if (fflush(stdout) && status == 0)
+        status = fail_line("writing to stdout failed");
+    kbv_report_data_free(&d);
+    return status;
+}
+
+static int run_compare(const report_opts *o)
+{
+    kbv_comparison c;
+    if (kbv_compare_load(o->inputs[0], o->inputs[1], o->model_a, o->model_b, &c) != KBV_OK)
+        return fail_status();
+    kbv_compare_print(stdout, &c, o->protocol);
+    int status = 0;
+    if (o->out) {
+        out_file of = {"compare.md", write_compare, NULL, NULL, o, NULL, &c};
+        if (make_dirs(o->out) != KBV_OK || write_out(o->out, &of) != KBV_OK)
+            status = fail_status();
+        else
+            printf("kbv report: wrote %s/compare.md\n", o->out);
+    }
+    if (fflush(stdout) && status == 0)
+        status = fail_line("writing to stdout failed");
+    kbv_compare_free(&c);
+    return status;
+}
+
+int kbv_cmd_report(int argc, char **argv)
+{
+    report_opts o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed >= 0)
+        return parsed;
+    return o.compare ? run_compare(&o) : run_report(&o);
+}

@@ -1,0 +1,182 @@
+#!/bin/bash
+# kbv report end to end: the files it writes from the fixtures in
+# tests/data/report, --compare, error exits, and the HTML page in headless
+# Chromium (no console errors, and a screenshot that shows the figures).
+# Usage: report_page.sh BUILD_DIR. Output (page, screenshot, browser log) is
+# kept in BUILD_DIR/e2e-report-page for a look afterwards.
+set -u
+
+build=${1:?usage: report_page.sh BUILD_DIR}
+build=$(cd "$build" && pwd)
+kbv=$build/kbv
+here=$(cd "$(dirname "$0")" && pwd)
+data=$(cd "$here/../data/report" && pwd)
+out=$build/e2e-report-page
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { # check DESCRIPTION COMMAND...
+    local what=$1
+    shift
+    if "$@" >/dev/null 2>&1; then ok "$what"; else bad "$what"; fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+if [ ! -x "$kbv" ]; then
+    bad "no kbv at $kbv"
+    finish
+fi
+rm -rf "$out"
+mkdir -p "$out"
+
+# ---- the report ------------------------------------------------------------
+if "$kbv" report "$data/example.jsonl" "$data/small.jsonl" --out "$out/report" \
+        >"$out/report.txt" 2>"$out/report.err"; then
+    ok "kbv report exits 0"
+else
+    bad "kbv report failed: $(tail -n 1 "$out/report.err")"
+    finish
+fi
+check "terminal table printed" grep -q "kbv results:" "$out/report.txt"
+check "terminal table lists a model" grep -q "frontier-model-x" "$out/report.txt"
+for f in tables.md tables.csv summary.json index.html; do
+    check "$f written and not empty" test -s "$out/report/$f"
+done
+check "no temporary files left" bash -c "! ls '$out/report' '$out/report/figures' | grep -q '\.tmp$'"
+nfig=$(ls "$out/report/figures"/*.svg 2>/dev/null | wc -l)
+# 2 before/after + 3 CDFs + scatter + 5 models' failures + heat map
+check "12 figures as .svg files (found $nfig)" test "$nfig" -eq 12
+check "summary.json parses, with failure counts" "$py" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+g = [g for g in s["groups"] if g["model"] == "alpha" and g["level"] == "all"][0]
+assert g["strict"]["failures"]["wrong@timed"] == 1, g["strict"]["failures"]
+assert abs(g["standard"]["correct_pct"] - 75) < 1e-9
+assert s["excluded"] == ["L2/23", "L2/80"], s["excluded"]
+' "$out/report/summary.json"
+check "tables.csv: a header and 3 protocols per row group, all as wide" "$py" -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) > 1 and (len(rows) - 1) % 3 == 0
+assert all(len(r) == len(rows[0]) for r in rows)
+assert rows[0][:3] == ["model", "level", "protocol"]
+' "$out/report/tables.csv"
+check "tables.md has the headline and the failure tables" \
+    bash -c "grep -q '^## Headline' '$out/report/tables.md' && grep -q '^## Failures by reason' '$out/report/tables.md'"
+
+page=$out/report/index.html
+check "page: no script" bash -c "! grep -qi '<script' '$page'"
+check "page: no URL" bash -c "! grep -Eq 'https?:' '$page'"
+check "page: model name escaped" bash -c "grep -q 'beta&lt;b&gt;' '$page' && ! grep -q 'beta<b>' '$page'"
+check "page: compiler output escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$page"
+check "page: figures inline" test "$(grep -c '<svg ' "$page")" -eq 12
+check "page: every sample anchored" test "$(grep -c '<section class="sample" id="s-m' "$page")" -eq 227
+check "page: reproduction commands" grep -q 'kbv dump L1/3 --full --dist D3 --seed [0-9]* --out dump-L1_3-D3' "$page"
+
+# the same input gives the same bytes
+"$kbv" report "$data/example.jsonl" "$data/small.jsonl" --out "$out/again" >/dev/null 2>&1
+check "deterministic: index.html" cmp "$page" "$out/again/index.html"
+check "deterministic: a figure" cmp "$out/report/figures/heatmap-verified.svg" "$out/again/figures/heatmap-verified.svg"
+
+# ---- --compare and errors ------------------------------------------------------
+if "$kbv" report --compare "$data/compare_a.jsonl" "$data/compare_b.jsonl" --out "$out/cmp" \
+        >"$out/compare.txt" 2>&1; then
+    ok "kbv report --compare exits 0"
+else
+    bad "kbv report --compare failed: $(tail -n 1 "$out/compare.txt")"
+fi
+check "compare: a change inside the noise is no change" grep -q "^L1/1 .*no change (within noise)" "$out/compare.txt"
+check "compare: a change beyond the noise is faster" grep -q "^L1/2 .*B faster 1.25x" "$out/compare.txt"
+check "compare: broken and fixed" bash -c "grep -q '^L1/3 .*broken' '$out/compare.txt' && grep -q '^L1/4 .*fixed' '$out/compare.txt'"
+check "compare: compare.md written" grep -q '^## strict (vs tf32)' "$out/cmp/compare.md"
+"$kbv" report "$data/no-such.jsonl" --out "$out/x" >/dev/null 2>"$out/missing.err"
+check "missing results file: exit 2" test $? -eq 2
+check "missing results file: says which" grep -q "no-such.jsonl" "$out/missing.err"
+"$kbv" report --compare "$data/compare_a.jsonl" >/dev/null 2>&1
+check "--compare with one file: exit 2" test $? -eq 2
+"$kbv" report --compare "$data/small.jsonl" "$data/compare_b.jsonl" >/dev/null 2>"$out/two.err"
+check "--compare on a file of two models asks for --model-a" grep -q -- "--model-a" "$out/two.err"
+
+# ---- the page in a browser -----------------------------------------------------------
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chrome" ]; then
+    bad "chromium is not installed: run scripts/setup.sh (CI installs it)"
+    finish
+fi
+profile=$(mktemp -d)
+timeout 180 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$profile" --enable-logging=stderr --v=0 \
+    --screenshot="$out/screenshot.png" --window-size=1400,2400 "file://$page" \
+    >"$out/chromium.log" 2>&1
+rc=$?
+rm -rf "$profile"
+check "chromium exits 0 (rc $rc)" test "$rc" -eq 0
+check "no console errors" bash -c "! grep -Eq 'Uncaught|ERROR:CONSOLE|CONSOLE.*(Error|Refused)' '$out/chromium.log'"
+check "screenshot written" test -s "$out/screenshot.png"
+# Decodes the PNG (zlib + scanline filters) and counts colours in the top
+# 1200 rows: a blank page has one or two; the figures' bars add the model
+# and protocol colours (#0072b2 verified, #d55e00 strict).
+check "screenshot shows the tables and figures" "$py" - "$out/screenshot.png" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, ihdr = 8, [], None
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        ihdr = struct.unpack(">IIBBBBB", body)
+    elif kind == b"IDAT":
+        idat.append(body)
+    pos += 12 + n
+w, h, depth, ctype = ihdr[:4]
+assert depth == 8 and ctype in (2, 6), ihdr
+bpp = 3 if ctype == 2 else 4
+raw = zlib.decompress(b"".join(idat))
+stride = w * bpp
+prev = bytearray(stride)
+colours, blue, orange = set(), 0, 0
+for y in range(min(h, 1200)):
+    f = raw[y * (stride + 1)]
+    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    if f == 1:
+        for i in range(bpp, stride):
+            line[i] = (line[i] + line[i - bpp]) & 255
+    elif f == 2:
+        line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+    elif f == 3:
+        for i in range(stride):
+            left = line[i - bpp] if i >= bpp else 0
+            line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+    elif f == 4:
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            line[i] = (line[i] + pr) & 255
+    for x in range(0, stride, bpp):
+        r, g, b = line[x], line[x + 1], line[x + 2]
+        colours.add((r, g, b))
+        if abs(r - 0x00) < 24 and abs(g - 0x72) < 24 and abs(b - 0xb2) < 24:
+            blue += 1
+        if abs(r - 0xd5) < 24 and abs(g - 0x5e) < 24 and abs(b - 0x00) < 24:
+            orange += 1
+    prev = line
+print("colours", len(colours), "blue", blue, "orange", orange)
+assert len(colours) > 64, len(colours)
+assert blue > 500 and orange > 500, (blue, orange)
+EOF
+
+finish
