@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds kbv with CUDA here and bundles the build with the few shared
+# libraries a bare GPU machine may lack (jansson, cmocka, seccomp, libelf), so
+# the build can be carried to a machine without Debian's -dev packages.
+#   scripts/gpu_bundle.sh [BUILD_DIR]     (default build-gpu)
+# Then, there: tests/gpu/run.sh BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build-gpu}
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DKBV_WITH_CUDA=ON -DKBV_WITH_CURL=OFF >/dev/null
+cmake --build "$dir" -j"$(nproc)"
+mkdir -p "$dir/lib"
+for bin in "$dir/kbv" "$dir/kbv-runner" "$dir/libkbv.so" "$dir"/gpu_test_*; do
+    ldd "$bin" | awk '/=> \// {print $3}'
+done | sort -u | grep -E 'libjansson|libcmocka|libseccomp|libelf' | xargs -r cp -L -t "$dir/lib"
+ls "$dir/lib"
