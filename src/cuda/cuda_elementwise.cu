@@ -1,0 +1,375 @@
+/* Elementwise kernels: unary activations, ops with a Python-number constant,
+ * and binary arithmetic with broadcasting. Formulas are PyTorch's CUDA
+ * kernels' (ATen/native/cuda/Activation*.cu, BinaryOps), computed in the
+ * tensor's own type as PyTorch's opmath does for float and double. */
+#include <math.h>
+
+#include "cuda/cuda_device.h"
+#include "graph/ops.h"
+
+using namespace kbv_cuda;
+
+namespace {
+
+/* 128 threads, one block per tile of 128 (or 256) 16-byte vectors, the
+ * grid covering the data: the fastest of the shapes measured on an H200
+ * (1-8 vectors per thread, 64-512 threads, resident grid-stride loops,
+ * streaming cache hints) -- 4.27 TB/s for a copy-like op. */
+constexpr int kThreads = 128;
+
+/* Two vectors per thread (two independent chains) where that measured
+ * faster on an H200 beside PyTorch: softplus (log1p of exp, 9% faster) and
+ * gelu (erf, 2%); one vector is best for every other op. */
+template <int OP> __host__ __device__ constexpr int vecs_per_thread()
+{
+    return OP == KBV_OP_SOFTPLUS || OP == KBV_OP_GELU ? 2 : 1;
+}
+
+template <int OP, typename T> __device__ __forceinline__ T unary_op(T x, T p0, T p1)
+{
+    if constexpr (OP == KBV_OP_ABS) {
+        return k_abs(x);
+    } else if constexpr (OP == KBV_OP_RELU) { /* clamp_min(x, 0): NaN passes */
+        return x != x ? x : k_max(x, T(0));
+    } else if constexpr (OP == KBV_OP_LEAKY_RELU) {
+        return x > T(0) ? x : x * p0;
+    } else if constexpr (OP == KBV_OP_SIGMOID) {
+        return T(1) / (T(1) + k_exp(-x));
+    } else if constexpr (OP == KBV_OP_TANH) {
+        return k_tanh(x);
+    } else if constexpr (OP == KBV_OP_GELU) { /* exact: erf form */
+        return x * T(0.5) * (T(1) + k_erf(x * T(0.70710678118654752440)));
+    } else if constexpr (OP == KBV_OP_SELU) { /* p0 = alpha, p1 = scale; negcoef = alpha * scale in T */
+        return x <= T(0) ? k_expm1(x) * (p0 * p1) : x * p1;
+    } else if constexpr (OP == KBV_OP_HARDSIGMOID) {
+        return k_min(k_max(x + T(3), T(0)), T(6)) * (T(1) / T(6));
+    } else if constexpr (OP == KBV_OP_SOFTPLUS) { /* beta 1, threshold 20 */
+        return x > T(20) ? x : k_log1p(k_exp(x));
+    } else if constexpr (OP == KBV_OP_ELU) { /* p0 = alpha */
+        return x <= T(0) ? k_expm1(x) * p0 : x;
+    } else if constexpr (OP == KBV_OP_HARDTANH) { /* clamp(x, p0, p1): NaN passes */
+        return x != x ? x : k_min(k_max(x, p0), p1);
+    } else if constexpr (OP == KBV_OP_ADD_SCALAR) {
+        return x + p0;
+    } else {
+        static_assert(OP == KBV_OP_MUL_SCALAR, "unhandled unary op");
+        return x * p0;
+    }
+}
+
+template <int OP, typename T> __device__ __forceinline__ T binary_op(T a, T b)
+{
+    if constexpr (OP == KBV_OP_ADD)
+        return a + b;
+    else if constexpr (OP == KBV_OP_SUB)
+        return a - b;
+    else if constexpr (OP == KBV_OP_MUL)
+        return a * b;
+    else {
+        static_assert(OP == KBV_OP_DIV, "unhandled binary op");
+        return a / b;
+    }
+}
+
+/* Tiles of U * blockDim vectors, thread-strided inside a tile; the fewer
+ * than W elements after the last vector go to block 0. */
+template <int OP, typename T>
+__global__ void __launch_bounds__(kThreads)
+unary_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p0, T p1)
+{
+    using V = typename VecOf<T>::type;
+    constexpr int W = VecOf<T>::width;
+    constexpr int U = vecs_per_thread<OP>();
+    const int64_t nv = n / W, tile = (int64_t)blockDim.x * U;
+    const V *__restrict__ xv = reinterpret_cast<const V *>(x);
+    V *__restrict__ yv = reinterpret_cast<V *>(y);
+    for (int64_t base = blockIdx.x * tile + threadIdx.x; base < nv; base += gridDim.x * tile) {
+        V v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (base + u * blockDim.x < nv)
+                v[u] = xv[base + u * blockDim.x];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (base + u * blockDim.x < nv) {
+#pragma unroll
+                for (int w = 0; w < W; w++)
+                    lane<V, T>(v[u], w) = unary_op<OP>(lane<V, T>(v[u], w), p0, p1);
+                yv[base + u * blockDim.x] = v[u];
+            }
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x < n - nv * W) {
+        const int64_t e = nv * W + threadIdx.x;
+        y[e] = unary_op<OP>(x[e], p0, p1);
+    }
+}
+
+/* Unaligned data: the same loop one element at a time. */
+template <int OP, typename T>
+__global__ void __launch_bounds__(kThreads)
+unary_scalar_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p0, T p1)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        y[i] = unary_op<OP>(x[i], p0, p1);
+}
+
+template <int OP, typename T>
+__global__ void __launch_bounds__(kThreads)
+unary_strided_kernel(const T *__restrict__ x, kbv_cuda_layout xl, T *__restrict__ y, int64_t n,
+                     T p0, T p1)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        y[i] = unary_op<OP>(x[layout_offset(i, xl)], p0, p1);
+}
+
+/* MODE 0: both full; 1: a is one element; 2: b is one element. Work item
+ * t < n / W is vector t; the fewer than W after it are the scalar tail. */
+template <int OP, typename T, int MODE>
+__global__ void __launch_bounds__(kThreads)
+binary_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ y, int64_t n)
+{
+    using V = typename VecOf<T>::type;
+    constexpr int W = VecOf<T>::width;
+    const int64_t nv = n / W, items = nv + (n - nv * W);
+    const T as = MODE == 1 ? a[0] : T(0);
+    const T bs = MODE == 2 ? b[0] : T(0);
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < items; t += step) {
+        if (t < nv) {
+            V va, vb, r;
+            if (MODE != 1)
+                va = reinterpret_cast<const V *>(a)[t];
+            if (MODE != 2)
+                vb = reinterpret_cast<const V *>(b)[t];
+#pragma unroll
+            for (int w = 0; w < W; w++) {
+                T x = MODE == 1 ? as : lane<V, T>(va, w);
+                T z = MODE == 2 ? bs : lane<V, T>(vb, w);
+                lane<V, T>(r, w) = binary_op<OP>(x, z);
+            }
+            reinterpret_cast<V *>(y)[t] = r;
+        } else {
+            const int64_t e = nv * W + (t - nv);
+            y[e] = binary_op<OP>(MODE == 1 ? as : a[e], MODE == 2 ? bs : b[e]);
+        }
+    }
+}
+
+template <int OP, typename T, int MODE>
+__global__ void __launch_bounds__(kThreads)
+binary_scalar_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ y, int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        y[i] = binary_op<OP>(MODE == 1 ? a[0] : a[i], MODE == 2 ? b[0] : b[i]);
+}
+
+template <int OP, typename T>
+__global__ void __launch_bounds__(kThreads)
+binary_strided_kernel(const T *__restrict__ a, kbv_cuda_layout al, const T *__restrict__ b,
+                      kbv_cuda_layout bl, T *__restrict__ y, int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t oa = 0, ob = 0, rest = i;
+        for (int d = al.ndim - 1; d >= 0; d--) {
+            int64_t size = al.shape[d];
+            int64_t c = rest % size;
+            rest /= size;
+            oa += c * al.stride[d];
+            ob += c * bl.stride[d];
+        }
+        y[i] = binary_op<OP>(a[oa], b[ob]);
+    }
+}
+
+template <typename E>
+__global__ void __launch_bounds__(kThreads)
+copy_strided_kernel(const E *__restrict__ x, kbv_cuda_layout xl, E *__restrict__ y, int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        y[i] = x[layout_offset(i, xl)];
+}
+
+template <int OP, typename T>
+cudaError_t unary_typed(cudaStream_t s, double p0, double p1, const void *x, void *y,
+                        int64_t n)
+{
+    const T *xt = static_cast<const T *>(x);
+    T *yt = static_cast<T *>(y);
+    if (aligned16(x) && aligned16(y)) {
+        constexpr int W = VecOf<T>::width;
+        unary_kernel<OP, T><<<grid_cover(kThreads * vecs_per_thread<OP>(), n / W), kThreads, 0,
+                              s>>>(xt, yt, n, T(p0), T(p1));
+    } else {
+        auto k = unary_scalar_kernel<OP, T>;
+        k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(xt, yt, n, T(p0), T(p1));
+    }
+    return cudaGetLastError();
+}
+
+template <int OP, typename T>
+cudaError_t unary_strided_typed(cudaStream_t s, double p0, double p1, const void *x,
+                                const kbv_cuda_layout *xl, void *y)
+{
+    int64_t n = layout_numel(*xl);
+    auto k = unary_strided_kernel<OP, T>;
+    k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(x), *xl,
+                                                          static_cast<T *>(y), n, T(p0), T(p1));
+    return cudaGetLastError();
+}
+
+template <int OP, typename T, int MODE>
+cudaError_t binary_mode(cudaStream_t s, const void *a, const void *b, void *y, int64_t n)
+{
+    const T *at = static_cast<const T *>(a);
+    const T *bt = static_cast<const T *>(b);
+    T *yt = static_cast<T *>(y);
+    bool aligned = aligned16(y) && (MODE == 1 || aligned16(a)) && (MODE == 2 || aligned16(b));
+    if (aligned) {
+        constexpr int W = VecOf<T>::width;
+        binary_kernel<OP, T, MODE><<<grid_cover(kThreads, n / W + n % W), kThreads, 0, s>>>(
+            at, bt, yt, n);
+    } else {
+        auto k = binary_scalar_kernel<OP, T, MODE>;
+        k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(at, bt, yt, n);
+    }
+    return cudaGetLastError();
+}
+
+template <int OP, typename T>
+cudaError_t binary_typed(cudaStream_t s, const void *a, int a_scalar, const void *b,
+                         int b_scalar, void *y, int64_t n)
+{
+    if (a_scalar && !b_scalar)
+        return binary_mode<OP, T, 1>(s, a, b, y, n);
+    if (b_scalar)
+        return binary_mode<OP, T, 2>(s, a, b, y, n);
+    return binary_mode<OP, T, 0>(s, a, b, y, n);
+}
+
+template <int OP, typename T>
+cudaError_t binary_strided_typed(cudaStream_t s, const void *a, const kbv_cuda_layout *al,
+                                 const void *b, const kbv_cuda_layout *bl, void *y)
+{
+    int64_t n = layout_numel(*al);
+    auto k = binary_strided_kernel<OP, T>;
+    k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(a), *al,
+                                                          static_cast<const T *>(b), *bl,
+                                                          static_cast<T *>(y), n);
+    return cudaGetLastError();
+}
+
+/* Dispatch helpers: one template instantiation per (op, type). */
+#define KBV_UNARY_OPS(X)                                                                   \
+    X(KBV_OP_ABS) X(KBV_OP_RELU) X(KBV_OP_LEAKY_RELU) X(KBV_OP_SIGMOID) X(KBV_OP_TANH)      \
+    X(KBV_OP_GELU) X(KBV_OP_SELU) X(KBV_OP_HARDSIGMOID) X(KBV_OP_SOFTPLUS) X(KBV_OP_ELU)    \
+    X(KBV_OP_HARDTANH) X(KBV_OP_ADD_SCALAR) X(KBV_OP_MUL_SCALAR)
+
+#define KBV_BINARY_OPS(X) X(KBV_OP_ADD) X(KBV_OP_SUB) X(KBV_OP_MUL) X(KBV_OP_DIV)
+
+} /* namespace */
+
+extern "C" cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int is_f64,
+                                             double p0, double p1, const void *x, void *y,
+                                             int64_t n)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    switch (op) {
+#define CASE(OP)                                                                           \
+    case OP:                                                                               \
+        return is_f64 ? unary_typed<OP, double>(s, p0, p1, x, y, n)                   \
+                      : unary_typed<OP, float>(s, p0, p1, x, y, n);
+        KBV_UNARY_OPS(CASE)
+#undef CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int is_f64,
+                                                     double p0, double p1, const void *x,
+                                                     const kbv_cuda_layout *xl, void *y)
+{
+    if (layout_numel(*xl) <= 0)
+        return cudaSuccess;
+    switch (op) {
+#define CASE(OP)                                                                           \
+    case OP:                                                                               \
+        return is_f64 ? unary_strided_typed<OP, double>(s, p0, p1, x, xl, y)          \
+                      : unary_strided_typed<OP, float>(s, p0, p1, x, xl, y);
+        KBV_UNARY_OPS(CASE)
+#undef CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int is_f64,
+                                              const void *a, int a_scalar, const void *b,
+                                              int b_scalar, void *y, int64_t n)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    switch (op) {
+#define CASE(OP)                                                                           \
+    case OP:                                                                               \
+        return is_f64 ? binary_typed<OP, double>(s, a, a_scalar, b, b_scalar, y, n)   \
+                      : binary_typed<OP, float>(s, a, a_scalar, b, b_scalar, y, n);
+        KBV_BINARY_OPS(CASE)
+#undef CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int is_f64,
+                                                      const void *a, const kbv_cuda_layout *al,
+                                                      const void *b, const kbv_cuda_layout *bl,
+                                                      void *y)
+{
+    if (al->ndim != bl->ndim)
+        return cudaErrorInvalidValue;
+    if (layout_numel(*al) <= 0)
+        return cudaSuccess;
+    switch (op) {
+#define CASE(OP)                                                                           \
+    case OP:                                                                               \
+        return is_f64 ? binary_strided_typed<OP, double>(s, a, al, b, bl, y)          \
+                      : binary_strided_typed<OP, float>(s, a, al, b, bl, y);
+        KBV_BINARY_OPS(CASE)
+#undef CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_size,
+                                                    const void *x, const kbv_cuda_layout *xl,
+                                                    void *y)
+{
+    int64_t n = layout_numel(*xl);
+    if (n <= 0)
+        return cudaSuccess;
+    switch (elem_size) {
+#define COPY(E)                                                                            \
+    {                                                                                      \
+        auto k = copy_strided_kernel<E>;                                                   \
+        k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const E *>(x), *xl, \
+                                                              static_cast<E *>(y), n);     \
+        return cudaGetLastError();                                                         \
+    }
+    case 1: COPY(uint8_t)
+    case 2: COPY(uint16_t)
+    case 4: COPY(uint32_t)
+    case 8: COPY(uint64_t)
+#undef COPY
+    default:
+        return cudaErrorInvalidValue;
+    }
+}

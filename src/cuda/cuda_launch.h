@@ -1,0 +1,145 @@
+/* The CUDA kernels of the backend, seen from C.
+ *
+ * Kernels live in .cu files (nvcc); each is reached through one launcher
+ * here that enqueues it on a stream and returns cudaGetLastError(), so the C
+ * side checks launches like any other CUDA call (KBV_CUDA_TRY). Float data
+ * is float (is_f64 = 0) or double (is_f64 = 1); element counts and offsets
+ * are 64-bit throughout (tensors reach 1.6e9 elements). `sms`, where taken,
+ * is the device's multiprocessor count, for grids of resident blocks. */
+#ifndef KBV_CUDA_LAUNCH_H
+#define KBV_CUDA_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "kbv/candidate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An operand's strides aligned to an output shape: element strides, 0 where
+ * the operand is broadcast along that dim. ndim 0 is a single element. */
+typedef struct kbv_cuda_layout {
+    int ndim;
+    int64_t shape[KBV_MAX_DIMS];
+    int64_t stride[KBV_MAX_DIMS];
+} kbv_cuda_layout;
+
+/* ---- elementwise (cuda_elementwise.cu); op is a kbv_op; grids cover the work ---- */
+
+/* y[i] = op(x[i]) over n contiguous elements; p0, p1 are the op's float
+ * attributes (leaky slope, elu alpha, hardtanh bounds, the scalar). */
+cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int is_f64, double p0,
+                                  double p1, const void *x, void *y, int64_t n);
+/* y (contiguous, shape xl->shape) = op(x viewed through xl). */
+cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int is_f64, double p0,
+                                          double p1, const void *x, const kbv_cuda_layout *xl,
+                                          void *y);
+/* y[i] = a[i] op b[i] over n contiguous elements; an operand flagged scalar
+ * is one element (in device memory) used for every i. */
+cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int is_f64, const void *a,
+                                   int a_scalar, const void *b, int b_scalar, void *y, int64_t n);
+/* y (contiguous, shape al->shape) = a op b, both viewed through layouts
+ * aligned to the output shape (al->shape == bl->shape). */
+cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int is_f64,
+                                           const void *a, const kbv_cuda_layout *al,
+                                           const void *b, const kbv_cuda_layout *bl, void *y);
+/* y (contiguous) = x viewed through xl; elem_size 1, 2, 4 or 8 bytes. */
+cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_size, const void *x,
+                                         const kbv_cuda_layout *xl, void *y);
+
+/* ---- softmax (cuda_softmax.cu) ---- */
+
+/* Softmax (or log-softmax) of each of `rows` contiguous rows of `cols`. */
+cudaError_t kbv_cuda_launch_softmax_lastdim(cudaStream_t s, int sms, int is_log, int is_f64,
+                                            const void *x, void *y, int64_t rows, int64_t cols);
+/* Along the middle dim of a contiguous [outer, dim, inner] tensor. */
+cudaError_t kbv_cuda_launch_softmax_strided(cudaStream_t s, int sms, int is_log, int is_f64,
+                                            const void *x, void *y, int64_t outer, int64_t dim,
+                                            int64_t inner);
+
+/* ---- layout ops (cuda_layout.cu) ---- */
+
+/* y: m x m contiguous, zero but for y[i][i + k] (k >= 0) or y[i - k][i]
+ * (k < 0) = x[i * x_stride], i < n; m = n + |k|. */
+cudaError_t kbv_cuda_launch_diag_embed(cudaStream_t s, int is_f64, const void *x,
+                                       int64_t n, int64_t x_stride, int64_t k, void *y);
+/* y[i] = x[(i + r0) * rs + (i + c0) * cs] for i < len (the k-th diagonal). */
+cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int is_f64, const void *x,
+                                         int64_t rs, int64_t cs, int64_t r0, int64_t c0,
+                                         int64_t len, void *y);
+/* triu (upper = 1) or tril of `batch` contiguous rows x cols matrices:
+ * keeps x[i][j] where j - i >= k (triu) or j - i <= k (tril), else 0. */
+cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int is_f64, int upper, int64_t k,
+                                const void *x, void *y, int64_t batch, int64_t rows, int64_t cols);
+
+/* ---- input generation (cuda_fill.cu) ---- */
+
+typedef struct kbv_cuda_fill_spec {
+    kbv_dtype dtype;        /* storage of the tensor */
+    kbv_dtype logical;      /* the input's dtype in the problem: float values round to it */
+    int gen;                /* kbv_gen */
+    int structure;          /* kbv_structure */
+    int dist;               /* kbv_dist */
+    uint64_t seed;
+    uint32_t key;           /* kbv_input_key(index) */
+    int64_t n;              /* elements */
+    int64_t rows, cols;     /* last two dims (matrix structures, softmax rows); 1 x n for 1-d */
+    int64_t row_len;        /* D8 rows: last dim for ndim >= 2, else 0 */
+    int64_t low, high;      /* randint */
+    double value;           /* scalar */
+} kbv_cuda_fill_spec;
+
+cudaError_t kbv_cuda_launch_fill_input(cudaStream_t s, int sms, const kbv_cuda_fill_spec *spec,
+                                       void *out);
+/* kind as kbv_param_value takes it: 0 zeros, 1 ones, 2 uniform fan-in;
+ * values rounded to float when the parameter is float32 in the problem. */
+cudaError_t kbv_cuda_launch_fill_param(cudaStream_t s, int sms, kbv_dtype dtype, kbv_dtype logical,
+                                       int kind, int64_t fan_in, int d5, uint64_t seed,
+                                       uint32_t key, int64_t n, void *out);
+
+/* ---- comparison, hashing, poison, conversion (cuda_compare.cu) ---- */
+
+/* Accumulators of one comparison; every field 8 bytes (reduced as words).
+ * first indices are INT64_MAX when none. */
+typedef struct kbv_cuda_compare_acc {
+    long long poison_left, cand_nonfinite, ref_nonfinite, allclose_fail;
+    long long unjudged, class_fail, allclose_first, strict_first;
+    double max_abs_diff, sq_err, sq_ref, max_err, max_ref;
+} kbv_cuda_compare_acc;
+
+/* Blocks of the comparison grid; `partials` must hold this many accumulators. */
+int kbv_cuda_compare_grid(int sms);
+
+/* One comparison's operands (device memory, n elements each, contiguous):
+ * floats (float32/64/16) or integers (compared as the exact values they
+ * hold). ref, oracle and strict may be NULL. */
+typedef struct kbv_cuda_compare_args {
+    const void *cand, *ref, *oracle, *strict;
+    kbv_dtype cand_dtype, ref_dtype, oracle_dtype, strict_dtype;
+    int64_t n;
+    double atol, rtol;
+} kbv_cuda_compare_args;
+
+/* The result lands in *result (device memory). */
+cudaError_t kbv_cuda_launch_compare(cudaStream_t s, int sms, const kbv_cuda_compare_args *args,
+                                    kbv_cuda_compare_acc *partials, kbv_cuda_compare_acc *result);
+/* *result (device) = sum over 8-byte little-endian words w_i (the last one
+ * zero-padded) of splitmix64(w_i ^ i), mod 2^64. */
+cudaError_t kbv_cuda_launch_hash(cudaStream_t s, int sms, const void *data, size_t bytes,
+                                 unsigned long long *result);
+/* Every 32-bit word of data = KBV_POISON_F32 (a trailing partial word gets
+ * the pattern's low bytes). */
+cudaError_t kbv_cuda_launch_poison(cudaStream_t s, int sms, void *data, size_t bytes);
+/* dst[i] = src[i] between float32, float64 and float16 (round to nearest even). */
+cudaError_t kbv_cuda_launch_convert(cudaStream_t s, int sms, const void *src, kbv_dtype src_dtype,
+                                    void *dst, kbv_dtype dst_dtype, int64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

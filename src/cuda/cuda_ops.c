@@ -1,0 +1,261 @@
+/* The CUDA backend's op table, and the ops that run kbv's own kernels:
+ * elementwise, softmax, diag, triu/tril, and the transpose view. (The
+ * cuBLAS ops are in cuda_matmul.c.) Each op checks its operands, picks the
+ * fastest kernel that applies (contiguous 16-byte paths first, strided
+ * index math otherwise) and enqueues it on the backend's stream. */
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_impl.h"
+#include "graph/graph.h"
+#include "graph/ops_table.h"
+
+/* SELU's constants to full precision (PyTorch's Activation.cpp). */
+#define KBV_SELU_ALPHA 1.6732632423543772848170429916717
+#define KBV_SELU_SCALE 1.0507009873554804934193349852946
+
+static const char *op_name(kbv_op op)
+{
+    return (unsigned)op < KBV_OP_COUNT && kbv_op_table[op].name ? kbv_op_table[op].name : "op";
+}
+
+static kbv_status launched(cudaError_t err, kbv_op op)
+{
+    if (err != cudaSuccess)
+        return kbv_fail(err == cudaErrorMemoryAllocation ? KBV_ERR_NOMEM : KBV_ERR_CUDA,
+                        "%s kernel launch: %s (%s)", op_name(op), cudaGetErrorString(err),
+                        cudaGetErrorName(err));
+    return KBV_OK;
+}
+
+static void strides_of(const kbv_tensor *t, kbv_cuda_layout *l)
+{
+    l->ndim = t->ndim;
+    for (int d = 0; d < t->ndim; d++) {
+        l->shape[d] = t->shape[d];
+        l->stride[d] = t->stride[d];
+    }
+}
+
+/* ---- elementwise ---- */
+
+static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *x = &args[0];
+    int is_f64;
+    KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
+    const int64_t n = kbv_cuda_numel(x);
+    KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, op_name(node->op)));
+    double p0 = 0.0, p1 = 0.0;
+    const double *f = node->def ? node->def->f : NULL;
+    switch (node->op) {
+    case KBV_OP_LEAKY_RELU:
+    case KBV_OP_ELU:
+    case KBV_OP_ADD_SCALAR:
+    case KBV_OP_MUL_SCALAR:
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "%s: no attribute f[0]", op_name(node->op));
+        p0 = f[0];
+        break;
+    case KBV_OP_HARDTANH:
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "hardtanh: no bounds f[0], f[1]");
+        p0 = f[0];
+        p1 = f[1];
+        break;
+    case KBV_OP_SELU:
+        p0 = KBV_SELU_ALPHA;
+        p1 = KBV_SELU_SCALE;
+        break;
+    default:
+        break;
+    }
+    if (kbv_cuda_is_contiguous(x))
+        return launched(kbv_cuda_launch_unary(cu->stream, node->op, is_f64, p0, p1,
+                                              x->data, out->data, n),
+                        node->op);
+    kbv_cuda_layout l;
+    strides_of(x, &l);
+    return launched(kbv_cuda_launch_unary_strided(cu->stream, node->op, is_f64, p0, p1,
+                                                  x->data, &l, out->data),
+                    node->op);
+}
+
+static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *a = &args[0], *b = &args[1];
+    int is_f64, b_f64;
+    KBV_TRY(kbv_cuda_float_of(be, a, &is_f64));
+    KBV_TRY(kbv_cuda_float_of(be, b, &b_f64));
+    const int64_t n = kbv_cuda_numel(out);
+    KBV_TRY(kbv_cuda_check_out(out, n, a->dtype, op_name(node->op)));
+    kbv_cuda_layout la, lb;
+    KBV_TRY(kbv_cuda_broadcast_layout(a, out->ndim, out->shape, &la));
+    KBV_TRY(kbv_cuda_broadcast_layout(b, out->ndim, out->shape, &lb));
+    const int64_t na = kbv_cuda_numel(a), nb = kbv_cuda_numel(b);
+    /* a broadcastable operand with as many elements as the output is the
+     * output's shape up to leading 1s: contiguous, it is read in order */
+    const bool a_full = na == n && kbv_cuda_is_contiguous(a);
+    const bool b_full = nb == n && kbv_cuda_is_contiguous(b);
+    cudaError_t err;
+    if ((a_full || na == 1) && (b_full || nb == 1))
+        err = kbv_cuda_launch_binary(cu->stream, node->op, is_f64, a->data, !a_full,
+                                     b->data, !b_full, out->data, n);
+    else
+        err = kbv_cuda_launch_binary_strided(cu->stream, node->op, is_f64, a->data, &la,
+                                             b->data, &lb, out->data);
+    return launched(err, node->op);
+}
+
+/* ---- softmax ---- */
+
+static kbv_status op_softmax(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    kbv_status st = KBV_OK;
+    void *scratch = NULL;
+    const kbv_tensor *x_in = &args[0];
+    int is_f64;
+    KBV_TRY(kbv_cuda_float_of(be, x_in, &is_f64));
+    const int nd = x_in->ndim;
+    int64_t dim = node->def ? node->def->i[0] : -1;
+    if (dim < 0)
+        dim += nd > 0 ? nd : 1;
+    if (dim < 0 || dim >= (nd > 0 ? nd : 1))
+        return kbv_fail(KBV_ERR_INVALID, "%s: dim %lld out of range for %d dims",
+                        op_name(node->op), (long long)(node->def ? node->def->i[0] : -1), nd);
+    const int64_t n = kbv_cuda_numel(x_in);
+    KBV_TRY(kbv_cuda_check_out(out, n, x_in->dtype, op_name(node->op)));
+    if (n == 0)
+        return KBV_OK;
+    /* PyTorch's softmax reads a contiguous input; a view gets a copy first */
+    kbv_tensor x;
+    KBV_TRY(kbv_cuda_contiguous(be, x_in, &x, &scratch));
+    const int is_log = node->op == KBV_OP_LOG_SOFTMAX;
+    cudaError_t err;
+    if (nd == 0 || dim == nd - 1) {
+        const int64_t cols = nd == 0 ? 1 : x.shape[nd - 1];
+        err = kbv_cuda_launch_softmax_lastdim(cu->stream, cu->sms, is_log, is_f64, x.data,
+                                              out->data, n / cols, cols);
+    } else {
+        int64_t outer = 1, inner = 1;
+        for (int d = 0; d < dim; d++)
+            outer *= x.shape[d];
+        for (int d = (int)dim + 1; d < nd; d++)
+            inner *= x.shape[d];
+        err = kbv_cuda_launch_softmax_strided(cu->stream, cu->sms, is_log, is_f64, x.data,
+                                              out->data, outer, x.shape[dim], inner);
+    }
+    st = launched(err, node->op);
+    be->release(be, scratch);
+    return st;
+}
+
+/* ---- layout ---- */
+
+static kbv_status op_diag(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                          kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *x = &args[0];
+    int is_f64;
+    KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
+    const int64_t k = node->def ? node->def->i[0] : 0;
+    if (x->ndim == 1) {
+        const int64_t m = x->shape[0] + (k >= 0 ? k : -k);
+        KBV_TRY(kbv_cuda_check_out(out, m * m, x->dtype, "diag"));
+        return launched(kbv_cuda_launch_diag_embed(cu->stream, is_f64, x->data,
+                                                   x->shape[0], x->stride[0], k, out->data),
+                        node->op);
+    }
+    if (x->ndim == 2) {
+        const int64_t r0 = k >= 0 ? 0 : -k, c0 = k >= 0 ? k : 0;
+        int64_t len = x->shape[0] - r0 < x->shape[1] - c0 ? x->shape[0] - r0 : x->shape[1] - c0;
+        if (len < 0)
+            len = 0;
+        KBV_TRY(kbv_cuda_check_out(out, len, x->dtype, "diag"));
+        return launched(kbv_cuda_launch_diag_extract(cu->stream, is_f64, x->data,
+                                                     x->stride[0], x->stride[1], r0, c0, len,
+                                                     out->data),
+                        node->op);
+    }
+    return kbv_fail(KBV_ERR_INVALID, "diag: expects a 1-d or 2-d tensor, got %d dims", x->ndim);
+}
+
+static kbv_status op_tri(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    kbv_status st;
+    void *scratch = NULL;
+    const kbv_tensor *x_in = &args[0];
+    int is_f64;
+    KBV_TRY(kbv_cuda_float_of(be, x_in, &is_f64));
+    if (x_in->ndim < 2)
+        return kbv_fail(KBV_ERR_INVALID, "%s: expects at least 2 dims, got %d",
+                        op_name(node->op), x_in->ndim);
+    const int64_t n = kbv_cuda_numel(x_in);
+    KBV_TRY(kbv_cuda_check_out(out, n, x_in->dtype, op_name(node->op)));
+    if (n == 0)
+        return KBV_OK;
+    kbv_tensor x;
+    KBV_TRY(kbv_cuda_contiguous(be, x_in, &x, &scratch));
+    const int64_t rows = x.shape[x.ndim - 2], cols = x.shape[x.ndim - 1];
+    const int64_t k = node->def ? node->def->i[0] : 0;
+    st = launched(kbv_cuda_launch_tri(cu->stream, is_f64, node->op == KBV_OP_TRIU, k,
+                                      x.data, out->data, n / (rows * cols), rows, cols),
+                  node->op);
+    be->release(be, scratch);
+    return st;
+}
+
+/* a.T: a view with the dims reversed; no kernel, no memory. */
+static kbv_status op_transpose(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out)
+{
+    (void)be;
+    (void)node;
+    const kbv_tensor *x = &args[0];
+    out->data = x->data;
+    out->dtype = x->dtype;
+    out->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) {
+        out->shape[d] = x->shape[x->ndim - 1 - d];
+        out->stride[d] = x->stride[x->ndim - 1 - d];
+    }
+    return KBV_OK;
+}
+
+static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
+    [KBV_OP_MATMUL] = kbv_cuda_op_matmul,
+    [KBV_OP_BMM] = kbv_cuda_op_bmm,
+    [KBV_OP_EINSUM] = kbv_cuda_op_einsum,
+    [KBV_OP_TRANSPOSE] = op_transpose,
+    [KBV_OP_DIAG] = op_diag,
+    [KBV_OP_TRIU] = op_tri,
+    [KBV_OP_TRIL] = op_tri,
+    [KBV_OP_ADD] = op_binary,
+    [KBV_OP_SUB] = op_binary,
+    [KBV_OP_MUL] = op_binary,
+    [KBV_OP_DIV] = op_binary,
+    [KBV_OP_ADD_SCALAR] = op_unary,
+    [KBV_OP_MUL_SCALAR] = op_unary,
+    [KBV_OP_ABS] = op_unary,
+    [KBV_OP_RELU] = op_unary,
+    [KBV_OP_LEAKY_RELU] = op_unary,
+    [KBV_OP_SIGMOID] = op_unary,
+    [KBV_OP_TANH] = op_unary,
+    [KBV_OP_GELU] = op_unary,
+    [KBV_OP_SELU] = op_unary,
+    [KBV_OP_HARDSIGMOID] = op_unary,
+    [KBV_OP_SOFTPLUS] = op_unary,
+    [KBV_OP_ELU] = op_unary,
+    [KBV_OP_HARDTANH] = op_unary,
+    [KBV_OP_SOFTMAX] = op_softmax,
+    [KBV_OP_LOG_SOFTMAX] = op_softmax,
+};
+
+const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

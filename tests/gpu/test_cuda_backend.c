@@ -1,0 +1,954 @@
+/* The CUDA backend against the CPU backend, on a GPU.
+ *
+ * Every registered problem at its small size: inputs drawn on the GPU equal
+ * the CPU's bit for bit (up to rare last-bit differences of device log/cos),
+ * the graph in each CUDA mode matches the CPU float64 run, and compare()
+ * counts what the CPU's compare() counts on the same data. Then single ops
+ * on shapes the problems' small sizes do not reach (long softmax rows,
+ * broadcasting, strided views, batched broadcasting matmul), the device
+ * services (allocator accounting, poison, hash, convert, arena, timer), and
+ * a full-size matmul and activation. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "exec/backend.h"
+#include "graph/graph.h"
+#include "graph/ops_table.h"
+
+#define SEED 0x5eed2024ull
+
+static int64_t numel_of(const kbv_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+static size_t bytes_of(const kbv_tensor *t) { return (size_t)numel_of(t) * kbv_dtype_size(t->dtype); }
+
+static void set_contiguous(kbv_tensor *t)
+{
+    int64_t s = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        t->stride[d] = s;
+        s *= t->shape[d];
+    }
+}
+
+static void ok(kbv_status st)
+{
+    if (st != KBV_OK)
+        print_error("%s\n", kbv_last_error());
+    assert_int_equal(st, KBV_OK);
+}
+
+/* A tensor for graph value v in be's memory, float values in be's dtype. */
+static kbv_tensor value_tensor(kbv_backend *be, const kbv_value *v)
+{
+    kbv_tensor t;
+    kbv_value_tensor(v, &t);
+    if (t.dtype == KBV_F32)
+        t.dtype = be->float_dtype;
+    ok(be->alloc(be, bytes_of(&t), &t.data));
+    return t;
+}
+
+/* Inputs and params of g drawn on be. */
+static void draw_all(kbv_backend *be, const kbv_graph *g, const kbv_draw *draw, kbv_tensor *in,
+                     kbv_tensor *params)
+{
+    for (int i = 0; i < g->n_inputs; i++) {
+        in[i] = value_tensor(be, &g->values[i]);
+        ok(be->fill(be, &g->def->inputs[g->values[i].def_index], i, draw, &in[i]));
+    }
+    for (int p = 0; p < g->n_params; p++) {
+        const kbv_value *v = &g->values[g->n_inputs + p];
+        params[p] = value_tensor(be, v);
+        ok(be->fill_param(be, &g->def->params[v->def_index], p, draw, &params[p]));
+    }
+}
+
+static void release_all(kbv_backend *be, kbv_tensor *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        be->release(be, t[i].data);
+}
+
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* Host copy of a tensor's data (on be, device or host), as double. */
+static double *host_doubles(kbv_backend *be, const kbv_tensor *t)
+{
+    int64_t n = numel_of(t);
+    double *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
+    assert_non_null(out);
+    void *raw = malloc(bytes_of(t) + 1);
+    assert_non_null(raw);
+    if (be->device >= 0)
+        ok(be->to_host(be, raw, t->data, bytes_of(t)));
+    else
+        memcpy(raw, t->data, bytes_of(t));
+    for (int64_t i = 0; i < n; i++) {
+        switch (t->dtype) {
+        case KBV_F32: out[i] = ((float *)raw)[i]; break;
+        case KBV_F64: out[i] = ((double *)raw)[i]; break;
+        case KBV_F16: out[i] = half_to_double(((uint16_t *)raw)[i]); break;
+        case KBV_I32: out[i] = ((int32_t *)raw)[i]; break;
+        case KBV_I64: out[i] = (double)((int64_t *)raw)[i]; break;
+        default: out[i] = ((unsigned char *)raw)[i]; break;
+        }
+    }
+    free(raw);
+    return out;
+}
+
+/* Relative L2 distance of x from ref (absolute when ref is all zero). */
+static double rel_l2(const double *x, const double *ref, int64_t n)
+{
+    double err = 0.0, norm = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = x[i] - ref[i];
+        err += d * d;
+        norm += ref[i] * ref[i];
+    }
+    return norm > 0.0 ? sqrt(err / norm) : sqrt(err);
+}
+
+static const kbv_mode modes[] = {KBV_MODE_FP32_STRICT, KBV_MODE_FP32, KBV_MODE_TF32, KBV_MODE_FP64};
+
+static double tolerance(kbv_mode m)
+{
+    switch (m) {
+    case KBV_MODE_TF32: return 5e-3;
+    case KBV_MODE_FP64: return 1e-10; /* float64 on both sides: only summation order differs */
+    default: return 1e-5;
+    }
+}
+
+static void expect_same_stats(const kbv_compare_stats *g, const kbv_compare_stats *c)
+{
+    assert_int_equal(g->n, c->n);
+    assert_int_equal(g->poison_left, c->poison_left);
+    assert_int_equal(g->cand_nonfinite, c->cand_nonfinite);
+    assert_int_equal(g->ref_nonfinite, c->ref_nonfinite);
+    assert_int_equal(g->allclose_fail, c->allclose_fail);
+    assert_int_equal(g->allclose_first, c->allclose_first);
+    assert_int_equal(g->unjudged, c->unjudged);
+    assert_int_equal(g->class_fail, c->class_fail);
+    assert_int_equal(g->strict_first, c->strict_first);
+    assert_true(g->max_abs_diff == c->max_abs_diff);
+    assert_true(g->max_err == c->max_err);
+    assert_true(g->max_ref == c->max_ref);
+    /* sums in another order: equal to rounding */
+    assert_true(fabs(g->sq_err - c->sq_err) <= 1e-9 * fabs(c->sq_err) + 1e-300);
+    assert_true(fabs(g->sq_ref - c->sq_ref) <= 1e-9 * fabs(c->sq_ref) + 1e-300);
+}
+
+/* compare() on the GPU and on the CPU with the same data: the tf32 output
+ * (with a NaN and a poisoned element planted) against the fp32-strict one
+ * and the oracle. */
+static void check_compare(kbv_backend *gpu, kbv_backend *cpu, const kbv_tensor *cand_dev,
+                          const double *strict_host, const double *oracle_host)
+{
+    int64_t n = numel_of(cand_dev);
+    kbv_tensor cand_h = *cand_dev, strict_h = *cand_dev, oracle_h = *cand_dev;
+    cand_h.dtype = strict_h.dtype = KBV_F32;
+    oracle_h.dtype = KBV_F64;
+    ok(cpu->alloc(cpu, bytes_of(&cand_h), &cand_h.data));
+    ok(cpu->alloc(cpu, bytes_of(&strict_h), &strict_h.data));
+    ok(cpu->alloc(cpu, bytes_of(&oracle_h), &oracle_h.data));
+    ok(gpu->to_host(gpu, cand_h.data, cand_dev->data, bytes_of(cand_dev)));
+    for (int64_t i = 0; i < n; i++) {
+        ((float *)strict_h.data)[i] = (float)strict_host[i];
+        ((double *)oracle_h.data)[i] = oracle_host[i];
+    }
+    ((float *)cand_h.data)[0] = NAN;
+    if (n > 2) {
+        uint32_t poison = KBV_POISON_F32;
+        memcpy((float *)cand_h.data + n - 1, &poison, sizeof poison);
+    }
+    kbv_tensor cand_d = cand_h, strict_d = strict_h, oracle_d = oracle_h;
+    ok(gpu->alloc(gpu, bytes_of(&cand_d), &cand_d.data));
+    ok(gpu->alloc(gpu, bytes_of(&strict_d), &strict_d.data));
+    ok(gpu->alloc(gpu, bytes_of(&oracle_d), &oracle_d.data));
+    ok(gpu->from_host(gpu, cand_d.data, cand_h.data, bytes_of(&cand_h)));
+    ok(gpu->from_host(gpu, strict_d.data, strict_h.data, bytes_of(&strict_h)));
+    ok(gpu->from_host(gpu, oracle_d.data, oracle_h.data, bytes_of(&oracle_h)));
+
+    kbv_compare_stats g, c;
+    ok(gpu->compare(gpu, &cand_d, &strict_d, &oracle_d, &strict_d, 1e-5, 1e-5, &g));
+    ok(cpu->compare(cpu, &cand_h, &strict_h, &oracle_h, &strict_h, 1e-5, 1e-5, &c));
+    expect_same_stats(&g, &c);
+    assert_int_equal(g.n, n);
+    assert_true(g.cand_nonfinite >= 1 + (n > 2));
+    assert_int_equal(g.poison_left, n > 2 ? 1 : 0);
+    assert_int_equal(g.allclose_first, 0);
+    assert_int_equal(g.strict_first, 0);
+    /* without an oracle the strict fields stay empty */
+    ok(gpu->compare(gpu, &cand_d, &strict_d, NULL, NULL, 1e-5, 1e-5, &g));
+    assert_int_equal(g.class_fail, 0);
+    assert_int_equal(g.strict_first, -1);
+    assert_true(g.sq_ref == 0.0);
+
+    gpu->release(gpu, cand_d.data);
+    gpu->release(gpu, strict_d.data);
+    gpu->release(gpu, oracle_d.data);
+    cpu->release(cpu, cand_h.data);
+    cpu->release(cpu, strict_h.data);
+    cpu->release(cpu, oracle_h.data);
+}
+
+/* Elements that differ in any bit between a GPU and a CPU tensor of one dtype. */
+static int64_t count_mismatches(kbv_backend *gpu, const kbv_tensor *dev, const kbv_tensor *host)
+{
+    size_t bytes = bytes_of(dev);
+    assert_int_equal(bytes, bytes_of(host));
+    unsigned char *raw = malloc(bytes + 1);
+    assert_non_null(raw);
+    ok(gpu->to_host(gpu, raw, dev->data, bytes));
+    size_t esize = kbv_dtype_size(dev->dtype);
+    int64_t bad = 0;
+    for (size_t off = 0; off < bytes; off += esize)
+        bad += memcmp(raw + off, (const unsigned char *)host->data + off, esize) != 0;
+    free(raw);
+    return bad;
+}
+
+static void check_problem(const kbv_problem_def *def)
+{
+    char key[32];
+    kbv_problem_key(def, key, sizeof key);
+    kbv_graph *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    ok(kbv_graph_build(def, KBV_SIZE_SMALL, g));
+    kbv_draw draw = {KBV_DIST_BASE, SEED + (uint64_t)def->id};
+
+    /* the oracle: the CPU in float64 */
+    kbv_backend *cpu64 = NULL, *cpu32 = NULL;
+    ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu64));
+    ok(kbv_cpu_backend_create(KBV_MODE_FP32, &cpu32));
+    kbv_tensor in64[KBV_DEF_MAX_INPUTS], p64[KBV_DEF_MAX_PARAMS], out64[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in32[KBV_DEF_MAX_INPUTS], p32[KBV_DEF_MAX_PARAMS];
+    draw_all(cpu64, g, &draw, in64, p64);
+    draw_all(cpu32, g, &draw, in32, p32);
+    ok(kbv_graph_run(g, cpu64, in64, p64, out64));
+    double *oracle[KBV_DEF_MAX_OUTPUTS], *strict_out[KBV_DEF_MAX_OUTPUTS] = {0};
+    for (int o = 0; o < g->n_outputs; o++)
+        oracle[o] = host_doubles(cpu64, &out64[o]);
+
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        kbv_backend *gpu = NULL;
+        ok(kbv_cuda_backend_create(0, modes[m], &gpu));
+        kbv_tensor in[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+        draw_all(gpu, g, &draw, in, params);
+        if (modes[m] == KBV_MODE_FP32) {
+            for (int i = 0; i < g->n_inputs; i++) {
+                int64_t n = numel_of(&in[i]), bad = count_mismatches(gpu, &in[i], &in32[i]);
+                print_message("%s input %d: %lld of %lld elements differ from the CPU draw\n", key,
+                              i, (long long)bad, (long long)n);
+                assert_true(bad <= n / 10000);
+            }
+        }
+        ok(kbv_graph_run(g, gpu, in, params, out));
+        for (int o = 0; o < g->n_outputs; o++) {
+            int64_t n = numel_of(&out[o]);
+            assert_int_equal(n, numel_of(&out64[o]));
+            double *got = host_doubles(gpu, &out[o]);
+            double err = rel_l2(got, oracle[o], n);
+            print_message("%s %s output %d: rel L2 %.3g\n", key, gpu->name, o, err);
+            assert_true(err < tolerance(modes[m]));
+            if (modes[m] == KBV_MODE_FP32_STRICT)
+                strict_out[o] = got;
+            else
+                free(got);
+            if (modes[m] == KBV_MODE_TF32 && out[o].dtype == KBV_F32)
+                check_compare(gpu, cpu32, &out[o], strict_out[o], oracle[o]);
+        }
+        release_all(gpu, out, g->n_outputs);
+        release_all(gpu, in, g->n_inputs);
+        release_all(gpu, params, g->n_params);
+        /* everything this test allocated is back; the cuBLAS workspace may stay */
+        assert_true(gpu->mem.current == 0 || gpu->mem.current == (size_t)32 << 20);
+        kbv_backend_destroy(gpu);
+    }
+
+    for (int o = 0; o < g->n_outputs; o++) {
+        free(oracle[o]);
+        free(strict_out[o]);
+    }
+    release_all(cpu64, out64, g->n_outputs);
+    release_all(cpu64, in64, g->n_inputs);
+    release_all(cpu64, p64, g->n_params);
+    release_all(cpu32, in32, g->n_inputs);
+    release_all(cpu32, p32, g->n_params);
+    kbv_backend_destroy(cpu64);
+    kbv_backend_destroy(cpu32);
+    free(g);
+}
+
+static kbv_tensor shaped(int ndim, const int64_t *shape);
+
+/* The first op of def the CUDA backend lacks, or KBV_OP_NONE. */
+static kbv_op missing_op(const kbv_backend *gpu, const kbv_problem_def *def)
+{
+    for (int k = 0; k < KBV_DEF_MAX_NODES && def->nodes[k].op != KBV_OP_NONE; k++)
+        if (!gpu->ops[def->nodes[k].op])
+            return def->nodes[k].op;
+    return KBV_OP_NONE;
+}
+
+static void test_every_problem_small(void **state)
+{
+    (void)state;
+    assert_true(kbv_problem_count() > 0);
+    kbv_backend *probe = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &probe));
+    int checked = 0, skipped = 0;
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *def = kbv_problem_at(i);
+        kbv_op op = missing_op(probe, def);
+        if (op != KBV_OP_NONE) {
+            char key[32];
+            print_message("%s skipped: op %s is not on the CUDA backend yet\n",
+                          kbv_problem_key(def, key, sizeof key), kbv_op_table[op].name);
+            skipped++;
+            continue;
+        }
+        check_problem(def);
+        checked++;
+    }
+    kbv_backend_destroy(probe);
+    print_message("%d problems checked, %d skipped for missing CUDA ops\n", checked, skipped);
+    assert_true(checked > 0);
+}
+
+/* Every generator and structure drawn on the GPU equals the CPU's draw. */
+static void test_fill_matches_cpu(void **state)
+{
+    (void)state;
+    typedef struct fill_case {
+        kbv_input_def in;
+        kbv_dtype storage;
+        int ndim;
+        int64_t shape[3];
+        kbv_dist dist;
+    } fill_case;
+    const fill_case cases[] = {
+        {{.name = "rand", .dtype = KBV_F32, .gen = KBV_GEN_RAND}, KBV_F32, 2, {37, 61}, KBV_DIST_BASE},
+        {{.name = "randn_d8", .dtype = KBV_F32, .gen = KBV_GEN_RANDN}, KBV_F32, 2, {37, 1000}, KBV_DIST_D8},
+        {{.name = "randn_d7_f64", .dtype = KBV_F32, .gen = KBV_GEN_RANDN}, KBV_F64, 1, {5001}, KBV_DIST_D7},
+        {{.name = "logical_f64", .dtype = KBV_F64, .gen = KBV_GEN_RANDN}, KBV_F64, 1, {4097}, KBV_DIST_D2},
+        {{.name = "logical_f16", .dtype = KBV_F16, .gen = KBV_GEN_RANDN}, KBV_F16, 2, {3, 333}, KBV_DIST_D6},
+        {{.name = "triu", .dtype = KBV_F32, .gen = KBV_GEN_RAND, .structure = KBV_STRUCT_TRIU}, KBV_F32, 3, {2, 33, 45}, KBV_DIST_D4},
+        {{.name = "tril", .dtype = KBV_F32, .gen = KBV_GEN_RAND, .structure = KBV_STRUCT_TRIL}, KBV_F64, 2, {45, 33}, KBV_DIST_D3},
+        {{.name = "symmetric", .dtype = KBV_F32, .gen = KBV_GEN_RANDN, .structure = KBV_STRUCT_SYMMETRIC}, KBV_F32, 3, {2, 47, 47}, KBV_DIST_BASE},
+        {{.name = "scaled", .dtype = KBV_F32, .gen = KBV_GEN_RAND, .structure = KBV_STRUCT_SCALED}, KBV_F32, 2, {17, 19}, KBV_DIST_D2},
+        {{.name = "softmax", .dtype = KBV_F32, .gen = KBV_GEN_RAND, .structure = KBV_STRUCT_SOFTMAX}, KBV_F32, 2, {13, 1000}, KBV_DIST_BASE},
+        {{.name = "scaled_softmax", .dtype = KBV_F32, .gen = KBV_GEN_RAND, .structure = KBV_STRUCT_SCALED_SOFTMAX}, KBV_F32, 2, {7, 4096}, KBV_DIST_D6},
+        {{.name = "signs", .dtype = KBV_F32, .gen = KBV_GEN_RANDINT, .structure = KBV_STRUCT_SIGNS, .low = 0, .high = 2}, KBV_F32, 1, {999}, KBV_DIST_BASE},
+        {{.name = "randint", .dtype = KBV_I64, .gen = KBV_GEN_RANDINT, .low = -3, .high = 1000}, KBV_I64, 1, {999}, KBV_DIST_BASE},
+        {{.name = "randint32", .dtype = KBV_I32, .gen = KBV_GEN_RANDINT, .low = 0, .high = 10}, KBV_I32, 1, {999}, KBV_DIST_BASE},
+        {{.name = "scalar", .dtype = KBV_F32, .gen = KBV_GEN_SCALAR, .value = 3.14}, KBV_F64, 0, {0}, KBV_DIST_D2},
+    };
+    kbv_backend *gpu = NULL, *cpu = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &gpu));
+    ok(kbv_cpu_backend_create(KBV_MODE_FP32, &cpu));
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const fill_case *c = &cases[k];
+        kbv_tensor d = shaped(c->ndim, c->shape), h = d;
+        d.dtype = h.dtype = c->storage;
+        ok(gpu->alloc(gpu, bytes_of(&d), &d.data));
+        ok(cpu->alloc(cpu, bytes_of(&h), &h.data));
+        kbv_draw draw = {c->dist, SEED + k};
+        ok(gpu->fill(gpu, &c->in, (int)k, &draw, &d));
+        ok(cpu->fill(cpu, &c->in, (int)k, &draw, &h));
+        int64_t n = numel_of(&d), bad = count_mismatches(gpu, &d, &h);
+        print_message("fill %-15s %lld of %lld elements differ from the CPU draw\n", c->in.name,
+                      (long long)bad, (long long)n);
+        if (c->in.dtype == KBV_F64) {
+            /* float64 draws keep device log/cos/exp's last bits: equal to a few ulp */
+            double *gv = host_doubles(gpu, &d), *hv = host_doubles(cpu, &h);
+            for (int64_t i = 0; i < n; i++)
+                assert_true(fabs(gv[i] - hv[i]) <= 4.0 * 0x1p-52 * fabs(hv[i]));
+            free(gv);
+            free(hv);
+        } else {
+            assert_true(bad <= n / 10000);
+        }
+        gpu->release(gpu, d.data);
+        cpu->release(cpu, h.data);
+    }
+    kbv_backend_destroy(gpu);
+    kbv_backend_destroy(cpu);
+}
+
+/* ---- single ops against the CPU float64 backend ---- */
+
+static kbv_tensor shaped(int ndim, const int64_t *shape)
+{
+    kbv_tensor t;
+    memset(&t, 0, sizeof t);
+    t.ndim = ndim;
+    for (int d = 0; d < ndim; d++)
+        t.shape[d] = shape[d];
+    set_contiguous(&t);
+    return t;
+}
+
+/* Deterministic mixed-sign values of moderate size. */
+static double pattern(int arg, int64_t i)
+{
+    uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + (uint64_t)arg * 0xBF58476D1CE4E5B9ull;
+    z ^= z >> 29;
+    z *= 0x94D049BB133111EBull;
+    z ^= z >> 32;
+    return ((double)(z % 10000) * 2.0 + 1.0 - 10000.0) / 2500.0; /* odd numerator: never 0 */
+}
+
+/* Puts host values of a tensor's storage into be's memory (same strides). */
+static void upload(kbv_backend *be, kbv_tensor *t, int arg, int64_t storage)
+{
+    size_t esize = kbv_dtype_size(t->dtype);
+    void *host = malloc((size_t)storage * esize);
+    assert_non_null(host);
+    for (int64_t i = 0; i < storage; i++) {
+        float v = (float)pattern(arg, i);
+        if (t->dtype == KBV_F32)
+            ((float *)host)[i] = v;
+        else
+            ((double *)host)[i] = v;
+    }
+    ok(be->alloc(be, (size_t)storage * esize, &t->data));
+    ok(be->from_host(be, t->data, host, (size_t)storage * esize));
+    free(host);
+}
+
+typedef struct op_case {
+    const char *what;
+    kbv_node_def def;
+    int n_args;
+    kbv_tensor args[2];     /* shapes and strides (storage = `storage` elements) */
+    int64_t storage[2];
+    kbv_tensor out;         /* shape */
+} op_case;
+
+/* Runs one op on a backend: uploads the args, returns the output on the host. */
+static double *run_op(kbv_backend *be, const op_case *c)
+{
+    kbv_node node;
+    memset(&node, 0, sizeof node);
+    node.op = c->def.op;
+    node.def = &c->def;
+    node.n_args = c->n_args;
+    kbv_tensor args[2], out = c->out;
+    for (int a = 0; a < c->n_args; a++) {
+        args[a] = c->args[a];
+        args[a].dtype = be->float_dtype;
+        upload(be, &args[a], a, c->storage[a]);
+    }
+    out.dtype = be->float_dtype;
+    set_contiguous(&out);
+    ok(be->alloc(be, bytes_of(&out), &out.data));
+    if (be->poison)
+        ok(be->poison(be, &out));
+    ok(be->ops[c->def.op](be, &node, args, &out));
+    ok(be->sync(be));
+    double *host = host_doubles(be, &out);
+    be->release(be, out.data);
+    for (int a = 0; a < c->n_args; a++)
+        be->release(be, args[a].data);
+    return host;
+}
+
+static void check_op(const op_case *c)
+{
+    kbv_backend *cpu = NULL;
+    ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu));
+    double *want = run_op(cpu, c);
+    int64_t n = numel_of(&c->out);
+    const kbv_mode ms[] = {KBV_MODE_FP32, KBV_MODE_FP64};
+    for (int m = 0; m < 2; m++) {
+        kbv_backend *gpu = NULL;
+        ok(kbv_cuda_backend_create(0, ms[m], &gpu));
+        double *got = run_op(gpu, c);
+        int64_t nonfinite = 0;
+        for (int64_t i = 0; i < n; i++)
+            nonfinite += !isfinite(got[i]);
+        double err = rel_l2(got, want, n);
+        print_message("op %-40s %s: rel L2 %.3g\n", c->what, gpu->name, err);
+        assert_int_equal(nonfinite, 0);
+        assert_true(err < (ms[m] == KBV_MODE_FP64 ? 1e-12 : 1e-5));
+        free(got);
+        kbv_backend_destroy(gpu);
+    }
+    free(want);
+    kbv_backend_destroy(cpu);
+}
+
+#define SHAPE(...) ((int64_t[]){__VA_ARGS__})
+#define NDIM(...) ((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
+
+static op_case make_case(const char *what, kbv_op op, int n_args)
+{
+    op_case c;
+    memset(&c, 0, sizeof c);
+    c.what = what;
+    c.def.op = op;
+    c.n_args = n_args;
+    return c;
+}
+
+static void set_arg(op_case *c, int a, int ndim, const int64_t *shape)
+{
+    c->args[a] = shaped(ndim, shape);
+    c->storage[a] = numel_of(&c->args[a]);
+}
+
+/* Arg a as the transpose (a view) of a contiguous [shape[1], shape[0]]. */
+static void set_arg_transposed(op_case *c, int a, const int64_t *shape)
+{
+    set_arg(c, a, 2, shape);
+    c->args[a].stride[0] = 1;
+    c->args[a].stride[1] = shape[0];
+}
+
+static void set_out(op_case *c, int ndim, const int64_t *shape) { c->out = shaped(ndim, shape); }
+
+static void test_softmax_shapes(void **state)
+{
+    (void)state;
+    const kbv_op ops[] = {KBV_OP_SOFTMAX, KBV_OP_LOG_SOFTMAX};
+    for (int k = 0; k < 2; k++) {
+        op_case c = make_case("softmax rows 70001 (unaligned)", ops[k], 1);
+        c.def.i[0] = -1;
+        set_arg(&c, 0, 2, SHAPE(6, 70001));
+        set_out(&c, 2, SHAPE(6, 70001));
+        check_op(&c);
+        c = make_case("softmax rows 65536 (vector, split)", ops[k], 1);
+        c.def.i[0] = 1;
+        set_arg(&c, 0, 2, SHAPE(5, 65536));
+        set_out(&c, 2, SHAPE(5, 65536));
+        check_op(&c);
+        c = make_case("softmax 3000 rows of 2048", ops[k], 1);
+        c.def.i[0] = -1;
+        set_arg(&c, 0, 2, SHAPE(3000, 2048));
+        set_out(&c, 2, SHAPE(3000, 2048));
+        check_op(&c);
+        c = make_case("softmax dim 1 of [3,500,7] (strided)", ops[k], 1);
+        c.def.i[0] = 1;
+        set_arg(&c, 0, 3, SHAPE(3, 500, 7));
+        set_out(&c, 3, SHAPE(3, 500, 7));
+        check_op(&c);
+        c = make_case("softmax of a transposed view", ops[k], 1);
+        c.def.i[0] = -1;
+        set_arg_transposed(&c, 0, SHAPE(37, 61));
+        set_out(&c, 2, SHAPE(37, 61));
+        check_op(&c);
+    }
+}
+
+static void test_elementwise_shapes(void **state)
+{
+    (void)state;
+    const kbv_op unary[] = {KBV_OP_ABS,     KBV_OP_RELU,        KBV_OP_LEAKY_RELU, KBV_OP_SIGMOID,
+                            KBV_OP_TANH,    KBV_OP_GELU,        KBV_OP_SELU,       KBV_OP_HARDSIGMOID,
+                            KBV_OP_SOFTPLUS, KBV_OP_ELU,        KBV_OP_HARDTANH,   KBV_OP_ADD_SCALAR,
+                            KBV_OP_MUL_SCALAR};
+    for (size_t k = 0; k < sizeof unary / sizeof unary[0]; k++) {
+        op_case c = make_case("unary, 1000003 elements (vector + tail)", unary[k], 1);
+        c.def.f[0] = unary[k] == KBV_OP_HARDTANH ? -1.0 : 0.37;
+        c.def.f[1] = 1.0;
+        set_arg(&c, 0, 1, SHAPE(1000003));
+        set_out(&c, 1, SHAPE(1000003));
+        check_op(&c);
+        c = make_case("unary on a transposed view", unary[k], 1);
+        c.def.f[0] = unary[k] == KBV_OP_HARDTANH ? -1.0 : 1.5;
+        c.def.f[1] = 1.0;
+        set_arg_transposed(&c, 0, SHAPE(37, 61));
+        set_out(&c, 2, SHAPE(37, 61));
+        check_op(&c);
+    }
+    const kbv_op binary[] = {KBV_OP_ADD, KBV_OP_SUB, KBV_OP_MUL, KBV_OP_DIV};
+    for (size_t k = 0; k < 4; k++) {
+        op_case c = make_case("binary same shape, odd length", binary[k], 2);
+        set_arg(&c, 0, 2, SHAPE(3, 333));
+        set_arg(&c, 1, 2, SHAPE(3, 333));
+        set_out(&c, 2, SHAPE(3, 333));
+        check_op(&c);
+        c = make_case("binary [37,61] op [61]", binary[k], 2);
+        set_arg(&c, 0, 2, SHAPE(37, 61));
+        set_arg(&c, 1, 1, SHAPE(61));
+        set_out(&c, 2, SHAPE(37, 61));
+        check_op(&c);
+        c = make_case("binary [37,1] op [1,61]", binary[k], 2);
+        set_arg(&c, 0, 2, SHAPE(37, 1));
+        set_arg(&c, 1, 2, SHAPE(1, 61));
+        set_out(&c, 2, SHAPE(37, 61));
+        check_op(&c);
+        c = make_case("binary 0-dim op [999]", binary[k], 2);
+        set_arg(&c, 0, 0, NULL);
+        set_arg(&c, 1, 1, SHAPE(999));
+        set_out(&c, 1, SHAPE(999));
+        check_op(&c);
+        c = make_case("binary transposed op contiguous", binary[k], 2);
+        set_arg_transposed(&c, 0, SHAPE(37, 61));
+        set_arg(&c, 1, 2, SHAPE(37, 61));
+        set_out(&c, 2, SHAPE(37, 61));
+        check_op(&c);
+    }
+}
+
+static void test_layout_shapes(void **state)
+{
+    (void)state;
+    const kbv_op tri[] = {KBV_OP_TRIU, KBV_OP_TRIL};
+    for (int k = 0; k < 2; k++) {
+        op_case c = make_case("tri [2,33,45] k=1 (scalar path)", tri[k], 1);
+        c.def.i[0] = 1;
+        set_arg(&c, 0, 3, SHAPE(2, 33, 45));
+        set_out(&c, 3, SHAPE(2, 33, 45));
+        check_op(&c);
+        c = make_case("tri [64,128] k=-2 (vector path)", tri[k], 1);
+        c.def.i[0] = -2;
+        set_arg(&c, 0, 2, SHAPE(64, 128));
+        set_out(&c, 2, SHAPE(64, 128));
+        check_op(&c);
+        c = make_case("tri of a transposed view", tri[k], 1);
+        set_arg_transposed(&c, 0, SHAPE(40, 24));
+        set_out(&c, 2, SHAPE(40, 24));
+        check_op(&c);
+    }
+    op_case c = make_case("diag embed [64] (vector path)", KBV_OP_DIAG, 1);
+    set_arg(&c, 0, 1, SHAPE(64));
+    set_out(&c, 2, SHAPE(64, 64));
+    check_op(&c);
+    c = make_case("diag embed [37]", KBV_OP_DIAG, 1);
+    set_arg(&c, 0, 1, SHAPE(37));
+    set_out(&c, 2, SHAPE(37, 37));
+    check_op(&c);
+    c = make_case("diag extract [37,61]", KBV_OP_DIAG, 1);
+    set_arg(&c, 0, 2, SHAPE(37, 61));
+    set_out(&c, 1, SHAPE(37));
+    check_op(&c);
+}
+
+static void test_matmul_shapes(void **state)
+{
+    (void)state;
+    op_case c = make_case("matmul [2,1,5,7] @ [3,7,4] (batch loop)", KBV_OP_MATMUL, 2);
+    set_arg(&c, 0, 4, SHAPE(2, 1, 5, 7));
+    set_arg(&c, 1, 3, SHAPE(3, 7, 4));
+    set_out(&c, 4, SHAPE(2, 3, 5, 4));
+    check_op(&c);
+    c = make_case("matmul [5] @ [3,5,4]", KBV_OP_MATMUL, 2);
+    set_arg(&c, 0, 1, SHAPE(5));
+    set_arg(&c, 1, 3, SHAPE(3, 5, 4));
+    set_out(&c, 2, SHAPE(3, 4));
+    check_op(&c);
+    c = make_case("matmul [5,7] @ [7]", KBV_OP_MATMUL, 2);
+    set_arg(&c, 0, 2, SHAPE(5, 7));
+    set_arg(&c, 1, 1, SHAPE(7));
+    set_out(&c, 1, SHAPE(5));
+    check_op(&c);
+    c = make_case("matmul [7] @ [7]", KBV_OP_MATMUL, 2);
+    set_arg(&c, 0, 1, SHAPE(7));
+    set_arg(&c, 1, 1, SHAPE(7));
+    set_out(&c, 0, NULL);
+    check_op(&c);
+    c = make_case("matmul [4,6,5] @ [5,3] (fold)", KBV_OP_MATMUL, 2);
+    set_arg(&c, 0, 3, SHAPE(4, 6, 5));
+    set_arg(&c, 1, 2, SHAPE(5, 3));
+    set_out(&c, 3, SHAPE(4, 6, 3));
+    check_op(&c);
+    c = make_case("matmul A.T @ B.T", KBV_OP_MATMUL, 2);
+    set_arg_transposed(&c, 0, SHAPE(9, 13));
+    set_arg_transposed(&c, 1, SHAPE(13, 11));
+    set_out(&c, 2, SHAPE(9, 11));
+    check_op(&c);
+    c = make_case("bmm [3,5,7] @ [3,7,2]", KBV_OP_BMM, 2);
+    set_arg(&c, 0, 3, SHAPE(3, 5, 7));
+    set_arg(&c, 1, 3, SHAPE(3, 7, 2));
+    set_out(&c, 3, SHAPE(3, 5, 2));
+    check_op(&c);
+    c = make_case("einsum bij,bjk->bik", KBV_OP_EINSUM, 2);
+    c.def.s = "bij,bjk->bik";
+    set_arg(&c, 0, 3, SHAPE(3, 5, 7));
+    set_arg(&c, 1, 3, SHAPE(3, 7, 2));
+    set_out(&c, 3, SHAPE(3, 5, 2));
+    check_op(&c);
+    c = make_case("einsum bijl,lk->bijk (fold)", KBV_OP_EINSUM, 2);
+    c.def.s = "bijl,lk->bijk";
+    set_arg(&c, 0, 4, SHAPE(2, 3, 5, 7));
+    set_arg(&c, 1, 2, SHAPE(7, 4));
+    set_out(&c, 4, SHAPE(2, 3, 5, 4));
+    check_op(&c);
+}
+
+/* ---- device services ---- */
+
+static void test_allocator_accounting(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &be));
+    assert_int_equal(be->mem.current, 0);
+    void *a = NULL, *b = NULL, *c = NULL;
+    ok(be->alloc(be, 1000, &a));
+    assert_int_equal(be->mem.current, 1024);
+    ok(be->alloc(be, 512, &b));
+    assert_int_equal(be->mem.current, 1536);
+    assert_int_equal(be->mem.peak, 1536);
+    assert_true(((uintptr_t)a % 256) == 0 && ((uintptr_t)b % 256) == 0);
+    be->release(be, a);
+    assert_int_equal(be->mem.current, 512);
+    assert_int_equal(be->mem.peak, 1536);
+    ok(be->alloc(be, 1023, &c)); /* same rounded size: the cached block again */
+    assert_ptr_equal(c, a);
+    assert_int_equal(be->mem.current, 1536);
+    be->release(be, c);
+    be->release(be, b);
+    assert_int_equal(be->mem.current, 0);
+    be->reset_peak(be);
+    assert_int_equal(be->mem.peak, 0);
+    void *z = (void *)1;
+    ok(be->alloc(be, 0, &z));
+    assert_null(z);
+    assert_int_equal(be->mem.current, 0);
+    be->trim(be);
+    ok(be->alloc(be, (size_t)3 << 30, &a)); /* a large block, 64-bit sizes */
+    assert_int_equal(be->mem.current, (size_t)3 << 30);
+    be->release(be, a);
+    be->trim(be);
+    assert_int_equal(be->mem.current, 0);
+    kbv_backend_destroy(be);
+}
+
+static void test_poison_hash_convert(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &be));
+    const int64_t n = 100003;
+    kbv_tensor f = shaped(1, SHAPE(n)), d = shaped(1, SHAPE(n));
+    f.dtype = KBV_F32;
+    d.dtype = KBV_F64;
+    ok(be->alloc(be, bytes_of(&f), &f.data));
+    ok(be->alloc(be, bytes_of(&d), &d.data));
+
+    ok(be->poison(be, &f));
+    ok(be->poison(be, &d));
+    uint32_t *words = malloc(bytes_of(&d));
+    assert_non_null(words);
+    ok(be->to_host(be, words, f.data, bytes_of(&f)));
+    for (int64_t i = 0; i < n; i++)
+        assert_int_equal(words[i], KBV_POISON_F32);
+    ok(be->to_host(be, words, d.data, bytes_of(&d)));
+    for (int64_t i = 0; i < 2 * n; i++)
+        assert_int_equal(words[i], KBV_POISON_F32);
+    kbv_compare_stats st;
+    ok(be->compare(be, &f, NULL, NULL, NULL, 0.0, 0.0, &st));
+    assert_int_equal(st.poison_left, n);
+    assert_int_equal(st.cand_nonfinite, n);
+
+    /* hash: the documented formula, and any change changes it */
+    float *host = (float *)words;
+    for (int64_t i = 0; i < n; i++)
+        host[i] = (float)pattern(3, i);
+    ok(be->from_host(be, f.data, host, bytes_of(&f)));
+    uint64_t h1 = 0, h2 = 0, want = 0;
+    ok(be->hash(be, f.data, bytes_of(&f), &h1));
+    size_t bytes = bytes_of(&f), nwords = (bytes + 7) / 8;
+    for (size_t i = 0; i < nwords; i++) {
+        uint64_t w = 0;
+        memcpy(&w, (unsigned char *)host + 8 * i, bytes - 8 * i < 8 ? bytes - 8 * i : 8);
+        uint64_t z = (w ^ (uint64_t)i) + 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        want += z ^ (z >> 31);
+    }
+    assert_true(h1 == want);
+    host[n / 2] = -host[n / 2];
+    ok(be->from_host(be, f.data, host, bytes_of(&f)));
+    ok(be->hash(be, f.data, bytes_of(&f), &h2));
+    assert_true(h1 != h2);
+    ok(be->hash(be, (char *)f.data + 3, 1001, &h2)); /* unaligned start, odd length */
+    want = 0;
+    for (size_t i = 0; i < (1001 + 7) / 8; i++) {
+        uint64_t w = 0;
+        memcpy(&w, (unsigned char *)host + 3 + 8 * i, 1001 - 8 * i < 8 ? 1001 - 8 * i : 8);
+        uint64_t z = (w ^ (uint64_t)i) + 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        want += z ^ (z >> 31);
+    }
+    assert_true(h2 == want);
+
+    /* convert: float -> double -> float is the identity */
+    ok(be->convert(be, &f, &d));
+    kbv_tensor back = f;
+    ok(be->alloc(be, bytes_of(&f), &back.data));
+    ok(be->convert(be, &d, &back));
+    float *round = malloc(bytes_of(&f));
+    assert_non_null(round);
+    ok(be->to_host(be, round, back.data, bytes_of(&f)));
+    assert_memory_equal(round, host, bytes_of(&f));
+    free(round);
+    free(words);
+    be->release(be, back.data);
+    be->release(be, f.data);
+    be->release(be, d.data);
+    kbv_backend_destroy(be);
+}
+
+static void test_arena_timer_flush(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &be));
+    kbv_arena arena;
+    ok(be->arena_create(be, (size_t)1 << 20, &arena));
+    assert_non_null(arena.base);
+    assert_int_equal(arena.bytes, (size_t)1 << 20);
+    assert_int_equal(arena.fd, -1);
+    int nonzero = 0;
+    for (size_t i = 0; i < sizeof arena.ipc; i++)
+        nonzero |= arena.ipc[i] != 0;
+    assert_true(nonzero);
+    assert_int_equal(be->mem.current, 0); /* arenas are not the baseline's memory */
+    be->arena_destroy(be, &arena);
+    assert_null(arena.base);
+
+    double ms = -1.0;
+    ok(be->timer_start(be));
+    ok(be->flush_cache(be));
+    ok(be->timer_stop(be, &ms));
+    assert_true(ms > 0.0 && ms < 1000.0);
+    assert_int_equal(be->mem.current, 0);
+    kbv_backend_destroy(be);
+}
+
+/* ---- full size ---- */
+
+static double time_run(kbv_backend *be, const kbv_graph *g, const kbv_tensor *in,
+                       const kbv_tensor *params, kbv_tensor *out)
+{
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double ms = 0.0;
+        ok(be->timer_start(be));
+        ok(kbv_graph_run(g, be, in, params, out));
+        ok(be->timer_stop(be, &ms));
+        if (r < 2)
+            release_all(be, out, g->n_outputs);
+        best = ms < best ? ms : best;
+    }
+    return best;
+}
+
+static void test_full_size_relu(void **state)
+{
+    (void)state;
+    kbv_graph *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    ok(kbv_graph_build(kbv_problem_find("L1/19"), KBV_SIZE_FULL, g));
+    kbv_backend *be = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &be));
+    kbv_draw draw = {KBV_DIST_BASE, SEED}; /* rand >= 0: relu is the identity */
+    kbv_tensor in[1], out[1];
+    draw_all(be, g, &draw, in, NULL);
+    double ms = time_run(be, g, in, NULL, out);
+    double gbs = 2.0 * (double)bytes_of(&in[0]) / (ms * 1e6);
+    print_message("L1/19 full size fp32: %.3f ms (%.0f GB/s)\n", ms, gbs);
+    kbv_compare_stats st;
+    ok(be->compare(be, &out[0], &in[0], NULL, NULL, 0.0, 0.0, &st));
+    assert_int_equal(st.n, numel_of(&in[0]));
+    assert_int_equal(st.allclose_fail, 0);
+    assert_int_equal(st.poison_left, 0);
+    assert_int_equal(st.cand_nonfinite, 0);
+    release_all(be, out, 1);
+    release_all(be, in, 1);
+    kbv_backend_destroy(be);
+    free(g);
+}
+
+static void test_full_size_matmul(void **state)
+{
+    (void)state;
+    kbv_graph *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    ok(kbv_graph_build(kbv_problem_find("L1/1"), KBV_SIZE_FULL, g));
+    const kbv_mode ms2[] = {KBV_MODE_FP32, KBV_MODE_TF32};
+    for (int m = 0; m < 2; m++) {
+        kbv_backend *be = NULL;
+        ok(kbv_cuda_backend_create(0, ms2[m], &be));
+        kbv_draw draw = {KBV_DIST_BASE, SEED};
+        kbv_tensor in[2], out[1];
+        draw_all(be, g, &draw, in, NULL);
+        double ms = time_run(be, g, in, NULL, out);
+        const int64_t N = in[0].shape[0];
+        print_message("L1/1 full size %s: %.3f ms (%.1f TFLOP/s)\n", be->name, ms,
+                      2.0 * (double)N * N * N / (ms * 1e9));
+        double *a = host_doubles(be, &in[0]), *b = host_doubles(be, &in[1]);
+        double *c = host_doubles(be, &out[0]);
+        double worst = 0.0;
+        for (int s = 0; s < 16; s++) {
+            int64_t i = (s * 977) % N, j = (s * 1553 + 11) % N;
+            double want = 0.0;
+            for (int64_t k = 0; k < N; k++)
+                want += a[i * N + k] * b[k * N + j];
+            double rel = fabs(c[i * N + j] - want) / fabs(want);
+            worst = rel > worst ? rel : worst;
+        }
+        print_message("L1/1 full size %s: worst sampled relative error %.3g\n", be->name, worst);
+        assert_true(worst < (ms2[m] == KBV_MODE_TF32 ? 5e-3 : 1e-5));
+        free(a);
+        free(b);
+        free(c);
+        release_all(be, out, 1);
+        release_all(be, in, 2);
+        kbv_backend_destroy(be);
+    }
+    free(g);
+}
+
+static int need_gpu(void **state)
+{
+    (void)state;
+    if (!kbv_cuda_available()) {
+        print_message("no CUDA device: skipping\n");
+        return -1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allocator_accounting),
+        cmocka_unit_test(test_poison_hash_convert),
+        cmocka_unit_test(test_arena_timer_flush),
+        cmocka_unit_test(test_elementwise_shapes),
+        cmocka_unit_test(test_softmax_shapes),
+        cmocka_unit_test(test_layout_shapes),
+        cmocka_unit_test(test_matmul_shapes),
+        cmocka_unit_test(test_fill_matches_cpu),
+        cmocka_unit_test(test_every_problem_small),
+        cmocka_unit_test(test_full_size_relu),
+        cmocka_unit_test(test_full_size_matmul),
+    };
+    return cmocka_run_group_tests(tests, need_gpu, NULL);
+}
