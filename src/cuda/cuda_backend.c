@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_impl.h"
 
@@ -70,32 +72,71 @@ static kbv_status cuda_sync(kbv_backend *be)
     return KBV_OK;
 }
 
+/* The arena: one physical allocation (VMM API, 2 MiB granularity), mapped
+ * here and exported as a POSIX file descriptor for the candidate process,
+ * which maps it with the same pages (see kbv_arena). */
 static kbv_status cuda_arena_create(kbv_backend *be, size_t bytes, kbv_arena *arena)
 {
-    (void)be;
+    kbv_status st = KBV_OK;
+    CUmemGenericAllocationHandle handle = 0;
+    CUdeviceptr ptr = 0;
+    size_t size = 0;
+    int fd = -1;
+    bool mapped = false;
     memset(arena, 0, sizeof *arena);
     arena->fd = -1;
     if (bytes == 0)
         return kbv_fail(KBV_ERR_INVALID, "arena of 0 bytes");
-    void *p = NULL;
-    KBV_CUDA_TRY(cudaMalloc(&p, bytes));
-    cudaIpcMemHandle_t handle;
-    cudaError_t err = cudaIpcGetMemHandle(&handle, p);
-    if (err != cudaSuccess) {
-        cudaFree(p);
-        return KBV_CUDA_FAIL(err, "cudaIpcGetMemHandle(&handle, arena)");
-    }
-    memcpy(arena->ipc, &handle, sizeof handle);
-    arena->base = p;
-    arena->bytes = bytes;
+    KBV_CUDA_TRY(cudaFree(NULL)); /* the runtime's context is the one the driver calls use */
+
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = be->device;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemAccessDesc access;
+    memset(&access, 0, sizeof access);
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    size_t gran = 0;
+    KBV_CU_TRY_GOTO(cuMemGetAllocationGranularity(&gran, &prop,
+                                                  CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
+                    st, fail);
+    size = (bytes + gran - 1) / gran * gran;
+    KBV_CU_TRY_GOTO(cuMemCreate(&handle, size, &prop, 0), st, fail);
+    KBV_CU_TRY_GOTO(cuMemAddressReserve(&ptr, size, gran, 0, 0), st, fail);
+    KBV_CU_TRY_GOTO(cuMemMap(ptr, size, 0, handle, 0), st, fail);
+    mapped = true;
+    KBV_CU_TRY_GOTO(cuMemSetAccess(ptr, size, &access, 1), st, fail);
+    KBV_CU_TRY_GOTO(cuMemExportToShareableHandle(&fd, handle,
+                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                    st, fail);
+    arena->base = (void *)ptr;
+    arena->bytes = size;
+    arena->fd = fd;
+    arena->handle = (uint64_t)handle;
     return KBV_OK;
+fail:
+    if (mapped)
+        cuMemUnmap(ptr, size);
+    if (ptr)
+        cuMemAddressFree(ptr, size);
+    if (handle)
+        cuMemRelease(handle);
+    return st;
 }
 
 static void cuda_arena_destroy(kbv_backend *be, kbv_arena *arena)
 {
-    (void)be;
-    if (arena->base)
-        cudaFree(arena->base); /* waits for work that uses it */
+    if (arena->base) {
+        cudaStreamSynchronize(kbv_cuda_of(be)->stream); /* nothing still uses it */
+        cuMemUnmap((CUdeviceptr)arena->base, arena->bytes);
+        cuMemAddressFree((CUdeviceptr)arena->base, arena->bytes);
+        cuMemRelease((CUmemGenericAllocationHandle)arena->handle);
+    }
+    if (arena->fd >= 0)
+        close(arena->fd);
     memset(arena, 0, sizeof *arena);
     arena->fd = -1;
 }

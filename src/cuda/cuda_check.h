@@ -8,6 +8,7 @@
 #define KBV_CUDA_CHECK_H
 
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "core/status.h"
@@ -30,6 +31,20 @@
         cudaError_t kbv_cuda_err_ = (call);                                               \
         if (kbv_cuda_err_ != cudaSuccess) {                                               \
             (st) = KBV_CUDA_FAIL(kbv_cuda_err_, #call);                                   \
+            goto label;                                                                   \
+        }                                                                                 \
+    } while (0)
+
+/* The driver API (virtual memory for the shared arena): same shape. */
+#define KBV_CU_TRY_GOTO(call, st, label)                                                  \
+    do {                                                                                  \
+        CUresult kbv_cu_res_ = (call);                                                    \
+        if (kbv_cu_res_ != CUDA_SUCCESS) {                                                \
+            const char *kbv_cu_text_ = NULL;                                              \
+            cuGetErrorString(kbv_cu_res_, &kbv_cu_text_);                                 \
+            (st) = kbv_fail(kbv_cu_res_ == CUDA_ERROR_OUT_OF_MEMORY ? KBV_ERR_NOMEM       \
+                                                                    : KBV_ERR_CUDA,       \
+                            "%s: %s", #call, kbv_cu_text_ ? kbv_cu_text_ : "unknown");    \
             goto label;                                                                   \
         }                                                                                 \
     } while (0)

@@ -33,13 +33,18 @@ typedef struct kbv_mem_stats {
     size_t peak;
 } kbv_mem_stats;
 
-/* Memory both the evaluator and the candidate process see (MAP_SHARED memfd
- * on the CPU, one cudaMalloc exported by CUDA IPC on a GPU). */
+/* Memory both the evaluator and the candidate process see: a MAP_SHARED
+ * memfd on the CPU; on a GPU one physical allocation made with the CUDA
+ * virtual memory API and shared as a POSIX file descriptor. (A cudaMalloc of
+ * 18 GB opened through legacy CUDA IPC ran streaming kernels 2-4x slower in
+ * the importing process on an H200, while a VMM allocation shared by
+ * descriptor ran at native speed: bench/probes/ipc_bandwidth.cu.) */
 typedef struct kbv_arena {
     void *base;                /* in the evaluator's address space */
-    size_t bytes;
-    int fd;                    /* CPU: the memfd; -1 on CUDA */
-    unsigned char ipc[64];     /* CUDA: cudaIpcMemHandle_t */
+    size_t bytes;              /* on a GPU rounded up to the allocation granularity */
+    int fd;                    /* the memfd (CPU) or the exported allocation (GPU) */
+    unsigned char ipc[64];     /* legacy CUDA IPC handle, when fd is -1 on a GPU */
+    uint64_t handle;           /* GPU: CUmemGenericAllocationHandle */
 } kbv_arena;
 
 /* Statistics of one comparison of a candidate output against references.

@@ -1,13 +1,18 @@
-/* The runner's CUDA device: the arena is the evaluator's allocation opened
- * through CUDA IPC, the candidate works on a non-blocking stream, calls are
+/* The runner's CUDA device: the arena is the evaluator's allocation, imported
+ * from the file descriptor it was exported as (CUDA virtual memory API) and
+ * mapped with its own large pages -- or, when no descriptor came, opened
+ * through legacy CUDA IPC. The candidate works on a non-blocking stream, calls are
  * timed with events on it, and the candidate's own allocations are seen
  * through CUPTI memory activity records. */
 #include "runner/runner.h"
 
 #ifdef KBV_HAVE_CUDA
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +31,9 @@ typedef struct cuda_state {
     void *flush_buf;
     size_t flush_bytes;
     bool ipc_open;
+    CUdeviceptr vmm_base;      /* the arena mapped from its descriptor */
+    size_t vmm_bytes;
+    CUmemGenericAllocationHandle vmm_handle;
 } cuda_state;
 
 /* ---- CUPTI memory tracking ----------------------------------------------
@@ -177,6 +185,53 @@ static kbv_child_fault setup_failed(cudaError_t err, const char *what, char *rea
     return KBV_FAULT_HARNESS;
 }
 
+static kbv_child_fault driver_failed(CUresult res, const char *what, char *reason)
+{
+    const char *text = NULL;
+    cuGetErrorString(res, &text);
+    snprintf(reason, RUNNER_REASON_CAP, "runner setup: %s: %s", what, text ? text : "unknown");
+    return KBV_FAULT_HARNESS;
+}
+
+/* Maps the arena from the descriptor on KBV_PROTO_FD_ARENA, then closes it. */
+static kbv_child_fault import_arena(cuda_state *s, int device, size_t bytes, void **base,
+                                    char *reason)
+{
+    CUresult res;
+    CUmemGenericAllocationHandle h;
+    res = cuMemImportFromShareableHandle(&h, (void *)(intptr_t)KBV_PROTO_FD_ARENA,
+                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    close(KBV_PROTO_FD_ARENA);
+    if (res != CUDA_SUCCESS)
+        return driver_failed(res, "cuMemImportFromShareableHandle (the arena)", reason);
+    s->vmm_handle = h;
+    CUmemAllocationProp prop;
+    size_t gran = 0;
+    if ((res = cuMemGetAllocationPropertiesFromHandle(&prop, h)) != CUDA_SUCCESS ||
+        (res = cuMemGetAllocationGranularity(&gran, &prop,
+                                             CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)) != CUDA_SUCCESS)
+        return driver_failed(res, "arena properties", reason);
+    if (gran == 0 || bytes % gran != 0) {
+        snprintf(reason, RUNNER_REASON_CAP, "runner setup: arena of %zu bytes is not a multiple "
+                 "of its granularity %zu", bytes, gran);
+        return KBV_FAULT_HARNESS;
+    }
+    if ((res = cuMemAddressReserve(&s->vmm_base, bytes, gran, 0, 0)) != CUDA_SUCCESS)
+        return driver_failed(res, "cuMemAddressReserve", reason);
+    s->vmm_bytes = bytes;
+    if ((res = cuMemMap(s->vmm_base, bytes, 0, h, 0)) != CUDA_SUCCESS)
+        return driver_failed(res, "cuMemMap (the arena)", reason);
+    CUmemAccessDesc access;
+    memset(&access, 0, sizeof access);
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = device;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if ((res = cuMemSetAccess(s->vmm_base, bytes, &access, 1)) != CUDA_SUCCESS)
+        return driver_failed(res, "cuMemSetAccess (the arena)", reason);
+    *base = (void *)s->vmm_base;
+    return KBV_FAULT_NONE;
+}
+
 static kbv_child_fault cuda_init(runner *r, char *reason)
 {
     cuda_state *s = calloc(1, sizeof *s);
@@ -188,12 +243,22 @@ static kbv_child_fault cuda_init(runner *r, char *reason)
     cudaError_t err;
     if ((err = cudaSetDevice(r->setup.device)) != cudaSuccess)
         return setup_failed(err, "cudaSetDevice", reason);
-    cudaIpcMemHandle_t handle;
-    memcpy(&handle, r->setup.ipc, sizeof handle);
+    if ((err = cudaFree(NULL)) != cudaSuccess)
+        return setup_failed(err, "CUDA initialisation", reason);
     void *base = NULL;
-    if ((err = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess)
-        return setup_failed(err, "cudaIpcOpenMemHandle (the arena)", reason);
-    s->ipc_open = true;
+    if (fcntl(KBV_PROTO_FD_ARENA, F_GETFD) >= 0) {
+        kbv_child_fault f = import_arena(s, r->setup.device, (size_t)r->setup.arena_bytes,
+                                         &base, reason);
+        if (f != KBV_FAULT_NONE)
+            return f;
+    } else {
+        cudaIpcMemHandle_t handle;
+        memcpy(&handle, r->setup.ipc, sizeof handle);
+        if ((err = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess)) !=
+            cudaSuccess)
+            return setup_failed(err, "cudaIpcOpenMemHandle (the arena)", reason);
+        s->ipc_open = true;
+    }
     r->base = base;
     if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess)
         return setup_failed(err, "cudaStreamCreateWithFlags", reason);
@@ -344,6 +409,12 @@ static void cuda_fini(runner *r)
             cudaStreamDestroy(s->stream);
         if (s->ipc_open)
             cudaIpcCloseMemHandle(r->base);
+        if (s->vmm_base) {
+            cuMemUnmap(s->vmm_base, s->vmm_bytes);
+            cuMemAddressFree(s->vmm_base, s->vmm_bytes);
+        }
+        if (s->vmm_handle)
+            cuMemRelease(s->vmm_handle);
         free(s);
     }
     r->dev_state = NULL;
