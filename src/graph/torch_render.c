@@ -287,6 +287,20 @@ kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f)
     for (int n = 0; n < g->n_nodes; n++) {
         KBV_TRY_GOTO(kbv_render_node(g, n, expr, sizeof expr), st, done);
         fprintf(f, "        %s = %s\n", g->values[g->nodes[n].out].name, expr);
+        /* Free temporaries after their last use, as the one-expression forward
+         * of the original module does: otherwise locals would hold them and
+         * PyTorch's peak memory would exceed the module's own. */
+        const char *sep = "        del ";
+        for (int v = g->n_inputs + g->n_params; v < g->n_values; v++) {
+            const kbv_value *val = &g->values[v];
+            if (!val->is_output && (val->last_use == n ||
+                                    (val->last_use < 0 && v == g->nodes[n].out))) {
+                fprintf(f, "%s%s", sep, val->name);
+                sep = ", ";
+            }
+        }
+        if (sep[0] == ',')
+            fprintf(f, "\n");
     }
     fprintf(f, "        return ");
     for (int o = 0; o < g->n_outputs; o++)
