@@ -8,6 +8,7 @@
 #include "eval/child.h"
 #include "eval/compile.h"
 #include "eval/draws.h"
+#include "eval/symbols.h"
 #include "eval/verdict.h"
 #include "report/ceilings.h"
 
@@ -754,6 +755,26 @@ static void set_time(kbv_proto_result *p, double t_ms, double spread_ms, double 
     p->sol_fraction = t_ms > 0 && sol_ms > 0 ? sol_ms / t_ms : NAN;
 }
 
+/* Strict audit: what the built candidate imports and exports (its dynamic
+ * symbols, not its source) is on the allowlist. false with the reason. */
+static bool binary_allowed(const char *so_path, char *why, size_t cap)
+{
+    kbv_symbols syms;
+    if (kbv_symbols_read(so_path, &syms) != KBV_OK) {
+        snprintf(why, cap, "binary allowlist: cannot read the candidate's symbols: %s",
+                 kbv_last_error());
+        kbv_clear_error();
+        return false;
+    }
+    kbv_symbol_policy policy = {.allow_vendor_libs = false};
+    char reason[256];
+    bool ok = kbv_symbols_allowed(&syms, &policy, reason, sizeof reason);
+    kbv_symbols_free(&syms);
+    if (!ok)
+        snprintf(why, cap, "binary allowlist: %s", reason);
+    return ok;
+}
+
 kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *problem_key,
                             const kbv_baseline base[KBV_MODE_COUNT], const char *so_path,
                             kbv_record *rec)
@@ -792,6 +813,11 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     set_correctness(&P[KBV_PROTO_STANDARD], &vs.std, std_ok, N_STANDARD);
     set_correctness(&P[KBV_PROTO_VERIFIED], &vs.ver, ver_ok, N_VERIFIED);
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
+    if (!binary_allowed(so_path, why, sizeof why)) {
+        kbv_proto_add_flag(&P[KBV_PROTO_STRICT], "binary-allowlist");
+        fail_proto(&P[KBV_PROTO_STRICT], why);
+        strict_ok = false;
+    }
 
     if (std_ok || strict_ok) {
         KBV_TRY_GOTO(ready_for_timing(s, so_path, rec, why, sizeof why), st, done);
