@@ -1,5 +1,6 @@
 #include "eval/protocol.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -932,6 +933,30 @@ static void first_error_line(const char *log, char *buf, size_t cap)
     kbv_utf8_copy(buf, cap, pick, len);
 }
 
+bool kbv_path_is_generation_failure(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 12 && !strcmp(path + n - 12, ".failed.json");
+}
+
+/* A sample kbv generate recorded as failed (no code in the model's answer):
+ * it fails every protocol, with the recorded reason, and counts as tried. */
+static kbv_status generation_failure(const char *path, kbv_record *rec)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    const char *why = doc ? json_string_value(json_object_get(doc, "reason")) : NULL;
+    char reason[300];
+    snprintf(reason, sizeof reason, "generation failed: %s",
+             why ? why : doc ? "(no reason recorded)" : "unreadable .failed.json");
+    rec->compile.ok = false;
+    kbv_record_set_log(rec, reason);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        snprintf(rec->proto[p].reason, sizeof rec->proto[p].reason, "%s", reason);
+    json_decref(doc);
+    return KBV_OK;
+}
+
 kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
                                const kbv_problem_def *def, const char *path, kbv_record *rec,
                                kbv_baseline base_out[KBV_MODE_COUNT])
@@ -954,6 +979,8 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
     KBV_TRY(kbv_file_sha256(path, rec->source_sha256));
+    if (kbv_path_is_generation_failure(path))
+        return generation_failure(path, rec);
 
     cr = calloc(1, sizeof *cr);
     g = calloc(1, sizeof *g);

@@ -58,6 +58,10 @@ kbv_status kbv_eval_opts_resolve(const char *device, const char *size, kbv_eval_
  * rec->sample and rec->file are the caller's; everything else is filled.
  * A candidate that does not compile gets a record that says so. base, when
  * not NULL, receives the baselines used (NAN-filled if none were needed). */
+/* A run directory's level_..._sample_S.failed.json: a sample that was asked
+ * for and never produced; kbv_sample_evaluate records it as failed. */
+bool kbv_path_is_generation_failure(const char *path);
+
 kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
                                const kbv_problem_def *def, const char *path, kbv_record *rec,
                                kbv_baseline base[KBV_MODE_COUNT]);

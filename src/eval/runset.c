@@ -47,6 +47,8 @@ bool kbv_candidate_name_parse(const char *name, int *level, int *problem_id, int
         k = KBV_CAND_CUDA;
     else if (!strcmp(p, ".c"))
         k = KBV_CAND_C;
+    else if (!strcmp(p, ".failed.json"))
+        k = KBV_CAND_GEN_FAILED;
     else
         return false;
     *level = l;
@@ -119,15 +121,19 @@ kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, 
         if (e->d_name[0] == '.')
             continue;
         kbv_cand_kind kind;
+        size_t len = strlen(e->d_name);
+        if (len > 14 && !strcmp(e->d_name + len - 14, ".response.json"))
+            continue;  /* kbv generate's raw answer, kept beside its candidate */
         if (!kbv_candidate_name_parse(e->d_name, &job.level, &job.problem_id, &job.sample,
                                       &kind)) {
             rs->ignored++;
             if (notes)
-                fprintf(notes, "kbv: ignoring %s/%s (not named level_L_problem_P_sample_S.cu "
-                               "or .c)\n", dir, e->d_name);
+                fprintf(notes, "kbv: ignoring %s/%s (not named level_L_problem_P_sample_S.cu, "
+                               ".c or .failed.json)\n", dir, e->d_name);
             continue;
         }
-        if (kind != want) {
+        /* a sample the model never produced fails on any device */
+        if (kind != want && kind != KBV_CAND_GEN_FAILED) {
             skipped++;
             continue;
         }

@@ -11,7 +11,11 @@
 
 #include "core/status.h"
 
-typedef enum kbv_cand_kind { KBV_CAND_CUDA = 0, KBV_CAND_C = 1 } kbv_cand_kind;
+typedef enum kbv_cand_kind {
+    KBV_CAND_CUDA = 0,
+    KBV_CAND_C = 1,
+    KBV_CAND_GEN_FAILED = 2,  /* level_..._sample_S.failed.json: kbv generate got no code */
+} kbv_cand_kind;
 
 typedef struct kbv_job {
     char model[128];

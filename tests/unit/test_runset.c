@@ -53,6 +53,14 @@ static void test_name_parse(void **state)
     assert_int_equal(p, 100);
     assert_int_equal(s, 12);
     assert_int_equal(k, KBV_CAND_C);
+    /* a sample kbv generate could not produce is a failed sample, not a stray file */
+    assert_true(kbv_candidate_name_parse("level_1_problem_20_sample_3.failed.json", &l, &p, &s,
+                                         &k));
+    assert_int_equal(p, 20);
+    assert_int_equal(s, 3);
+    assert_int_equal(k, KBV_CAND_GEN_FAILED);
+    assert_false(kbv_candidate_name_parse("level_1_problem_20_sample_3.response.json", &l, &p,
+                                          &s, &k));
     const char *bad[] = {"level_1_problem_19_sample_0.cpp", "level_1_problem_19_sample_.cu",
                          "level_1_problem_19.cu", "level_-1_problem_19_sample_0.cu",
                          "xlevel_1_problem_19_sample_0.cu", "level_1_problem_19_sample_0.cu~",
