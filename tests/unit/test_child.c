@@ -417,9 +417,9 @@ static void test_runner_is_confined(void **state)
     assert_clean();
 }
 
-/* KBV_SECCOMP=1 installs the deny-list before the candidate loads: process
- * creation, exec and sockets fail with EPERM, threads still work. Without
- * it the same candidate's fork gets through (return code 20). */
+/* The deny-list is on by default, installed before the candidate loads:
+ * process creation, exec and sockets fail with EPERM, threads still work.
+ * With KBV_SECCOMP=0 the same candidate's fork gets through (return 20). */
 static void test_seccomp_deny_list(void **state)
 {
     (void)state;
@@ -427,9 +427,8 @@ static void test_seccomp_deny_list(void **state)
     kbv_child_result res;
     const char *so = build("forbidden");
 
-    setenv("KBV_SECCOMP", "1", 1);
-    kbv_child *c = start(so, &l, 2.0, &res);
     unsetenv("KBV_SECCOMP");
+    kbv_child *c = start(so, &l, 2.0, &res);
     assert_int_equal(res.fault, KBV_FAULT_NONE);
     assert_int_equal(kbv_child_call(c, 0, 1, false, &res), KBV_OK);
     if (res.fault != KBV_FAULT_NONE)
@@ -437,7 +436,9 @@ static void test_seccomp_deny_list(void **state)
     assert_int_equal(res.fault, KBV_FAULT_NONE);
     kbv_child_stop(c);
 
+    setenv("KBV_SECCOMP", "0", 1);
     c = start(so, &l, 2.0, &res);
+    unsetenv("KBV_SECCOMP");
     assert_int_equal(kbv_child_call(c, 0, 1, false, &res), KBV_OK);
     assert_int_equal(res.fault, KBV_FAULT_RETURNED);
     assert_string_equal(res.reason, "kbv_forward returned 20");
