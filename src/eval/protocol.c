@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eval/child.h"
 #include "eval/compile.h"
@@ -403,14 +404,35 @@ static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_c
     return KBV_OK;
 }
 
+/* Late writes: the outputs must not change once the call has returned (the
+ * runner synchronised the device first, so an honest candidate is done). The
+ * comparison in between took a while; a short sleep makes sure of it. */
+static kbv_status late_writes(sample *s, const uint64_t *before, char *why, size_t cap)
+{
+    struct timespec pause = {0, 3 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    for (int k = 0; k < s->g->n_outputs; k++) {
+        uint64_t h;
+        KBV_TRY(hash_tensor(s, &s->out[k], &h));
+        if (h != before[k] && !why[0])
+            snprintf(why, cap, "output '%s' changed after the call returned (late write)",
+                     s->out[k].name ? s->out[k].name : "?");
+    }
+    return KBV_OK;
+}
+
 /* Judges the candidate's current outputs on input set `set`. */
 static kbv_status judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v)
 {
     kbv_compare_stats cand[KBV_DEF_MAX_OUTPUTS], tf32[KBV_DEF_MAX_OUTPUTS];
+    uint64_t out_hash[KBV_DEF_MAX_OUTPUTS];
     char why[KBV_REASON_CAP];
     bool params_touched;
+    for (int k = 0; k < s->g->n_outputs; k++)
+        KBV_TRY(hash_tensor(s, &s->out[k], &out_hash[k]));
     KBV_TRY(compare_all(s, r, cand, tf32));
     KBV_TRY(audit(s, set, why, sizeof why, &params_touched));
+    KBV_TRY(late_writes(s, out_hash, why, sizeof why));
     kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = cand,
                           .tf32 = tf32, .tol = kbv_allclose_tol(s->out[0].dtype),
                           .integrity = why[0] ? why : NULL};

@@ -58,5 +58,21 @@ relu '__attribute__((visibility("default"))) int kbv_cached_answer(void) { retur
 check "an extra exported symbol fails strict (binary-allowlist)" "$TMP/export.c" \
     'not t["correct"] and "binary-allowlist" in t["flags"] and "kbv_cached_answer" in t["reason"]'
 
+# A thread left behind writes the output 2 ms after the call returned.
+relu '#include <pthread.h>
+#include <time.h>
+static float *late_target;
+static void *late(void *arg) {
+    (void)arg;
+    struct timespec t = {0, 2000000};
+    nanosleep(&t, 0);
+    late_target[0] = 42.0f;
+    return 0;
+}' 'late_target = y; pthread_t th; pthread_create(&th, 0, late, 0); pthread_detach(th);' \
+    > "$TMP/late.c"
+check "a late write after the call returns fails strict" "$TMP/late.c" \
+    'not t["correct"] and ("late write" in t["reason"] or "outside" in t["reason"])
+     and "binary-allowlist" in t["flags"]'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
