@@ -3,7 +3,8 @@
 # libraries a bare GPU machine may lack (jansson, cmocka, seccomp, libelf), so
 # the build can be carried to a machine without Debian's -dev packages.
 #   scripts/gpu_bundle.sh [BUILD_DIR]     (default build-gpu)
-# Then, there: tests/gpu/run.sh BUILD_DIR
+# It also assembles DIR/carry: just the programs and those libraries, small
+# enough to travel. Then, there: tests/gpu/run.sh DIR/carry
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-gpu}
@@ -13,4 +14,7 @@ mkdir -p "$dir/lib"
 for bin in "$dir/kbv" "$dir/kbv-runner" "$dir/libkbv.so" "$dir"/gpu_test_*; do
     ldd "$bin" | awk '/=> \// {print $3}'
 done | sort -u | grep -E 'libjansson|libcmocka|libseccomp|libelf' | xargs -r cp -L -t "$dir/lib"
-ls "$dir/lib"
+rm -rf "$dir/carry" && mkdir -p "$dir/carry"
+cp -r "$dir/lib" "$dir/kbv" "$dir/kbv-runner" "$dir/libkbv.so" "$dir"/gpu_test_* "$dir/carry/"
+strip --strip-unneeded "$dir"/carry/kbv "$dir"/carry/kbv-runner "$dir"/carry/gpu_test_* 2>/dev/null || true
+du -sh "$dir/carry"
