@@ -43,6 +43,74 @@ extern const kbv_problem_def kbv_problem_l1_029;
 extern const kbv_problem_def kbv_problem_l1_030;
 extern const kbv_problem_def kbv_problem_l1_031;
 extern const kbv_problem_def kbv_problem_l1_032;
+extern const kbv_problem_def kbv_problem_l1_033;
+extern const kbv_problem_def kbv_problem_l1_034;
+extern const kbv_problem_def kbv_problem_l1_035;
+extern const kbv_problem_def kbv_problem_l1_036;
+extern const kbv_problem_def kbv_problem_l1_037;
+extern const kbv_problem_def kbv_problem_l1_038;
+extern const kbv_problem_def kbv_problem_l1_039;
+extern const kbv_problem_def kbv_problem_l1_040;
+extern const kbv_problem_def kbv_problem_l1_041;
+extern const kbv_problem_def kbv_problem_l1_042;
+extern const kbv_problem_def kbv_problem_l1_043;
+extern const kbv_problem_def kbv_problem_l1_044;
+extern const kbv_problem_def kbv_problem_l1_045;
+extern const kbv_problem_def kbv_problem_l1_046;
+extern const kbv_problem_def kbv_problem_l1_047;
+extern const kbv_problem_def kbv_problem_l1_048;
+extern const kbv_problem_def kbv_problem_l1_049;
+extern const kbv_problem_def kbv_problem_l1_050;
+extern const kbv_problem_def kbv_problem_l1_051;
+extern const kbv_problem_def kbv_problem_l1_052;
+extern const kbv_problem_def kbv_problem_l1_053;
+extern const kbv_problem_def kbv_problem_l1_054;
+extern const kbv_problem_def kbv_problem_l1_055;
+extern const kbv_problem_def kbv_problem_l1_056;
+extern const kbv_problem_def kbv_problem_l1_057;
+extern const kbv_problem_def kbv_problem_l1_058;
+extern const kbv_problem_def kbv_problem_l1_059;
+extern const kbv_problem_def kbv_problem_l1_060;
+extern const kbv_problem_def kbv_problem_l1_061;
+extern const kbv_problem_def kbv_problem_l1_062;
+extern const kbv_problem_def kbv_problem_l1_063;
+extern const kbv_problem_def kbv_problem_l1_064;
+extern const kbv_problem_def kbv_problem_l1_065;
+extern const kbv_problem_def kbv_problem_l1_066;
+extern const kbv_problem_def kbv_problem_l1_067;
+extern const kbv_problem_def kbv_problem_l1_068;
+extern const kbv_problem_def kbv_problem_l1_069;
+extern const kbv_problem_def kbv_problem_l1_070;
+extern const kbv_problem_def kbv_problem_l1_071;
+extern const kbv_problem_def kbv_problem_l1_072;
+extern const kbv_problem_def kbv_problem_l1_073;
+extern const kbv_problem_def kbv_problem_l1_074;
+extern const kbv_problem_def kbv_problem_l1_075;
+extern const kbv_problem_def kbv_problem_l1_076;
+extern const kbv_problem_def kbv_problem_l1_077;
+extern const kbv_problem_def kbv_problem_l1_078;
+extern const kbv_problem_def kbv_problem_l1_079;
+extern const kbv_problem_def kbv_problem_l1_080;
+extern const kbv_problem_def kbv_problem_l1_081;
+extern const kbv_problem_def kbv_problem_l1_082;
+extern const kbv_problem_def kbv_problem_l1_083;
+extern const kbv_problem_def kbv_problem_l1_084;
+extern const kbv_problem_def kbv_problem_l1_085;
+extern const kbv_problem_def kbv_problem_l1_086;
+extern const kbv_problem_def kbv_problem_l1_087;
+extern const kbv_problem_def kbv_problem_l1_088;
+extern const kbv_problem_def kbv_problem_l1_089;
+extern const kbv_problem_def kbv_problem_l1_090;
+extern const kbv_problem_def kbv_problem_l1_091;
+extern const kbv_problem_def kbv_problem_l1_092;
+extern const kbv_problem_def kbv_problem_l1_093;
+extern const kbv_problem_def kbv_problem_l1_094;
+extern const kbv_problem_def kbv_problem_l1_095;
+extern const kbv_problem_def kbv_problem_l1_096;
+extern const kbv_problem_def kbv_problem_l1_097;
+extern const kbv_problem_def kbv_problem_l1_098;
+extern const kbv_problem_def kbv_problem_l1_099;
+extern const kbv_problem_def kbv_problem_l1_100;
 /* (level 1, 33-100: one line per problem, in id order) */
 
 static const kbv_problem_def *const level1[] = {
@@ -78,6 +146,74 @@ static const kbv_problem_def *const level1[] = {
     &kbv_problem_l1_030,
     &kbv_problem_l1_031,
     &kbv_problem_l1_032,
+    &kbv_problem_l1_033,
+    &kbv_problem_l1_034,
+    &kbv_problem_l1_035,
+    &kbv_problem_l1_036,
+    &kbv_problem_l1_037,
+    &kbv_problem_l1_038,
+    &kbv_problem_l1_039,
+    &kbv_problem_l1_040,
+    &kbv_problem_l1_041,
+    &kbv_problem_l1_042,
+    &kbv_problem_l1_043,
+    &kbv_problem_l1_044,
+    &kbv_problem_l1_045,
+    &kbv_problem_l1_046,
+    &kbv_problem_l1_047,
+    &kbv_problem_l1_048,
+    &kbv_problem_l1_049,
+    &kbv_problem_l1_050,
+    &kbv_problem_l1_051,
+    &kbv_problem_l1_052,
+    &kbv_problem_l1_053,
+    &kbv_problem_l1_054,
+    &kbv_problem_l1_055,
+    &kbv_problem_l1_056,
+    &kbv_problem_l1_057,
+    &kbv_problem_l1_058,
+    &kbv_problem_l1_059,
+    &kbv_problem_l1_060,
+    &kbv_problem_l1_061,
+    &kbv_problem_l1_062,
+    &kbv_problem_l1_063,
+    &kbv_problem_l1_064,
+    &kbv_problem_l1_065,
+    &kbv_problem_l1_066,
+    &kbv_problem_l1_067,
+    &kbv_problem_l1_068,
+    &kbv_problem_l1_069,
+    &kbv_problem_l1_070,
+    &kbv_problem_l1_071,
+    &kbv_problem_l1_072,
+    &kbv_problem_l1_073,
+    &kbv_problem_l1_074,
+    &kbv_problem_l1_075,
+    &kbv_problem_l1_076,
+    &kbv_problem_l1_077,
+    &kbv_problem_l1_078,
+    &kbv_problem_l1_079,
+    &kbv_problem_l1_080,
+    &kbv_problem_l1_081,
+    &kbv_problem_l1_082,
+    &kbv_problem_l1_083,
+    &kbv_problem_l1_084,
+    &kbv_problem_l1_085,
+    &kbv_problem_l1_086,
+    &kbv_problem_l1_087,
+    &kbv_problem_l1_088,
+    &kbv_problem_l1_089,
+    &kbv_problem_l1_090,
+    &kbv_problem_l1_091,
+    &kbv_problem_l1_092,
+    &kbv_problem_l1_093,
+    &kbv_problem_l1_094,
+    &kbv_problem_l1_095,
+    &kbv_problem_l1_096,
+    &kbv_problem_l1_097,
+    &kbv_problem_l1_098,
+    &kbv_problem_l1_099,
+    &kbv_problem_l1_100,
     /* (level 1, 33-100: one line per problem, in id order) */
 };
 

@@ -173,6 +173,13 @@ static bool is_float_dtype(kbv_dtype dt)
     return dt == KBV_F32 || dt == KBV_F64;
 }
 
+/* An output's file dtype: every float output holds the float64 oracle. */
+static kbv_dtype output_dtype(kbv_dtype logical)
+{
+    bool half = logical == KBV_F16 || logical == KBV_BF16;
+    return is_float_dtype(logical) || half ? KBV_F64 : logical;
+}
+
 /* The backend's storage dtype for a value: floats as be->float_dtype. */
 static kbv_dtype storage_dtype(const kbv_backend *be, kbv_dtype logical)
 {
@@ -243,6 +250,10 @@ static const char *structure_name(kbv_structure s)
     case KBV_STRUCT_TRIU: return "triu";
     case KBV_STRUCT_TRIL: return "tril";
     case KBV_STRUCT_SYMMETRIC: return "symmetric";
+    case KBV_STRUCT_SCALED: return "scaled";
+    case KBV_STRUCT_SOFTMAX: return "softmax";
+    case KBV_STRUCT_SCALED_SOFTMAX: return "scaled_softmax";
+    case KBV_STRUCT_SIGNS: return "signs";
     default: return "none";
     }
 }
@@ -289,7 +300,7 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, uint64_t se
         const kbv_value *v = &g->values[g->outputs[o2]];
         snprintf(file, sizeof file, "output_%d.npy", o2);
         json_array_append_new(outputs,
-                              entry_json(v, file, is_float_dtype(v->dtype) ? KBV_F64 : v->dtype));
+                              entry_json(v, file, output_dtype(v->dtype)));
     }
     json_t *seed_json = seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)seed) : NULL;
     if (!seed_json) {
@@ -378,7 +389,7 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o, 
     for (int k = 0; k < g->n_outputs; k++) {
         const kbv_value *v = &g->values[g->outputs[k]];
         snprintf(file, sizeof file, "output_%d.npy", k);
-        KBV_TRY_GOTO(write_tensor(be, &outputs[k], v, is_float_dtype(v->dtype) ? KBV_F64 : v->dtype,
+        KBV_TRY_GOTO(write_tensor(be, &outputs[k], v, output_dtype(v->dtype),
                                   o->out, file),
                      st, done);
     }

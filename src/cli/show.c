@@ -62,6 +62,10 @@ static void print_generator(const kbv_input_def *in)
     case KBV_STRUCT_TRIU: printf(", then torch.triu (kept under every distribution)"); break;
     case KBV_STRUCT_TRIL: printf(", then torch.tril (kept under every distribution)"); break;
     case KBV_STRUCT_SYMMETRIC: printf(", symmetrized (G + G.T) / 2 (kept under every distribution)"); break;
+    case KBV_STRUCT_SCALED: printf(", times one torch.rand(()) factor per draw (kept under every distribution)"); break;
+    case KBV_STRUCT_SOFTMAX: printf(", then softmax over the last dim (kept under every distribution)"); break;
+    case KBV_STRUCT_SCALED_SOFTMAX: printf(", times one torch.rand(()) factor, then softmax over the last dim (kept under every distribution)"); break;
+    case KBV_STRUCT_SIGNS: printf(", as float * 2 - 1: +-1 (kept under every distribution)"); break;
     default: break;
     }
 }

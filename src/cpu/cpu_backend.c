@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpu_conv_pool.h"
+#include "cpu/cpu_ops_norm.h"
 #include "graph/ops_table.h"
 
 /* Every block is 256-byte aligned, as kbv_env.alloc promises candidates, and
@@ -45,9 +47,57 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_LOG_SOFTMAX] = kbv_cpu_softmax,
 
     /* normalisation, reduction, scan, loss and attention ops */
+    [KBV_OP_BATCH_NORM] = kbv_cpu_norm,
+    [KBV_OP_INSTANCE_NORM] = kbv_cpu_norm,
+    [KBV_OP_GROUP_NORM] = kbv_cpu_norm,
+    [KBV_OP_LAYER_NORM] = kbv_cpu_norm,
+    [KBV_OP_SUM] = kbv_cpu_reduce,
+    [KBV_OP_MEAN] = kbv_cpu_reduce,
+    [KBV_OP_MAX] = kbv_cpu_reduce,
+    [KBV_OP_MIN] = kbv_cpu_reduce,
+    [KBV_OP_ARGMAX] = kbv_cpu_reduce,
+    [KBV_OP_ARGMIN] = kbv_cpu_reduce,
+    [KBV_OP_NORM_DIM] = kbv_cpu_reduce,
+    [KBV_OP_MEAN_ALL] = kbv_cpu_reduce_all,
+    [KBV_OP_NORM_FRO] = kbv_cpu_reduce_all,
+    [KBV_OP_POW_SCALAR] = kbv_cpu_pointwise,
+    [KBV_OP_SQRT] = kbv_cpu_pointwise,
+    [KBV_OP_LOG] = kbv_cpu_pointwise,
+    [KBV_OP_RSUB_SCALAR] = kbv_cpu_pointwise,
+    [KBV_OP_CLAMP_MIN] = kbv_cpu_pointwise,
+    [KBV_OP_MUL_MASK] = kbv_cpu_mul_mask,
+    [KBV_OP_CUMSUM] = kbv_cpu_scan,
+    [KBV_OP_CUMPROD] = kbv_cpu_scan,
+    [KBV_OP_FLIP] = kbv_cpu_flip,
+    [KBV_OP_ZEROS_SLICE] = kbv_cpu_zeros_slice,
+    [KBV_OP_CAT] = kbv_cpu_cat,
+    [KBV_OP_DROP_LAST] = kbv_cpu_drop_last,
+    [KBV_OP_CROSS_ENTROPY] = kbv_cpu_loss,
+    [KBV_OP_SMOOTH_L1] = kbv_cpu_loss,
+    [KBV_OP_KL_DIV] = kbv_cpu_loss,
+    [KBV_OP_TRIPLET_MARGIN] = kbv_cpu_loss,
+    [KBV_OP_SDPA] = kbv_cpu_sdpa,
     /* (end of normalisation ... attention ops) */
 
     /* convolution and pooling ops */
+    [KBV_OP_CONV1D] = kbv_cpu_conv,
+    [KBV_OP_CONV2D] = kbv_cpu_conv,
+    [KBV_OP_CONV3D] = kbv_cpu_conv,
+    [KBV_OP_CONV1D_BIAS] = kbv_cpu_conv,
+    [KBV_OP_CONV2D_BIAS] = kbv_cpu_conv,
+    [KBV_OP_CONV3D_BIAS] = kbv_cpu_conv,
+    [KBV_OP_CONV_TRANSPOSE1D] = kbv_cpu_conv,
+    [KBV_OP_CONV_TRANSPOSE2D] = kbv_cpu_conv,
+    [KBV_OP_CONV_TRANSPOSE3D] = kbv_cpu_conv,
+    [KBV_OP_CONV_TRANSPOSE1D_BIAS] = kbv_cpu_conv,
+    [KBV_OP_CONV_TRANSPOSE2D_BIAS] = kbv_cpu_conv,
+    [KBV_OP_CONV_TRANSPOSE3D_BIAS] = kbv_cpu_conv,
+    [KBV_OP_MAX_POOL1D] = kbv_cpu_pool,
+    [KBV_OP_MAX_POOL2D] = kbv_cpu_pool,
+    [KBV_OP_MAX_POOL3D] = kbv_cpu_pool,
+    [KBV_OP_AVG_POOL1D] = kbv_cpu_pool,
+    [KBV_OP_AVG_POOL2D] = kbv_cpu_pool,
+    [KBV_OP_AVG_POOL3D] = kbv_cpu_pool,
     /* (end of convolution and pooling ops) */
 };
 

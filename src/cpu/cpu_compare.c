@@ -11,12 +11,17 @@
  * fp32-strict baseline (the rounded oracle itself when no baseline is given).
  * Different classes: unjudged. Same non-finite class: the candidate must
  * have it. Finite: the candidate must be finite, and its error against the
- * unrounded oracle accumulates in double. */
+ * unrounded oracle accumulates in double.
+ *
+ * Operands are float32 or float64; a candidate's float16 output is read as
+ * float16 (the oracle then rounds to float16 for its class); integer and
+ * bool outputs (argmax indices) are compared as the exact values they hold. */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_half.h"
 
 typedef enum value_class { CLASS_FINITE, CLASS_POS_INF, CLASS_NEG_INF, CLASS_NAN } value_class;
 
@@ -31,26 +36,45 @@ static value_class class_of(double v)
 
 static inline double load(const kbv_tensor *t, int64_t i)
 {
-    return t->dtype == KBV_F32 ? (double)((const float *)t->data)[i] : ((const double *)t->data)[i];
+    switch (t->dtype) {
+    case KBV_F32: return (double)((const float *)t->data)[i];
+    case KBV_F16: return kbv_half_to_double(((const uint16_t *)t->data)[i]);
+    case KBV_I64: return (double)((const int64_t *)t->data)[i];
+    case KBV_I32: return (double)((const int32_t *)t->data)[i];
+    case KBV_BOOL: return (double)((const unsigned char *)t->data)[i];
+    default: return ((const double *)t->data)[i];
+    }
 }
 
-/* Whether element i still holds the poison written by kbv_cpu_poison. */
+/* Whether element i still holds the poison written by kbv_cpu_poison: the
+ * 4-byte pattern repeated from the (4-byte aligned) start of the tensor. */
 static inline bool is_poison(const kbv_tensor *t, int64_t i)
 {
-    if (t->dtype == KBV_F32) {
-        uint32_t bits;
-        memcpy(&bits, (const float *)t->data + i, sizeof bits);
-        return bits == KBV_POISON_F32;
+    size_t size = kbv_dtype_size(t->dtype);
+    const unsigned char *p = (const unsigned char *)t->data + (size_t)i * size;
+    const uint32_t word = KBV_POISON_F32;
+    unsigned char pattern[4];
+    memcpy(pattern, &word, 4);
+    for (size_t b = 0; b < size; b++)
+        if (p[b] != pattern[((size_t)i * size + b) % 4])
+            return false;
+    return true;
+}
+
+/* The oracle value o as the candidate's dtype would hold it. */
+static inline double rounded_to(kbv_dtype dt, double o)
+{
+    switch (dt) {
+    case KBV_F32: return (double)(float)o;
+    case KBV_F16: return kbv_half_round(o);
+    default: return o;
     }
-    uint64_t bits;
-    memcpy(&bits, (const double *)t->data + i, sizeof bits);
-    return bits == ((uint64_t)KBV_POISON_F32 << 32 | KBV_POISON_F32);
 }
 
 static kbv_status check_operand(const kbv_tensor *t, const char *role, int64_t n)
 {
-    if (t->dtype != KBV_F32 && t->dtype != KBV_F64)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "compare: %s is %s (float32/float64 only)", role,
+    if (t->dtype == KBV_BF16)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "compare: %s is %s", role,
                         kbv_dtype_name(t->dtype));
     if (kbv_cpu_numel(t) != n)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld",
@@ -77,7 +101,6 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
     if (oracle && strict)
         KBV_TRY(check_operand(strict, "strict baseline", n));
     out->n = n;
-    bool round_f32 = cand->dtype == KBV_F32;
 
     for (int64_t i = 0; i < n; i++) {
         double c = load(cand, i);
@@ -104,7 +127,7 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
 
         if (oracle) {
             double o = load(oracle, i);
-            value_class oc = class_of(round_f32 ? (double)(float)o : o);
+            value_class oc = class_of(rounded_to(cand->dtype, o));
             value_class sc = strict ? class_of(load(strict, i)) : oc;
             if (oc != sc) {
                 out->unjudged++;

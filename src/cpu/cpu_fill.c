@@ -2,18 +2,26 @@
  * pure functions of eval/dist.h, so the CUDA backend draws the same values.
  *
  * Float values are rounded to float32 (the dtype get_inputs() produces)
- * unless the tensor's logical dtype is float64, then stored in the tensor's
- * storage dtype: an fp64 run holds exactly the float32 values the candidate
- * sees. */
+ * unless the tensor's logical dtype is float64 (kept) or float16 (rounded to
+ * float16), then stored in the tensor's storage dtype: an fp64 run holds
+ * exactly the values the candidate sees.
+ *
+ * Derived structures (problem_def.h) act on the distribution's draw G and
+ * are kept under every distribution: G * s with one U[0,1) factor s per
+ * draw and tensor, a softmax over the last dim (computed in double, then
+ * rounded), and +-1 signs from randint(0, 2). */
+#include <math.h>
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_half.h"
 
 static kbv_status store_value(kbv_dtype dt, void *data, int64_t i, double v)
 {
     switch (dt) {
     case KBV_F32: ((float *)data)[i] = (float)v; return KBV_OK;
     case KBV_F64: ((double *)data)[i] = v; return KBV_OK;
+    case KBV_F16: ((uint16_t *)data)[i] = kbv_half_from_double(v); return KBV_OK;
     case KBV_I32: ((int32_t *)data)[i] = (int32_t)v; return KBV_OK;
     case KBV_I64: ((int64_t *)data)[i] = (int64_t)v; return KBV_OK;
     case KBV_BOOL: ((unsigned char *)data)[i] = v != 0.0; return KBV_OK;
@@ -27,10 +35,20 @@ static kbv_status check_tensor(const kbv_tensor *t, const char *what)
 {
     if (!t->data && kbv_cpu_numel(t) > 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: tensor without memory", what);
-    if (t->dtype == KBV_F16 || t->dtype == KBV_BF16)
+    if (t->dtype == KBV_BF16)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: %s storage on the CPU", what,
                         kbv_dtype_name(t->dtype));
     return KBV_OK;
+}
+
+/* v as a value of the input's logical float dtype. */
+static double logical_value(kbv_dtype logical, double v)
+{
+    if (logical == KBV_F64)
+        return v;
+    if (logical == KBV_F16)
+        return kbv_half_round(v);
+    return (double)(float)v;
 }
 
 /* One float element of a rand/randn input before structure. */
@@ -39,7 +57,58 @@ static double draw_float(const kbv_input_def *in, const kbv_draw *draw, uint32_t
 {
     double v = kbv_dist_value(draw->dist, in->gen == KBV_GEN_RANDN, draw->seed, key, index,
                               row_len);
-    return in->dtype == KBV_F64 ? v : (double)(float)v;
+    return logical_value(in->dtype, v);
+}
+
+/* The torch.rand(()) factor of a scaled input: one per draw and tensor. */
+static double scale_factor(const kbv_input_def *in, const kbv_draw *draw, uint32_t key)
+{
+    return logical_value(in->dtype, kbv_u01(kbv_rng(draw->seed, key, KBV_RNG_TENSOR, 0).v[0]));
+}
+
+/* G * s, then (for the softmax structures) a softmax over each last-dim row. */
+static kbv_status fill_derived(const kbv_input_def *in, const kbv_draw *draw, uint32_t key,
+                               int64_t row_len, kbv_tensor *t)
+{
+    int64_t n = kbv_cpu_numel(t);
+    bool scaled = in->structure == KBV_STRUCT_SCALED ||
+                  in->structure == KBV_STRUCT_SCALED_SOFTMAX;
+    double s = scaled ? scale_factor(in, draw, key) : 1.0;
+    if (in->structure == KBV_STRUCT_SCALED) {
+        for (int64_t i = 0; i < n; i++)
+            KBV_TRY(store_value(t->dtype, t->data, i,
+                                logical_value(in->dtype,
+                                              draw_float(in, draw, key, (uint64_t)i, row_len) *
+                                                  s)));
+        return KBV_OK;
+    }
+    int64_t len = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
+    if (len == 0)
+        return KBV_OK;
+    for (int64_t row = 0; row < n / len; row++) {
+        const int64_t base = row * len;
+        double max = -INFINITY, sum = 0.0;
+        for (int64_t k = 0; k < len; k++) {
+            double g = draw_float(in, draw, key, (uint64_t)(base + k), row_len);
+            if (scaled)
+                g = logical_value(in->dtype, g * s);
+            max = g > max ? g : max;
+        }
+        for (int64_t k = 0; k < len; k++) {
+            double g = draw_float(in, draw, key, (uint64_t)(base + k), row_len);
+            if (scaled)
+                g = logical_value(in->dtype, g * s);
+            sum += exp(g - max);
+        }
+        for (int64_t k = 0; k < len; k++) {
+            double g = draw_float(in, draw, key, (uint64_t)(base + k), row_len);
+            if (scaled)
+                g = logical_value(in->dtype, g * s);
+            KBV_TRY(store_value(t->dtype, t->data, base + k,
+                                logical_value(in->dtype, exp(g - max) / sum)));
+        }
+    }
+    return KBV_OK;
 }
 
 /* (G + G^T) / 2 element, in the logical dtype's arithmetic as PyTorch does it. */
@@ -61,7 +130,8 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     int nd = t->ndim;
 
     if (in->gen == KBV_GEN_RANDINT || in->gen == KBV_GEN_SCALAR) {
-        if (in->structure != KBV_STRUCT_NONE)
+        if (in->structure != KBV_STRUCT_NONE &&
+            !(in->structure == KBV_STRUCT_SIGNS && in->gen == KBV_GEN_RANDINT))
             return kbv_fail(KBV_ERR_INVALID, "input %s: structure needs a rand/randn generator",
                             name);
         for (int64_t i = 0; i < n; i++) {
@@ -70,6 +140,9 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
                 if (in->dtype == KBV_F32)
                     v = (double)(float)v; /* a Python float meets a float32 tensor as float32 */
                 KBV_TRY(store_value(t->dtype, t->data, i, v));
+            } else if (in->structure == KBV_STRUCT_SIGNS) {
+                int64_t bit = kbv_randint_value(draw->seed, key, (uint64_t)i, 0, 2);
+                KBV_TRY(store_value(t->dtype, t->data, i, (double)(2 * bit - 1)));
             } else if (t->dtype == KBV_I64) {
                 ((int64_t *)t->data)[i] =
                     kbv_randint_value(draw->seed, key, (uint64_t)i, in->low, in->high);
@@ -83,7 +156,7 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     }
     if (in->gen != KBV_GEN_RAND && in->gen != KBV_GEN_RANDN)
         return kbv_fail(KBV_ERR_INVALID, "input %s: no generator", name);
-    if (t->dtype != KBV_F32 && t->dtype != KBV_F64)
+    if (t->dtype != KBV_F32 && t->dtype != KBV_F64 && t->dtype != KBV_F16)
         return kbv_fail(KBV_ERR_INVALID, "input %s: a float generator into a %s tensor", name,
                         kbv_dtype_name(t->dtype));
 
@@ -94,6 +167,9 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
                                 draw_float(in, draw, key, (uint64_t)i, row_len)));
         return KBV_OK;
     }
+    if (in->structure == KBV_STRUCT_SCALED || in->structure == KBV_STRUCT_SOFTMAX ||
+        in->structure == KBV_STRUCT_SCALED_SOFTMAX)
+        return fill_derived(in, draw, key, row_len, t);
 
     /* Structure acts on the last two dims; leading dims are a batch. */
     if (nd < 2)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_half.h"
 
 /* A memfd mapped MAP_SHARED: the candidate process maps the same pages from
  * arena->fd. The fd is close-on-exec, so it reaches a child only where the
@@ -66,9 +67,10 @@ kbv_status kbv_cpu_copy(kbv_backend *be, void *dst, const void *src, size_t byte
     return KBV_OK;
 }
 
-/* Elementwise float32 <-> float64 (or a plain copy for equal dtypes), both
- * contiguous with the same element count. float64 -> float32 rounds to
- * nearest, as Tensor.float() does. */
+/* Elementwise between float32, float64 and float16 (or a plain copy for
+ * equal dtypes), both contiguous with the same element count. Narrowing
+ * rounds to nearest even, as Tensor.float() and Tensor.half() do (float16
+ * directly from the source value, with no double rounding). */
 kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst)
 {
     (void)be;
@@ -76,13 +78,27 @@ kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *d
     if (kbv_cpu_numel(dst) != n)
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
                         (long long)kbv_cpu_numel(dst));
-    bool src_ok = src->dtype == KBV_F32 || src->dtype == KBV_F64;
-    bool dst_ok = dst->dtype == KBV_F32 || dst->dtype == KBV_F64;
+    bool src_ok = src->dtype == KBV_F32 || src->dtype == KBV_F64 || src->dtype == KBV_F16;
+    bool dst_ok = dst->dtype == KBV_F32 || dst->dtype == KBV_F64 || dst->dtype == KBV_F16;
     if (!src_ok || !dst_ok)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "convert: %s to %s (float32/float64 only)",
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "convert: %s to %s (float32/float64/float16 only)",
                         kbv_dtype_name(src->dtype), kbv_dtype_name(dst->dtype));
     if (n == 0)
         return KBV_OK;
+    if (src->dtype != dst->dtype && (src->dtype == KBV_F16 || dst->dtype == KBV_F16)) {
+        for (int64_t i = 0; i < n; i++) {
+            double v = src->dtype == KBV_F16   ? kbv_half_to_double(((const uint16_t *)src->data)[i])
+                       : src->dtype == KBV_F32 ? (double)((const float *)src->data)[i]
+                                               : ((const double *)src->data)[i];
+            if (dst->dtype == KBV_F16)
+                ((uint16_t *)dst->data)[i] = kbv_half_from_double(v);
+            else if (dst->dtype == KBV_F32)
+                ((float *)dst->data)[i] = (float)v;
+            else
+                ((double *)dst->data)[i] = v;
+        }
+        return KBV_OK;
+    }
     if (src->dtype == dst->dtype) {
         memmove(dst->data, src->data, (size_t)n * kbv_dtype_size(src->dtype));
     } else if (src->dtype == KBV_F32) {

@@ -4,7 +4,9 @@
  * fastest kernel that applies (contiguous 16-byte paths first, strided
  * index math otherwise) and enqueues it on the backend's stream. */
 #include "cuda/cuda_check.h"
+#include "cuda/cuda_conv.h"
 #include "cuda/cuda_impl.h"
+#include "cuda/cuda_ops_norm.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
 
@@ -256,6 +258,61 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_HARDTANH] = op_unary,
     [KBV_OP_SOFTMAX] = op_softmax,
     [KBV_OP_LOG_SOFTMAX] = op_softmax,
+
+    /* normalisation, reduction, scan, loss and attention ops (cuda_ops_norm.c,
+     * cuda_attention.c) */
+    [KBV_OP_BATCH_NORM] = kbv_cuda_op_norm,
+    [KBV_OP_INSTANCE_NORM] = kbv_cuda_op_norm,
+    [KBV_OP_GROUP_NORM] = kbv_cuda_op_norm,
+    [KBV_OP_LAYER_NORM] = kbv_cuda_op_norm,
+    [KBV_OP_SUM] = kbv_cuda_op_reduce,
+    [KBV_OP_MEAN] = kbv_cuda_op_reduce,
+    [KBV_OP_MAX] = kbv_cuda_op_reduce,
+    [KBV_OP_MIN] = kbv_cuda_op_reduce,
+    [KBV_OP_ARGMAX] = kbv_cuda_op_reduce,
+    [KBV_OP_ARGMIN] = kbv_cuda_op_reduce,
+    [KBV_OP_NORM_DIM] = kbv_cuda_op_reduce,
+    [KBV_OP_MEAN_ALL] = kbv_cuda_op_reduce_all,
+    [KBV_OP_NORM_FRO] = kbv_cuda_op_reduce_all,
+    [KBV_OP_POW_SCALAR] = kbv_cuda_op_pointwise,
+    [KBV_OP_SQRT] = kbv_cuda_op_pointwise,
+    [KBV_OP_LOG] = kbv_cuda_op_pointwise,
+    [KBV_OP_RSUB_SCALAR] = kbv_cuda_op_pointwise,
+    [KBV_OP_CLAMP_MIN] = kbv_cuda_op_pointwise,
+    [KBV_OP_MUL_MASK] = kbv_cuda_op_mul_mask,
+    [KBV_OP_CUMSUM] = kbv_cuda_op_scan,
+    [KBV_OP_CUMPROD] = kbv_cuda_op_scan,
+    [KBV_OP_FLIP] = kbv_cuda_op_flip,
+    [KBV_OP_ZEROS_SLICE] = kbv_cuda_op_zeros_slice,
+    [KBV_OP_CAT] = kbv_cuda_op_cat,
+    [KBV_OP_DROP_LAST] = kbv_cuda_op_drop_last,
+    [KBV_OP_CROSS_ENTROPY] = kbv_cuda_op_loss,
+    [KBV_OP_SMOOTH_L1] = kbv_cuda_op_loss,
+    [KBV_OP_KL_DIV] = kbv_cuda_op_loss,
+    [KBV_OP_TRIPLET_MARGIN] = kbv_cuda_op_loss,
+    [KBV_OP_SDPA] = kbv_cuda_op_sdpa,
+    /* (end of normalisation ... attention ops) */
+
+    /* convolution and pooling ops (cuda_conv.c: cuDNN; pooling and depthwise kernels) */
+    [KBV_OP_CONV1D] = kbv_cuda_op_conv,
+    [KBV_OP_CONV2D] = kbv_cuda_op_conv,
+    [KBV_OP_CONV3D] = kbv_cuda_op_conv,
+    [KBV_OP_CONV1D_BIAS] = kbv_cuda_op_conv,
+    [KBV_OP_CONV2D_BIAS] = kbv_cuda_op_conv,
+    [KBV_OP_CONV3D_BIAS] = kbv_cuda_op_conv,
+    [KBV_OP_CONV_TRANSPOSE1D] = kbv_cuda_op_conv,
+    [KBV_OP_CONV_TRANSPOSE2D] = kbv_cuda_op_conv,
+    [KBV_OP_CONV_TRANSPOSE3D] = kbv_cuda_op_conv,
+    [KBV_OP_CONV_TRANSPOSE1D_BIAS] = kbv_cuda_op_conv,
+    [KBV_OP_CONV_TRANSPOSE2D_BIAS] = kbv_cuda_op_conv,
+    [KBV_OP_CONV_TRANSPOSE3D_BIAS] = kbv_cuda_op_conv,
+    [KBV_OP_MAX_POOL1D] = kbv_cuda_op_pool,
+    [KBV_OP_MAX_POOL2D] = kbv_cuda_op_pool,
+    [KBV_OP_MAX_POOL3D] = kbv_cuda_op_pool,
+    [KBV_OP_AVG_POOL1D] = kbv_cuda_op_pool,
+    [KBV_OP_AVG_POOL2D] = kbv_cuda_op_pool,
+    [KBV_OP_AVG_POOL3D] = kbv_cuda_op_pool,
+    /* (end of convolution and pooling ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

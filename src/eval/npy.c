@@ -23,6 +23,7 @@ const char *kbv_npy_descr(kbv_dtype dt)
     switch (dt) {
     case KBV_F32: return "<f4";
     case KBV_F64: return "<f8";
+    case KBV_F16: return "<f2";
     case KBV_I64: return "<i8";
     case KBV_I32: return "<i4";
     case KBV_BOOL: return "|b1";
@@ -128,7 +129,7 @@ kbv_status kbv_npy_write(const char *path, kbv_dtype dt, int ndim, const int64_t
 
 static kbv_status parse_descr(const char *header, const char *path, kbv_dtype *dt)
 {
-    static const kbv_dtype known[] = {KBV_F32, KBV_F64, KBV_I64, KBV_I32, KBV_BOOL};
+    static const kbv_dtype known[] = {KBV_F32, KBV_F64, KBV_F16, KBV_I64, KBV_I32, KBV_BOOL};
     const char *p = strstr(header, "'descr':");
     if (!p)
         return kbv_fail(KBV_ERR_PARSE, "%s: npy header has no descr", path);

@@ -137,6 +137,13 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
                             in->name);
         break;
     case KBV_GEN_RANDINT:
+        if (in->structure == KBV_STRUCT_SIGNS) {
+            if (!is_float || in->low != 0 || in->high != 2)
+                return kbv_fail(KBV_ERR_INVALID,
+                                "%s: input '%s': +-1 signs are randint(0, 2) into a float dtype",
+                                k, in->name);
+            return KBV_OK;
+        }
         if (is_float || in->low >= in->high)
             return kbv_fail(KBV_ERR_INVALID,
                             "%s: input '%s': randint needs an integer dtype and low < high", k,
@@ -151,7 +158,16 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
     default:
         return kbv_fail(KBV_ERR_INVALID, "%s: input '%s': no generator", k, in->name);
     }
-    if (in->structure != KBV_STRUCT_NONE &&
+    if (in->structure == KBV_STRUCT_SIGNS)
+        return kbv_fail(KBV_ERR_INVALID, "%s: input '%s': +-1 signs need generator randint", k,
+                        in->name);
+    bool derived = in->structure == KBV_STRUCT_SCALED || in->structure == KBV_STRUCT_SOFTMAX ||
+                   in->structure == KBV_STRUCT_SCALED_SOFTMAX;
+    if (derived && (!is_float || in->gen == KBV_GEN_SCALAR || v->ndim < 1))
+        return kbv_fail(KBV_ERR_INVALID,
+                        "%s: input '%s': scaled/softmax structure needs a float tensor input", k,
+                        in->name);
+    if (in->structure != KBV_STRUCT_NONE && !derived &&
         (v->ndim != 2 || v->shape[0] != v->shape[1] || !is_float || in->gen == KBV_GEN_SCALAR))
         return kbv_fail(KBV_ERR_INVALID,
                         "%s: input '%s': triangular/symmetric structure needs a square 2-D "

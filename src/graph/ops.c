@@ -3,6 +3,7 @@
  * 1-D matmul cases, negative dims) and fail with a message that names the
  * op and the operands' shapes; graph.c adds the problem and node. */
 #include "graph/ops_table.h"
+#include "graph/ops_conv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -376,6 +377,378 @@ static double flops_4(const kbv_graph *g, const kbv_node *n) { return 4.0 * out_
 static double flops_5(const kbv_graph *g, const kbv_node *n) { return 5.0 * out_numel(g, n); }
 static double flops_8(const kbv_graph *g, const kbv_node *n) { return 8.0 * out_numel(g, n); }
 
+/* ------------- normalisation, reduction, scan, loss and attention ops */
+
+/* A dim attribute resolved against a's rank (negative counts from the end). */
+static kbv_status resolve_dim(const char *op, const kbv_value *a, int64_t dim, int *out)
+{
+    char da[160];
+    if (a->ndim == 0 || dim < -a->ndim || dim >= a->ndim)
+        return kbv_fail(KBV_ERR_INVALID, "%s: dim %lld is out of range for %s", op,
+                        (long long)dim, describe(a, da, sizeof da));
+    *out = (int)(dim < 0 ? dim + a->ndim : dim);
+    return KBV_OK;
+}
+
+static bool same_shape(const kbv_value *a, const kbv_value *b)
+{
+    if (a->ndim != b->ndim)
+        return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d])
+            return false;
+    return true;
+}
+
+static kbv_status need_float(const char *op, const kbv_value *a)
+{
+    char da[160];
+    if (!is_float(a->dtype))
+        return kbv_fail(KBV_ERR_INVALID, "%s: %s must be a float tensor, it is %s", op,
+                        describe(a, da, sizeof da), kbv_dtype_name(a->dtype));
+    return KBV_OK;
+}
+
+/* Weight and bias of a per-channel affine: 1-D of the channel count. */
+static kbv_status check_affine(const char *op, const kbv_value *w, const kbv_value *b,
+                               int64_t channels)
+{
+    char dw[160], db[160];
+    if (w->ndim != 1 || b->ndim != 1 || w->shape[0] != channels || b->shape[0] != channels)
+        return kbv_fail(KBV_ERR_INVALID, "%s: weight %s and bias %s must both be [%lld]", op,
+                        describe(w, dw, sizeof dw), describe(b, db, sizeof db),
+                        (long long)channels);
+    return KBV_OK;
+}
+
+static kbv_status shape_batch_norm(const kbv_node_def *n, const kbv_value *const *args,
+                                   kbv_value *out)
+{
+    (void)n;
+    const kbv_value *a = args[0];
+    char da[160];
+    KBV_TRY(need_float("batch_norm", a));
+    if (a->ndim < 2)
+        return kbv_fail(KBV_ERR_INVALID, "batch_norm: input needs at least 2 dims, got %s",
+                        describe(a, da, sizeof da));
+    KBV_TRY(check_affine("batch_norm", args[1], args[2], a->shape[1]));
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    return KBV_OK;
+}
+
+static kbv_status shape_instance_norm(const kbv_node_def *n, const kbv_value *const *args,
+                                      kbv_value *out)
+{
+    (void)n;
+    const kbv_value *a = args[0];
+    char da[160];
+    KBV_TRY(need_float("instance_norm", a));
+    if (a->ndim < 3)
+        return kbv_fail(KBV_ERR_INVALID, "instance_norm: input needs at least 3 dims, got %s",
+                        describe(a, da, sizeof da));
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    return KBV_OK;
+}
+
+static kbv_status shape_group_norm(const kbv_node_def *n, const kbv_value *const *args,
+                                   kbv_value *out)
+{
+    const kbv_value *a = args[0];
+    char da[160];
+    KBV_TRY(need_float("group_norm", a));
+    if (a->ndim < 2 || n->i[0] <= 0 || a->shape[1] % n->i[0] != 0)
+        return kbv_fail(KBV_ERR_INVALID,
+                        "group_norm: %s needs at least 2 dims and channels divisible by %lld "
+                        "groups",
+                        describe(a, da, sizeof da), (long long)n->i[0]);
+    KBV_TRY(check_affine("group_norm", args[1], args[2], a->shape[1]));
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    return KBV_OK;
+}
+
+/* layer_norm over the trailing dims that the weight's shape names. */
+static kbv_status shape_layer_norm(const kbv_node_def *n, const kbv_value *const *args,
+                                   kbv_value *out)
+{
+    (void)n;
+    const kbv_value *a = args[0], *w = args[1], *b = args[2];
+    char da[160], dw[160], db[160];
+    KBV_TRY(need_float("layer_norm", a));
+    bool ok = w->ndim >= 1 && w->ndim <= a->ndim && same_shape(w, b);
+    for (int d = 0; ok && d < w->ndim; d++)
+        ok = w->shape[d] == a->shape[a->ndim - w->ndim + d];
+    if (!ok)
+        return kbv_fail(KBV_ERR_INVALID,
+                        "layer_norm: weight %s and bias %s must equal the trailing dims of %s",
+                        describe(w, dw, sizeof dw), describe(b, db, sizeof db),
+                        describe(a, da, sizeof da));
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    return KBV_OK;
+}
+
+/* Along dim i[0], keepdim i[1]: the dim becomes 1 or disappears. */
+static kbv_status reduce_shape(const char *op, const kbv_node_def *n, const kbv_value *a,
+                               kbv_dtype dtype, kbv_value *out)
+{
+    int dim = 0;
+    KBV_TRY(resolve_dim(op, a, n->i[0], &dim));
+    if (n->i[1] != 0 && n->i[1] != 1)
+        return kbv_fail(KBV_ERR_INVALID, "%s: keepdim is 0 or 1, got %lld", op,
+                        (long long)n->i[1]);
+    if (a->shape[dim] == 0 && n->op != KBV_OP_SUM && n->op != KBV_OP_NORM_DIM)
+        return kbv_fail(KBV_ERR_INVALID, "%s: dim %d has no elements", op, dim);
+    out->dtype = dtype;
+    out->ndim = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (d == dim && !n->i[1])
+            continue;
+        out->shape[out->ndim++] = d == dim ? 1 : a->shape[d];
+    }
+    return KBV_OK;
+}
+
+static kbv_status shape_reduce_float(const kbv_node_def *n, const kbv_value *const *args,
+                                     kbv_value *out)
+{
+    const char *op = kbv_op_table[n->op].name;
+    KBV_TRY(need_float(op, args[0]));
+    return reduce_shape(op, n, args[0], args[0]->dtype, out);
+}
+
+static kbv_status shape_reduce_index(const kbv_node_def *n, const kbv_value *const *args,
+                                     kbv_value *out)
+{
+    const char *op = kbv_op_table[n->op].name;
+    KBV_TRY(need_float(op, args[0]));
+    return reduce_shape(op, n, args[0], KBV_I64, out);
+}
+
+static kbv_status shape_reduce_all(const kbv_node_def *n, const kbv_value *const *args,
+                                   kbv_value *out)
+{
+    KBV_TRY(need_float(kbv_op_table[n->op].name, args[0]));
+    out->dtype = args[0]->dtype;
+    out->ndim = 0;
+    return KBV_OK;
+}
+
+static kbv_status shape_pow_scalar(const kbv_node_def *n, const kbv_value *const *args,
+                                   kbv_value *out)
+{
+    KBV_TRY(need_float("pow", args[0]));
+    return shape_scalar(n, args, out);
+}
+
+/* a * bool mask: the mask broadcasts and takes a's dtype. */
+static kbv_status shape_mul_mask(const kbv_node_def *n, const kbv_value *const *args,
+                                 kbv_value *out)
+{
+    char db[160];
+    if (args[1]->dtype != KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "mul_mask: the mask %s must be bool, it is %s",
+                        describe(args[1], db, sizeof db), kbv_dtype_name(args[1]->dtype));
+    KBV_TRY(need_float("mul_mask", args[0]));
+    KBV_TRY(shape_binary("mul_mask", args, out, false));
+    (void)n;
+    out->dtype = args[0]->dtype;
+    return KBV_OK;
+}
+
+/* Same shape along dim i[0]; cumsum/cumprod of integers give int64. */
+static kbv_status shape_scan(const kbv_node_def *n, const kbv_value *const *args,
+                             kbv_value *out)
+{
+    int dim = 0;
+    KBV_TRY(resolve_dim(kbv_op_table[n->op].name, args[0], n->i[0], &dim));
+    out->dtype = is_float(args[0]->dtype) || n->op == KBV_OP_FLIP ? args[0]->dtype : KBV_I64;
+    copy_shape(out, args[0]);
+    return KBV_OK;
+}
+
+static kbv_status shape_zeros_slice(const kbv_node_def *n, const kbv_value *const *args,
+                                    kbv_value *out)
+{
+    int dim = 0;
+    KBV_TRY(resolve_dim("zeros_slice", args[0], n->i[0], &dim));
+    out->dtype = args[0]->dtype;
+    copy_shape(out, args[0]);
+    out->shape[dim] = 1;
+    return KBV_OK;
+}
+
+static kbv_status shape_cat(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
+{
+    const kbv_value *a = args[0], *b = args[1];
+    char da[160], db[160];
+    int dim = 0;
+    KBV_TRY(resolve_dim("cat", a, n->i[0], &dim));
+    bool ok = a->ndim == b->ndim;
+    for (int d = 0; ok && d < a->ndim; d++)
+        ok = d == dim || a->shape[d] == b->shape[d];
+    if (!ok)
+        return kbv_fail(KBV_ERR_INVALID, "cat: %s and %s differ outside dim %d",
+                        describe(a, da, sizeof da), describe(b, db, sizeof db), dim);
+    out->dtype = promote(a, b);
+    copy_shape(out, a);
+    out->shape[dim] = a->shape[dim] + b->shape[dim];
+    return KBV_OK;
+}
+
+static kbv_status shape_drop_last(const kbv_node_def *n, const kbv_value *const *args,
+                                  kbv_value *out)
+{
+    (void)n;
+    const kbv_value *a = args[0];
+    char da[160];
+    if (a->ndim == 0)
+        return kbv_fail(KBV_ERR_INVALID, "[:-1]: cannot slice the 0-dim %s",
+                        describe(a, da, sizeof da));
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    if (out->shape[0] > 0)
+        out->shape[0]--;
+    return KBV_OK;
+}
+
+static kbv_status shape_cross_entropy(const kbv_node_def *n, const kbv_value *const *args,
+                                      kbv_value *out)
+{
+    (void)n;
+    const kbv_value *a = args[0], *b = args[1];
+    char da[160], db[160];
+    KBV_TRY(need_float("cross_entropy", a));
+    if (a->ndim != 2 || b->ndim != 1 || b->dtype != KBV_I64 || b->shape[0] != a->shape[0] ||
+        a->shape[1] == 0)
+        return kbv_fail(KBV_ERR_UNSUPPORTED,
+                        "cross_entropy: supported are [N, C] logits with [N] int64 class "
+                        "indices, got %s (%s) and %s (%s)",
+                        describe(a, da, sizeof da), kbv_dtype_name(a->dtype),
+                        describe(b, db, sizeof db), kbv_dtype_name(b->dtype));
+    out->dtype = a->dtype;
+    out->ndim = 0;
+    return KBV_OK;
+}
+
+/* Elementwise losses of two same-shaped float tensors, reduced to 0-dim. */
+static kbv_status shape_pair_loss(const kbv_node_def *n, const kbv_value *const *args,
+                                  kbv_value *out)
+{
+    const char *op = kbv_op_table[n->op].name;
+    const kbv_value *a = args[0], *b = args[1];
+    char da[160], db[160];
+    KBV_TRY(need_float(op, a));
+    KBV_TRY(need_float(op, b));
+    if (!same_shape(a, b) || (n->op == KBV_OP_KL_DIV && a->ndim == 0))
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands %s and %s must have one shape%s", op,
+                        describe(a, da, sizeof da), describe(b, db, sizeof db),
+                        n->op == KBV_OP_KL_DIV ? " of at least 1 dim" : "");
+    if (n->op == KBV_OP_SMOOTH_L1 && !(n->f[0] > 0.0))
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "smooth_l1_loss: beta %g must be positive",
+                        n->f[0]);
+    out->dtype = promote(a, b);
+    out->ndim = 0;
+    return KBV_OK;
+}
+
+static kbv_status shape_triplet(const kbv_node_def *n, const kbv_value *const *args,
+                                kbv_value *out)
+{
+    const kbv_value *a = args[0];
+    char da[160], db[160], dc[160];
+    for (int k = 0; k < 3; k++)
+        KBV_TRY(need_float("triplet_margin_loss", args[k]));
+    if (a->ndim != 2 || !same_shape(a, args[1]) || !same_shape(a, args[2]))
+        return kbv_fail(KBV_ERR_UNSUPPORTED,
+                        "triplet_margin_loss: supported are three [N, D] tensors, got %s, %s, %s",
+                        describe(a, da, sizeof da), describe(args[1], db, sizeof db),
+                        describe(args[2], dc, sizeof dc));
+    if (n->f[1] != 2.0)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "triplet_margin_loss: only p=2 is supported, got %g",
+                        n->f[1]);
+    out->dtype = a->dtype;
+    out->ndim = 0;
+    return KBV_OK;
+}
+
+/* [..., L, E] x [..., S, E] x [..., S, Ev] -> [..., L, Ev], equal batch dims. */
+static kbv_status shape_sdpa(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
+{
+    const kbv_value *q = args[0], *k = args[1], *v = args[2];
+    char dq[160], dk[160], dv[160];
+    int nd = q->ndim;
+    bool ok = nd >= 2 && k->ndim == nd && v->ndim == nd && q->dtype == k->dtype &&
+              q->dtype == v->dtype && is_float(q->dtype);
+    for (int d = 0; ok && d < nd - 2; d++)
+        ok = q->shape[d] == k->shape[d] && q->shape[d] == v->shape[d];
+    ok = ok && q->shape[nd - 1] == k->shape[nd - 1] && k->shape[nd - 2] == v->shape[nd - 2] &&
+         q->shape[nd - 1] > 0 && k->shape[nd - 2] > 0;
+    if (!ok)
+        return kbv_fail(KBV_ERR_INVALID,
+                        "scaled_dot_product_attention: %s, %s, %s are not [..., L, E], "
+                        "[..., S, E], [..., S, Ev] of one float dtype",
+                        describe(q, dq, sizeof dq), describe(k, dk, sizeof dk),
+                        describe(v, dv, sizeof dv));
+    if ((n->i[0] != 0) != (q->dtype == KBV_F16))
+        return kbv_fail(KBV_ERR_INVALID,
+                        "scaled_dot_product_attention: i[0] must be 1 exactly when the operands "
+                        "are float16 (they are %s)",
+                        kbv_dtype_name(q->dtype));
+    out->dtype = q->dtype;
+    copy_shape(out, q);
+    out->shape[nd - 1] = v->shape[nd - 1];
+    return KBV_OK;
+}
+
+/* Nominal FLOPs: batch, group and layer norm 7 per element (sum, squared
+ * deviation 2, subtract, scale by 1/std, affine 2); instance norm 5 (no
+ * affine); reductions 1 per input element, norms 2 (square, add); pow 1
+ * (x*x) or 2 (x*x*x, PyTorch's special case for 3); cross entropy 4 per
+ * logit (max, subtract and exp, sum); smooth L1 and KL divergence 4 per
+ * element; triplet margin 8 per anchor element (two differences, two eps
+ * adds, two squares accumulated); attention its two matmuls and a softmax.
+ * Scans 1 per element; flip, cat, zeros and slices move data only: 0. */
+static double in_numel(const kbv_graph *g, const kbv_node *n)
+{
+    return numel(&g->values[n->args[0]]);
+}
+
+static double flops_per_input(const kbv_graph *g, const kbv_node *n) { return in_numel(g, n); }
+static double flops_2_per_input(const kbv_graph *g, const kbv_node *n)
+{
+    return 2.0 * in_numel(g, n);
+}
+static double flops_4_per_input(const kbv_graph *g, const kbv_node *n)
+{
+    return 4.0 * in_numel(g, n);
+}
+static double flops_8_per_input(const kbv_graph *g, const kbv_node *n)
+{
+    return 8.0 * in_numel(g, n);
+}
+static double flops_7(const kbv_graph *g, const kbv_node *n) { return 7.0 * out_numel(g, n); }
+
+/* x*x for 2, x*x*x for 3 (PyTorch's special cases), one op otherwise. */
+static double flops_pow(const kbv_graph *g, const kbv_node *n)
+{
+    return (n->def->f[0] == 3.0 ? 2.0 : 1.0) * out_numel(g, n);
+}
+
+/* Two matmuls (2 L S E and 2 L S Ev per batch) and a softmax over L x S (5 each). */
+static double flops_sdpa(const kbv_graph *g, const kbv_node *n)
+{
+    const kbv_value *q = &g->values[n->args[0]], *k = &g->values[n->args[1]],
+                    *v = &g->values[n->args[2]];
+    int nd = q->ndim;
+    double batch = numel(q) / ((double)q->shape[nd - 2] * (double)q->shape[nd - 1]);
+    double l = (double)q->shape[nd - 2], s = (double)k->shape[nd - 2];
+    double e = (double)q->shape[nd - 1], ev = (double)v->shape[nd - 1];
+    return batch * (2.0 * l * s * e + 2.0 * l * s * ev + 5.0 * l * s);
+}
+
 /* ------------------------------------------------------------------- table */
 
 /* FLOPs per element of the activations are nominal counts of the arithmetic
@@ -435,9 +808,110 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                             shape_softmax, flops_5},
 
     /* normalisation, reduction, scan, loss and attention ops */
+    [KBV_OP_BATCH_NORM] = {"batch_norm", 3, false,
+                           "torch.nn.functional.batch_norm({0}, None, None, {1}, {2}, "
+                           "training=True, momentum={f1}, eps={f0})",
+                           shape_batch_norm, flops_7},
+    [KBV_OP_INSTANCE_NORM] = {"instance_norm", 1, false,
+                              "torch.nn.functional.instance_norm({0}, eps={f0})",
+                              shape_instance_norm, flops_5},
+    [KBV_OP_GROUP_NORM] = {"group_norm", 3, false,
+                           "torch.nn.functional.group_norm({0}, {i0}, {1}, {2}, eps={f0})",
+                           shape_group_norm, flops_7},
+    [KBV_OP_LAYER_NORM] = {"layer_norm", 3, false,
+                           "torch.nn.functional.layer_norm({0}, {1}.shape, {1}, {2}, eps={f0})",
+                           shape_layer_norm, flops_7},
+    [KBV_OP_SUM] = {"sum", 1, false, "torch.sum({0}, dim={i0}, keepdim={b1})",
+                    shape_reduce_float, flops_per_input},
+    [KBV_OP_MEAN] = {"mean", 1, false, "torch.mean({0}, dim={i0}, keepdim={b1})",
+                     shape_reduce_float, flops_per_input},
+    [KBV_OP_MAX] = {"max", 1, false, "torch.max({0}, dim={i0}, keepdim={b1}).values",
+                    shape_reduce_float, flops_per_input},
+    [KBV_OP_MIN] = {"min", 1, false, "torch.min({0}, dim={i0}, keepdim={b1}).values",
+                    shape_reduce_float, flops_per_input},
+    [KBV_OP_ARGMAX] = {"argmax", 1, false, "torch.argmax({0}, dim={i0}, keepdim={b1})",
+                       shape_reduce_index, flops_per_input},
+    [KBV_OP_ARGMIN] = {"argmin", 1, false, "torch.argmin({0}, dim={i0}, keepdim={b1})",
+                       shape_reduce_index, flops_per_input},
+    [KBV_OP_NORM_DIM] = {"norm_dim", 1, false, "torch.norm({0}, p=2, dim={i0}, keepdim={b1})",
+                         shape_reduce_float, flops_2_per_input},
+    [KBV_OP_MEAN_ALL] = {"mean_all", 1, false, "torch.mean({0})", shape_reduce_all,
+                         flops_per_input},
+    [KBV_OP_NORM_FRO] = {"norm_fro", 1, false, "torch.norm({0}, p=\"fro\")", shape_reduce_all,
+                         flops_2_per_input},
+    [KBV_OP_POW_SCALAR] = {"pow", 1, false, "torch.pow({0}, {f0})", shape_pow_scalar,
+                           flops_pow},
+    [KBV_OP_SQRT] = {"sqrt", 1, false, "torch.sqrt({0})", shape_float_unary, flops_1},
+    [KBV_OP_LOG] = {"log", 1, false, "torch.log({0})", shape_float_unary, flops_1},
+    [KBV_OP_RSUB_SCALAR] = {"rsub_scalar", 1, false, "({f0} - {0})", shape_scalar, flops_1},
+    [KBV_OP_CLAMP_MIN] = {"clamp_min", 1, false, "torch.clamp({0}, min={f0})", shape_scalar,
+                          flops_1},
+    [KBV_OP_MUL_MASK] = {"mul_mask", 2, false, "({0} * {1})", shape_mul_mask, flops_1},
+    [KBV_OP_CUMSUM] = {"cumsum", 1, false, "torch.cumsum({0}, dim={i0})", shape_scan, flops_1},
+    [KBV_OP_CUMPROD] = {"cumprod", 1, false, "torch.cumprod({0}, dim={i0})", shape_scan,
+                        flops_1},
+    [KBV_OP_FLIP] = {"flip", 1, false, "{0}.flip({i0})", shape_scan, flops_none},
+    [KBV_OP_ZEROS_SLICE] = {"zeros_slice", 1, false,
+                            "torch.zeros_like({0}.select({i0}, 0).unsqueeze({i0}))",
+                            shape_zeros_slice, flops_none},
+    [KBV_OP_CAT] = {"cat", 2, false, "torch.cat(({0}, {1}), dim={i0})", shape_cat, flops_none},
+    [KBV_OP_DROP_LAST] = {"drop_last", 1, true, "{0}[:-1]", shape_drop_last, flops_none},
+    [KBV_OP_CROSS_ENTROPY] = {"cross_entropy", 2, false,
+                              "torch.nn.functional.cross_entropy({0}, {1})", shape_cross_entropy,
+                              flops_4_per_input},
+    [KBV_OP_SMOOTH_L1] = {"smooth_l1_loss", 2, false,
+                          "torch.nn.functional.smooth_l1_loss({0}, {1}, beta={f0})",
+                          shape_pair_loss, flops_4_per_input},
+    [KBV_OP_KL_DIV] = {"kl_div", 2, false,
+                       "torch.nn.functional.kl_div({0}, {1}, reduction=\"batchmean\")",
+                       shape_pair_loss, flops_4_per_input},
+    [KBV_OP_TRIPLET_MARGIN] = {"triplet_margin_loss", 3, false,
+                               "torch.nn.functional.triplet_margin_loss({0}, {1}, {2}, "
+                               "margin={f0}, p={f1}, eps={f2})",
+                               shape_triplet, flops_8_per_input},
+    [KBV_OP_SDPA] = {"scaled_dot_product_attention", 3, false,
+                     "torch.nn.functional.scaled_dot_product_attention({0}, {1}, {2})",
+                     shape_sdpa, flops_sdpa},
     /* (end of normalisation ... attention ops) */
 
     /* convolution and pooling ops */
+    /* shape rules and FLOPs in ops_conv.c; s holds PyTorch's keyword arguments */
+    [KBV_OP_CONV1D] = {"conv1d", 2, false,
+        "torch.nn.functional.conv1d({0}, {1}, None, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV2D] = {"conv2d", 2, false,
+        "torch.nn.functional.conv2d({0}, {1}, None, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV3D] = {"conv3d", 2, false,
+        "torch.nn.functional.conv3d({0}, {1}, None, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV1D_BIAS] = {"conv1d_bias", 3, false,
+        "torch.nn.functional.conv1d({0}, {1}, {2}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV2D_BIAS] = {"conv2d_bias", 3, false,
+        "torch.nn.functional.conv2d({0}, {1}, {2}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV3D_BIAS] = {"conv3d_bias", 3, false,
+        "torch.nn.functional.conv3d({0}, {1}, {2}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV_TRANSPOSE1D] = {"conv_transpose1d", 2, false,
+        "torch.nn.functional.conv_transpose1d({0}, {1}, None, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV_TRANSPOSE2D] = {"conv_transpose2d", 2, false,
+        "torch.nn.functional.conv_transpose2d({0}, {1}, None, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV_TRANSPOSE3D] = {"conv_transpose3d", 2, false,
+        "torch.nn.functional.conv_transpose3d({0}, {1}, None, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV_TRANSPOSE1D_BIAS] = {"conv_transpose1d_bias", 3, false,
+        "torch.nn.functional.conv_transpose1d({0}, {1}, {2}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV_TRANSPOSE2D_BIAS] = {"conv_transpose2d_bias", 3, false,
+        "torch.nn.functional.conv_transpose2d({0}, {1}, {2}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_CONV_TRANSPOSE3D_BIAS] = {"conv_transpose3d_bias", 3, false,
+        "torch.nn.functional.conv_transpose3d({0}, {1}, {2}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_MAX_POOL1D] = {"max_pool1d", 1, false,
+        "torch.nn.functional.max_pool1d({0}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_MAX_POOL2D] = {"max_pool2d", 1, false,
+        "torch.nn.functional.max_pool2d({0}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_MAX_POOL3D] = {"max_pool3d", 1, false,
+        "torch.nn.functional.max_pool3d({0}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_AVG_POOL1D] = {"avg_pool1d", 1, false,
+        "torch.nn.functional.avg_pool1d({0}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_AVG_POOL2D] = {"avg_pool2d", 1, false,
+        "torch.nn.functional.avg_pool2d({0}, {s})", kbv_shape_window, kbv_flops_window},
+    [KBV_OP_AVG_POOL3D] = {"avg_pool3d", 1, false,
+        "torch.nn.functional.avg_pool3d({0}, {s})", kbv_shape_window, kbv_flops_window},
     /* (end of convolution and pooling ops) */
 };
 

@@ -47,9 +47,75 @@ typedef enum kbv_op {
     KBV_OP_LOG_SOFTMAX,   /* torch.log_softmax(a, dim=i[0]) */
 
     /* normalisation, reduction, scan, loss and attention ops */
+    /* normalisation: biased variance, eps inside the square root, as PyTorch */
+    KBV_OP_BATCH_NORM,    /* F.batch_norm(a, None, None, w=b, bias=c, training=True, momentum=f[1],
+                             eps=f[0]): batch statistics per dim-1 channel */
+    KBV_OP_INSTANCE_NORM, /* F.instance_norm(a, eps=f[0]): per (n, c), no affine */
+    KBV_OP_GROUP_NORM,    /* F.group_norm(a, i[0] groups, w=b, bias=c, eps=f[0]) */
+    KBV_OP_LAYER_NORM,    /* F.layer_norm(a, b.shape, w=b, bias=c, eps=f[0]) */
+    /* reductions along dim i[0] with keepdim i[1] (0 or 1) */
+    KBV_OP_SUM,           /* torch.sum(a, dim=i[0], keepdim=i[1]) */
+    KBV_OP_MEAN,          /* torch.mean(a, dim=i[0], keepdim=i[1]) */
+    KBV_OP_MAX,           /* torch.max(a, dim=i[0], keepdim=i[1]).values */
+    KBV_OP_MIN,           /* torch.min(a, dim=i[0], keepdim=i[1]).values */
+    KBV_OP_ARGMAX,        /* torch.argmax(a, dim=i[0], keepdim=i[1]): int64, first index on ties */
+    KBV_OP_ARGMIN,        /* torch.argmin(a, dim=i[0], keepdim=i[1]): int64, first index on ties */
+    KBV_OP_NORM_DIM,      /* torch.norm(a, p=2, dim=i[0], keepdim=i[1]) */
+    KBV_OP_MEAN_ALL,      /* torch.mean(a): 0-dim */
+    KBV_OP_NORM_FRO,      /* torch.norm(a, p="fro"): 0-dim */
+    /* elementwise pieces the normalisation, GELU and loss modules write out */
+    KBV_OP_POW_SCALAR,    /* torch.pow(a, f[0]) */
+    KBV_OP_SQRT,          /* torch.sqrt(a) */
+    KBV_OP_LOG,           /* torch.log(a) */
+    KBV_OP_RSUB_SCALAR,   /* f[0] - a */
+    KBV_OP_CLAMP_MIN,     /* torch.clamp(a, min=f[0]) */
+    KBV_OP_MUL_MASK,      /* a * b with b a bool tensor (broadcast), promoted to a's dtype */
+    /* scans and the layout ops around them, along dim i[0] */
+    KBV_OP_CUMSUM,        /* torch.cumsum(a, dim=i[0]) */
+    KBV_OP_CUMPROD,       /* torch.cumprod(a, dim=i[0]) */
+    KBV_OP_FLIP,          /* a.flip(i[0]): a reversed copy */
+    KBV_OP_ZEROS_SLICE,   /* torch.zeros_like(a.select(i[0], 0).unsqueeze(i[0])) */
+    KBV_OP_CAT,           /* torch.cat((a, b), dim=i[0]) */
+    KBV_OP_DROP_LAST,     /* a[:-1]: a view without the last index of dim 0 */
+    /* losses, reduced to a 0-dim mean as PyTorch's defaults do */
+    KBV_OP_CROSS_ENTROPY, /* F.cross_entropy(a, b): a [N, C] logits, b [N] int64 classes */
+    KBV_OP_SMOOTH_L1,     /* F.smooth_l1_loss(a, b, beta=f[0]) */
+    KBV_OP_KL_DIV,        /* F.kl_div(a, b, reduction="batchmean"): a log-probabilities */
+    KBV_OP_TRIPLET_MARGIN,/* F.triplet_margin_loss(a, b, c, margin=f[0], p=2, eps=f[2]) */
+    /* attention */
+    KBV_OP_SDPA,          /* F.scaled_dot_product_attention(a, b, c): no mask, scale
+                             1/sqrt(E); i[0] = 1 when the operands are float16 (the fp32
+                             modes then round the result to float16, as PyTorch's half
+                             kernels write it) */
     /* (end of normalisation ... attention ops) */
 
     /* convolution and pooling ops */
+    /* Attributes are PyTorch's own keyword arguments, in s, rendered verbatim
+     * and parsed by graph/ops_conv.h (ints or tuples of one int per spatial
+     * dim; omitted ones take PyTorch's defaults). a is [N, C, *spatial]; the
+     * conv weight b is [C_out, C_in/groups, *k], the transposed one
+     * [C_in, C_out/groups, *k]; c is the bias [C_out]. */
+    KBV_OP_CONV1D,        /* F.conv1d(a, b, None, s): stride, padding, dilation, groups */
+    KBV_OP_CONV2D,        /* F.conv2d(a, b, None, s) */
+    KBV_OP_CONV3D,        /* F.conv3d(a, b, None, s) */
+    KBV_OP_CONV1D_BIAS,   /* F.conv1d(a, b, c, s) */
+    KBV_OP_CONV2D_BIAS,   /* F.conv2d(a, b, c, s) */
+    KBV_OP_CONV3D_BIAS,   /* F.conv3d(a, b, c, s) */
+    KBV_OP_CONV_TRANSPOSE1D,      /* F.conv_transpose1d(a, b, None, s): stride, padding,
+                                     output_padding, groups, dilation */
+    KBV_OP_CONV_TRANSPOSE2D,      /* F.conv_transpose2d(a, b, None, s) */
+    KBV_OP_CONV_TRANSPOSE3D,      /* F.conv_transpose3d(a, b, None, s) */
+    KBV_OP_CONV_TRANSPOSE1D_BIAS, /* F.conv_transpose1d(a, b, c, s) */
+    KBV_OP_CONV_TRANSPOSE2D_BIAS, /* F.conv_transpose2d(a, b, c, s) */
+    KBV_OP_CONV_TRANSPOSE3D_BIAS, /* F.conv_transpose3d(a, b, c, s) */
+    KBV_OP_MAX_POOL1D,    /* F.max_pool1d(a, s): kernel_size, stride, padding, dilation,
+                             ceil_mode; padding counts as -inf */
+    KBV_OP_MAX_POOL2D,    /* F.max_pool2d(a, s) */
+    KBV_OP_MAX_POOL3D,    /* F.max_pool3d(a, s) */
+    KBV_OP_AVG_POOL1D,    /* F.avg_pool1d(a, s): kernel_size, stride, padding, ceil_mode,
+                             count_include_pad */
+    KBV_OP_AVG_POOL2D,    /* F.avg_pool2d(a, s) */
+    KBV_OP_AVG_POOL3D,    /* F.avg_pool3d(a, s) */
     /* (end of convolution and pooling ops) */
 
     KBV_OP_COUNT

@@ -10,7 +10,8 @@ typedef struct kbv_op_info {
     const char *name;            /* "matmul" */
     int n_args;                  /* operands */
     bool is_view;                /* output aliases args[0] (no allocation) */
-    /* PyTorch rendering: {0} {1} operands, {f0} {i0} attributes, {s} string. */
+    /* PyTorch rendering: {0} {1} operands, {f0} {i0} attributes, {b0} an integer
+     * attribute as a Python bool (True/False), {s} string. */
     const char *torch;
     /* Shape rule: fills out's dtype, ndim, shape from the operands. */
     kbv_status (*shape)(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);

@@ -17,7 +17,7 @@
 #define KBV_DEF_MAX_NODES 64
 #define KBV_DEF_MAX_ARGS 4
 #define KBV_DEF_MAX_OUTPUTS 4
-#define KBV_DEF_MAX_INIT_ARGS 8
+#define KBV_DEF_MAX_INIT_ARGS 12
 
 /* Base generator of an input, as get_inputs() draws it. */
 typedef enum kbv_gen {
@@ -34,6 +34,13 @@ typedef enum kbv_structure {
     KBV_STRUCT_TRIU,       /* torch.triu(gen(N, N)) */
     KBV_STRUCT_TRIL,       /* torch.tril(gen(N, N)) */
     KBV_STRUCT_SYMMETRIC,  /* (G + G.T) / 2 */
+    /* Derived inputs of the loss problems; the distribution transforms the
+     * base draw G, the structure is applied after it and kept: */
+    KBV_STRUCT_SCALED,         /* G * torch.rand(()): one U[0,1) factor per draw */
+    KBV_STRUCT_SOFTMAX,        /* G.softmax(dim=-1): rows are probability vectors */
+    KBV_STRUCT_SCALED_SOFTMAX, /* (G * torch.rand(())).softmax(dim=-1) */
+    KBV_STRUCT_SIGNS,          /* torch.randint(0, 2, shape).float() * 2 - 1: +-1 targets
+                                  (gen randint [0, 2) into a float dtype) */
 } kbv_structure;
 
 /* PyTorch default initialisation of a parameter or buffer. */

@@ -89,6 +89,8 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
         } else if (kind == 'i' && field >= '0' && field <= '3') {
             snprintf(tmp, sizeof tmp, "%lld", (long long)n->def->i[field - '0']);
             puts_(&b, tmp);
+        } else if (kind == 'b' && field >= '0' && field <= '3') {
+            puts_(&b, n->def->i[field - '0'] ? "True" : "False");
         } else if (kind == 's' && close - t == 2 && n->def->s) {
             puts_(&b, n->def->s);
         } else {
@@ -162,6 +164,17 @@ static void render_input(FILE *f, const kbv_input_def *in)
         fprintf(f, "torch.randint(%lld, %lld, (", (long long)in->low, (long long)in->high);
         fprint_dims(f, in->shape);
         fprintf(f, "%s)", nd == 1 ? "," : "");
+        if (in->structure == KBV_STRUCT_SIGNS) {
+            if (in->dtype == KBV_F32)
+                fprintf(f, ").float() * 2 - 1\n");
+            else
+                fprintf(f, ").to(%s) * 2 - 1\n", torch_dtype(in->dtype));
+            return;
+        }
+        if (in->dtype == KBV_BOOL) {
+            fprintf(f, ").bool()\n");
+            return;
+        }
         if (in->dtype != KBV_I64)
             fprintf(f, ", dtype=%s", torch_dtype(in->dtype));
         fprintf(f, ")\n");
@@ -181,6 +194,19 @@ static void render_input(FILE *f, const kbv_input_def *in)
     case KBV_STRUCT_SYMMETRIC:
         fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
         fprintf(f, "\n    %s = (%s + %s.T) / 2\n", in->name, in->name, in->name);
+        break;
+    case KBV_STRUCT_SCALED:
+        fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
+        fprintf(f, " * torch.rand(())\n");
+        break;
+    case KBV_STRUCT_SOFTMAX:
+        fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
+        fprintf(f, ".softmax(dim=-1)\n");
+        break;
+    case KBV_STRUCT_SCALED_SOFTMAX:
+        fprintf(f, "(");
+        fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);
+        fprintf(f, " * torch.rand(())).softmax(dim=-1)\n");
         break;
     default:
         fprint_factory(f, fn, in->shape, in->dtype, KBV_F32);

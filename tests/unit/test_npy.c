@@ -137,9 +137,11 @@ static void test_write_failures_are_reported(void **state)
     assert_int_equal(kbv_npy_write(path_of("no/such/dir/x.npy"), KBV_F32, 1, &n, &x),
                      KBV_ERR_IO);
     assert_non_null(strstr(kbv_last_error(), "no/such/dir/x.npy"));
-    /* a dtype NumPy would need another descr for */
-    assert_int_equal(kbv_npy_write(path_of("f16.npy"), KBV_F16, 1, &n, &x), KBV_ERR_UNSUPPORTED);
+    /* bfloat16 has no NumPy descr; float16 is '<f2' */
+    assert_int_equal(kbv_npy_write(path_of("bf16.npy"), KBV_BF16, 1, &n, &x),
+                     KBV_ERR_UNSUPPORTED);
     assert_null(kbv_npy_descr(KBV_BF16));
+    assert_string_equal(kbv_npy_descr(KBV_F16), "<f2");
     assert_int_equal(kbv_npy_write(path_of("neg.npy"), KBV_F32, 1, (int64_t[]){-1}, &x),
                      KBV_ERR_INVALID);
 }

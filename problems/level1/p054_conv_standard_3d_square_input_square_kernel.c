@@ -1,0 +1,39 @@
+/* L1/54 54_conv_standard_3D__square_input__square_kernel:
+ * y = F.conv3d(x, w): 3 -> 64 channels, kernel 3, no bias. */
+#include "graph/problem_def.h"
+
+const kbv_problem_def kbv_problem_l1_054 = {
+    .level = 1,
+    .id = 54,
+    .name = "54_conv_standard_3D__square_input__square_kernel",
+    .dims = {
+        {"batch_size", 16, 2},
+        {"in_channels", 3, 3},
+        {"out_channels", 64, 5},
+        {"depth", 64, 5},
+        {"width", 64, 7},
+        {"height", 64, 9},
+    },
+    .inputs = {
+        {.name = "x",
+         .dtype = KBV_F32,
+         .shape = {"batch_size", "in_channels", "depth", "width", "height"},
+         .gen = KBV_GEN_RAND},
+    },
+    .params = {
+        {.name = "conv3d.weight",
+         .dtype = KBV_F32,
+         .shape = {"out_channels", "in_channels", "3", "3", "3"},
+         .init = KBV_INIT_UNIFORM_FAN_IN,
+         .fan_in = 81},
+    },
+    .init_args = {
+        {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "3"},
+    },
+    .nodes = {
+        {.op = KBV_OP_CONV3D,
+         .args = {"x", "conv3d.weight"},
+         .out = "y",
+         .s = "stride=1, padding=0, dilation=1, groups=1"},
+    },
+};

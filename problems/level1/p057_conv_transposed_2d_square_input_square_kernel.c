@@ -1,0 +1,38 @@
+/* L1/57 57_conv_transposed_2D__square_input__square_kernel:
+ * y = F.conv_transpose2d(x, w): 64 -> 64 channels, kernel 3, no bias. */
+#include "graph/problem_def.h"
+
+const kbv_problem_def kbv_problem_l1_057 = {
+    .level = 1,
+    .id = 57,
+    .name = "57_conv_transposed_2D__square_input__square_kernel",
+    .dims = {
+        {"batch_size", 8, 2},
+        {"in_channels", 64, 3},
+        {"out_channels", 64, 5},
+        {"height", 1024, 5},
+        {"width", 1024, 7},
+    },
+    .inputs = {
+        {.name = "x",
+         .dtype = KBV_F32,
+         .shape = {"batch_size", "in_channels", "height", "width"},
+         .gen = KBV_GEN_RAND},
+    },
+    .params = {
+        {.name = "conv_transpose2d.weight",
+         .dtype = KBV_F32,
+         .shape = {"in_channels", "out_channels", "3", "3"},
+         .init = KBV_INIT_UNIFORM_FAN_IN,
+         .fan_in = 576},
+    },
+    .init_args = {
+        {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "3"},
+    },
+    .nodes = {
+        {.op = KBV_OP_CONV_TRANSPOSE2D,
+         .args = {"x", "conv_transpose2d.weight"},
+         .out = "y",
+         .s = "stride=1, padding=0, output_padding=0, groups=1, dilation=1"},
+    },
+};

@@ -1,0 +1,39 @@
+/* L1/61 61_conv_transposed_3D__square_input__square_kernel:
+ * y = F.conv_transpose3d(x, w): 48 -> 48 channels, kernel 3, no bias. */
+#include "graph/problem_def.h"
+
+const kbv_problem_def kbv_problem_l1_061 = {
+    .level = 1,
+    .id = 61,
+    .name = "61_conv_transposed_3D__square_input__square_kernel",
+    .dims = {
+        {"batch_size", 8, 2},
+        {"in_channels", 48, 3},
+        {"out_channels", 48, 5},
+        {"depth", 64, 3},
+        {"height", 64, 5},
+        {"width", 64, 7},
+    },
+    .inputs = {
+        {.name = "x",
+         .dtype = KBV_F32,
+         .shape = {"batch_size", "in_channels", "depth", "height", "width"},
+         .gen = KBV_GEN_RAND},
+    },
+    .params = {
+        {.name = "conv_transpose3d.weight",
+         .dtype = KBV_F32,
+         .shape = {"in_channels", "out_channels", "3", "3", "3"},
+         .init = KBV_INIT_UNIFORM_FAN_IN,
+         .fan_in = 1296},
+    },
+    .init_args = {
+        {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "3"},
+    },
+    .nodes = {
+        {.op = KBV_OP_CONV_TRANSPOSE3D,
+         .args = {"x", "conv_transpose3d.weight"},
+         .out = "y",
+         .s = "stride=1, padding=0, output_padding=0, groups=1, dilation=1"},
+    },
+};

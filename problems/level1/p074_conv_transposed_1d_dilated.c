@@ -1,0 +1,38 @@
+/* L1/74 74_conv_transposed_1D_dilated:
+ * y = F.conv_transpose1d(x, w): 32 -> 64 channels, kernel 5, dilation 3, no bias. */
+#include "graph/problem_def.h"
+
+const kbv_problem_def kbv_problem_l1_074 = {
+    .level = 1,
+    .id = 74,
+    .name = "74_conv_transposed_1D_dilated",
+    .dims = {
+        {"batch_size", 32, 2},
+        {"in_channels", 32, 3},
+        {"out_channels", 64, 5},
+        {"length", 131072, 13},
+    },
+    .inputs = {
+        {.name = "x",
+         .dtype = KBV_F32,
+         .shape = {"batch_size", "in_channels", "length"},
+         .gen = KBV_GEN_RAND},
+    },
+    .params = {
+        {.name = "conv1d_transpose.weight",
+         .dtype = KBV_F32,
+         .shape = {"in_channels", "out_channels", "5"},
+         .init = KBV_INIT_UNIFORM_FAN_IN,
+         .fan_in = 320},
+    },
+    .init_args = {
+        {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "5"},
+        {"stride", "1"}, {"padding", "0"}, {"dilation", "3"},
+    },
+    .nodes = {
+        {.op = KBV_OP_CONV_TRANSPOSE1D,
+         .args = {"x", "conv1d_transpose.weight"},
+         .out = "y",
+         .s = "stride=1, padding=0, output_padding=0, groups=1, dilation=3"},
+    },
+};

@@ -1,0 +1,50 @@
+/* Elementwise ops of the normalisation, GELU and loss problems: pow with a
+ * scalar exponent, sqrt, log, scalar - a, clamp(min=), and a * bool mask.
+ * Operands may be strided views; the mask broadcasts. */
+#include <math.h>
+
+#include "cpu/cpu_backend.h"
+#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_iter.h"
+
+#define KBV_CPU_TYPE_F32
+#include "cpu/cpu_template.h"
+#include "cpu/cpu_pointwise_t.h"
+#define KBV_CPU_TYPE_F64
+#include "cpu/cpu_template.h"
+#include "cpu/cpu_pointwise_t.h"
+
+kbv_status kbv_cpu_pointwise(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out)
+{
+    (void)be;
+    KBV_TRY(kbv_cpu_check_float(node, args, 1, out));
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[1] = {&args[0]};
+    KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 1));
+    if (out->dtype == KBV_F32)
+        return pointwise_run_f32(node, &it, args[0].data, out->data);
+    return pointwise_run_f64(node, &it, args[0].data, out->data);
+}
+
+kbv_status kbv_cpu_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out)
+{
+    (void)be;
+    if (node->n_args != 2 || args[1].dtype != KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "mul_mask: needs a tensor and a bool mask");
+    if ((out->dtype != KBV_F32 && out->dtype != KBV_F64) || args[0].dtype != out->dtype)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "mul_mask: %s tensor into a %s output",
+                        kbv_dtype_name(args[0].dtype), kbv_dtype_name(out->dtype));
+    if ((!args[0].data && kbv_cpu_numel(&args[0]) > 0) ||
+        (!args[1].data && kbv_cpu_numel(&args[1]) > 0) || (!out->data && kbv_cpu_numel(out) > 0))
+        return kbv_fail(KBV_ERR_INVALID, "mul_mask: an operand has no memory");
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[2] = {&args[0], &args[1]};
+    KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 2));
+    if (out->dtype == KBV_F32)
+        mul_mask_run_f32(&it, args[0].data, args[1].data, out->data);
+    else
+        mul_mask_run_f64(&it, args[0].data, args[1].data, out->data);
+    return KBV_OK;
+}

@@ -1,0 +1,119 @@
+/* scaled_dot_product_attention as a batched GEMM, a row softmax and a
+ * second batched GEMM through cuBLAS -- PyTorch's math path; PyTorch's
+ * fused kernels (flash attention) do not take this head dim of 1024, and
+ * its memory-efficient kernel is the one to match next.
+ *
+ * float16 operands (a candidate's dtype) multiply on fp16 tensor cores with
+ * fp32 accumulation, the probabilities are rounded to float16 for the
+ * second product as PyTorch's half softmax writes them, and the result is
+ * rounded to float16 values. float16 problems whose operands arrive widened
+ * to float32 (the baselines' storage) use TF32 tensor cores: a float16
+ * value is exact in TF32, so the products match the half ones. float64
+ * runs use DGEMM and take float64 operands (the oracle converts). The
+ * scores are scaled inside the softmax. */
+#include <math.h>
+
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_impl.h"
+#include "cuda/cuda_norm_launch.h"
+#include "cuda/cuda_ops_norm.h"
+#include "graph/ops_table.h"
+
+static kbv_status cublas_ok(cublasStatus_t cst, const char *what)
+{
+    if (cst != CUBLAS_STATUS_SUCCESS)
+        return KBV_CUBLAS_FAIL(cst, what);
+    return KBV_OK;
+}
+
+kbv_status kbv_cuda_op_sdpa(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    kbv_status st = KBV_OK;
+    void *scores = NULL, *probs = NULL;
+    const kbv_tensor *q = &args[0], *k = &args[1], *v = &args[2];
+    const int nd = q->ndim;
+    for (int a = 0; a < 3; a++)
+        if (!kbv_cuda_is_contiguous(&args[a]) || args[a].ndim != nd || args[a].dtype != q->dtype)
+            return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: operands must "
+                            "be contiguous, of one dtype and rank");
+    if (nd < 2)
+        return kbv_fail(KBV_ERR_INVALID, "scaled_dot_product_attention: %d-dim operands", nd);
+    const int64_t L = q->shape[nd - 2], E = q->shape[nd - 1], S = k->shape[nd - 2],
+                  Ev = v->shape[nd - 1];
+    const int64_t batch = L > 0 && E > 0 ? kbv_cuda_numel(q) / (L * E) : 0;
+    if (k->shape[nd - 1] != E || v->shape[nd - 2] != S || E == 0 || S == 0)
+        return kbv_fail(KBV_ERR_INVALID, "scaled_dot_product_attention: shapes do not match");
+    if (L > INT32_MAX || S > INT32_MAX || E > INT32_MAX || Ev > INT32_MAX || batch > INT32_MAX)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: sizes beyond int");
+    const bool half_in = q->dtype == KBV_F16, f64 = be->float_dtype == KBV_F64;
+    const bool half_out = node->def && node->def->i[0] && !f64;
+    if (!half_in && q->dtype != be->float_dtype)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: %s operands on %s",
+                        kbv_dtype_name(q->dtype), be->name);
+    if (half_in && f64)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: a float64 run "
+                        "takes float64 copies of float16 operands");
+    KBV_TRY(kbv_cuda_check_out(out, batch * L * Ev, be->float_dtype,
+                               "scaled_dot_product_attention"));
+    if (batch == 0 || L == 0 || Ev == 0)
+        return KBV_OK;
+    KBV_TRY(kbv_cuda_blas_ready(be));
+    const size_t esize = f64 ? 8 : 4;
+    KBV_TRY_GOTO(be->alloc(be, (size_t)(batch * L * S) * esize, &scores), st, done);
+    if (half_in)
+        KBV_TRY_GOTO(be->alloc(be, (size_t)(batch * L * S) * 2, &probs), st, done);
+
+    const double scale = 1.0 / sqrt((double)E);
+    const int m = (int)S, n = (int)L, kk = (int)E, ev = (int)Ev, s = (int)S;
+    const long long sq = L * E, sk = S * E, sv = S * Ev, ss = L * S, so = L * Ev;
+    if (f64) {
+        const double one = 1.0, zero = 0.0;
+        /* scores^T (S x L, column-major) = K (S x E) Q^T: row-major scores L x S */
+        KBV_TRY_GOTO(cublas_ok(cublasDgemmStridedBatched(cu->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n,
+                                                         kk, &one, k->data, kk, sk, q->data, kk,
+                                                         sq, &zero, scores, s, ss, (int)batch),
+                               "cublasDgemmStridedBatched(Q K^T)"),
+                     st, done);
+        KBV_CUDA_TRY_GOTO(kbv_cuda_launch_scaled_softmax(cu->stream, 1, scores, batch * L, S,
+                                                         scale, NULL),
+                          st, done);
+        KBV_TRY_GOTO(cublas_ok(cublasDgemmStridedBatched(cu->blas, CUBLAS_OP_N, CUBLAS_OP_N, ev,
+                                                         n, s, &one, v->data, ev, sv, scores, s,
+                                                         ss, &zero, out->data, ev, so,
+                                                         (int)batch),
+                               "cublasDgemmStridedBatched(P V)"),
+                     st, done);
+        goto done;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t in_t = half_in ? CUDA_R_16F : CUDA_R_32F;
+    const cublasComputeType_t compute =
+        half_in ? CUBLAS_COMPUTE_32F
+        : (half_out || be->mode == KBV_MODE_TF32) ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                  : CUBLAS_COMPUTE_32F;
+    KBV_TRY_GOTO(cublas_ok(cublasGemmStridedBatchedEx(cu->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kk,
+                                                      &one, k->data, in_t, kk, sk, q->data, in_t,
+                                                      kk, sq, &zero, scores, CUDA_R_32F, s, ss,
+                                                      (int)batch, compute, CUBLAS_GEMM_DEFAULT),
+                           "cublasGemmStridedBatchedEx(Q K^T)"),
+                 st, done);
+    KBV_CUDA_TRY_GOTO(kbv_cuda_launch_scaled_softmax(cu->stream, 0, scores, batch * L, S, scale,
+                                                     probs),
+                      st, done);
+    KBV_TRY_GOTO(cublas_ok(cublasGemmStridedBatchedEx(cu->blas, CUBLAS_OP_N, CUBLAS_OP_N, ev, n, s,
+                                                      &one, v->data, in_t, ev, sv,
+                                                      half_in ? probs : scores, in_t, s, ss,
+                                                      &zero, out->data, CUDA_R_32F, ev, so,
+                                                      (int)batch, compute, CUBLAS_GEMM_DEFAULT),
+                           "cublasGemmStridedBatchedEx(P V)"),
+                 st, done);
+    if (half_out)
+        KBV_CUDA_TRY_GOTO(kbv_cuda_launch_round_half(cu->stream, 0, out->data, batch * L * Ev),
+                          st, done);
+done:
+    be->release(be, probs);
+    be->release(be, scores);
+    return st;
+}
