@@ -7,6 +7,7 @@ int kbv_cmd_show(int argc, char **argv);
 int kbv_cmd_dump(int argc, char **argv);
 int kbv_cmd_check(int argc, char **argv);
 int kbv_cmd_eval(int argc, char **argv);
+int kbv_cmd_merge(int argc, char **argv);
 int kbv_cmd_baseline(int argc, char **argv);
 int kbv_cmd_prompt(int argc, char **argv);
 int kbv_cmd_generate(int argc, char **argv);

@@ -10,6 +10,8 @@
 #include "eval/draws.h"
 #include "eval/protocol.h"
 #include "eval/runset.h"
+#include "eval/shard.h"
+#include "eval/workers.h"
 #include "report/metrics.h"
 #include "report/results.h"
 #include "report/table.h"
@@ -20,7 +22,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv eval RUN_DIR... --out RESULTS.jsonl [--summary FILE] [--device cpu|cuda]\n"
-            "                [--size full|small] [--seed N] [--timeout S] [--problems SEL]\n\n"
+            "                [--size full|small] [--seed N] [--timeout S] [--problems SEL]\n"
+            "                [--shard I/N] [--workers K] [--gpus LIST]\n\n"
             "Each RUN_DIR holds one model's candidates, named level_L_problem_P_sample_S.cu\n"
             "(or .c for the CPU backend); the model name is the directory's basename. A\n"
             "level_L_problem_P_sample_S.failed.json (kbv generate got no code) is a failed\n"
@@ -33,7 +36,8 @@ static void usage(FILE *f)
             "speedup, Fast@1, fallback speedup, memory efficiency, memory-efficient %%, SOL\n"
             "fraction for each protocol) goes to stdout and the same numbers to the summary.\n\n"
             "  --out FILE         the results file (JSONL), created or resumed (required)\n"
-            "  --summary FILE     the summary JSON (default: RESULTS.jsonl.summary.json)\n"
+            "  --summary FILE     the summary JSON (default: the results file's name +\n"
+            "                     .summary.json)\n"
             "  --device cpu|cuda  where to run (default: cuda when a GPU is usable). A CPU run\n"
             "                     takes the .c files and skips .cu files, a GPU run the reverse\n"
             "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
@@ -42,9 +46,27 @@ static void usage(FILE *f)
             "                     recorded in every record\n"
             "  --timeout S        deadline of each request to a candidate, seconds (default 60)\n"
             "  --problems SEL     only these problems, e.g. L1/1-32 or L1/19,L1/23\n"
+            "  --shard I/N        only shard I of N (0 <= I < N): every sample belongs to\n"
+            "                     exactly one shard, by a hash of its model, problem and sample\n"
+            "                     number. The results go to RESULTS.shard-I-of-N.jsonl instead\n"
+            "                     of RESULTS.jsonl (a name without .jsonl gets .shard-I-of-N\n"
+            "                     appended), a rerun resumes that shard, and kbv merge joins\n"
+            "                     the shards' files. Default: from the launcher's environment,\n"
+            "                     the first pair set of SLURM_PROCID/SLURM_NTASKS,\n"
+            "                     OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE;\n"
+            "                     --shard 0/1 evaluates everything into RESULTS.jsonl\n"
+            "  --workers K        evaluate in K worker processes, each job handed to the next\n"
+            "                     free worker; this process alone writes the results file. On\n"
+            "                     the CPU each worker evaluates on the CPU (K workers share the\n"
+            "                     cores, so their times are not comparable to a single run's).\n"
+            "                     On a GPU run each worker has a GPU of its own: K is at most\n"
+            "                     the number of GPUs and the first K of them are used\n"
+            "  --gpus LIST        GPU run: the devices to use, one worker each, e.g. 0,1\n"
+            "                     (default: every visible GPU; with one, no worker process)\n"
             "  --help             this text\n\n"
             "Exit status: 0 when every candidate was evaluated (whatever the verdicts), 1 when\n"
-            "some could not be (the reasons are on stderr; rerun to retry them), 2 on bad usage.\n");
+            "some could not be (the reasons are on stderr; rerun to retry them), 2 on bad usage.\n"
+            "docs/SCALING.md describes sharding, workers and kbv merge.\n");
 }
 
 static void print_error(const char *what)
@@ -131,13 +153,116 @@ done:
     return status;
 }
 
+/* A sample to evaluate: its job in the run set and its problem. */
+typedef struct planned {
+    int job;
+    const kbv_problem_def *def;
+} planned;
+
+/* The state of one run, shared by the in-process loop and the workers'
+ * callbacks (the workers inherit it by fork). */
+typedef struct eval_run {
+    const kbv_runset *rs;
+    planned *plan;
+    int n_plan;
+    kbv_results *res;
+    const char *device_name;
+    const char *size_name;
+    uint64_t seed;
+    int total, evaluated, resumed, failed;
+} eval_run;
+
+/* The identity fields of a sample's record (what resume compares). */
+static void fill_identity(const eval_run *run, const planned *p, kbv_record *rec)
+{
+    const kbv_job *job = &run->rs->jobs[p->job];
+    kbv_record_init(rec);
+    snprintf(rec->model, sizeof rec->model, "%s", job->model);
+    snprintf(rec->file, sizeof rec->file, "%s", job->path);
+    kbv_problem_key(p->def, rec->problem, sizeof rec->problem);
+    rec->sample = job->sample;
+    snprintf(rec->device, sizeof rec->device, "%s", run->device_name);
+    snprintf(rec->size, sizeof rec->size, "%s", run->size_name);
+}
+
+static void job_failed(eval_run *run, int i, const char *why)
+{
+    fprintf(stderr, "kbv eval: could not evaluate %s:\n%s\n", run->rs->jobs[run->plan[i].job].path,
+            why);
+    run->failed++;
+}
+
+/* Appends a finished record and reports it. */
+static kbv_status job_done(eval_run *run, const kbv_record *rec, double seconds)
+{
+    KBV_TRY(kbv_results_append(run->res, rec));
+    run->evaluated++;
+    progress_line(run->evaluated + run->resumed + run->failed, run->total, rec, seconds);
+    return KBV_OK;
+}
+
+/* ---- the workers' callbacks ---- */
+
+static kbv_status worker_evaluate(void *ctx, kbv_evaluator *ev, kbv_baseline_cache *cache,
+                                  int i, kbv_record *rec)
+{
+    const eval_run *run = ctx;
+    const planned *p = &run->plan[i];
+    fill_identity(run, p, rec);
+    KBV_TRY(kbv_sample_evaluate(ev, cache, p->def, run->rs->jobs[p->job].path, rec, NULL));
+    return KBV_OK;
+}
+
+static kbv_status worker_record(void *ctx, int i, const kbv_record *rec, double seconds)
+{
+    eval_run *run = ctx;
+    kbv_record *want = malloc(sizeof *want);
+    if (!want)
+        return kbv_fail(KBV_ERR_NOMEM, "checking a record");
+    fill_identity(run, &run->plan[i], want);
+    bool same = !strcmp(want->model, rec->model) && !strcmp(want->problem, rec->problem) &&
+                want->sample == rec->sample && !strcmp(want->device, rec->device) &&
+                !strcmp(want->size, rec->size);
+    free(want);
+    if (!same) {
+        job_failed(run, i, "a worker returned the record of another sample or device");
+        return KBV_OK;
+    }
+    KBV_TRY(job_done(run, rec, seconds));
+    return KBV_OK;
+}
+
+static void worker_failed(void *ctx, int i, const char *why)
+{
+    job_failed(ctx, i, why);
+}
+
+static const char *worker_describe(void *ctx, int i)
+{
+    const eval_run *run = ctx;
+    return run->rs->jobs[run->plan[i].job].path;
+}
+
+/* Whether a number of workers is a count from 1 to KBV_MAX_WORKERS. */
+static bool parse_workers(const char *s, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > KBV_MAX_WORKERS)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
 int kbv_cmd_eval(int argc, char **argv)
 {
     const char *dirs[MAX_DIRS];
     int n_dirs = 0;
     const char *out = NULL, *summary = NULL, *device = NULL, *size = NULL, *seed_s = NULL;
-    const char *problems = NULL;
+    const char *problems = NULL, *shard_s = NULL, *gpus_s = NULL;
     double timeout = 0;
+    int n_workers_opt = 0;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -155,6 +280,16 @@ int kbv_cmd_eval(int argc, char **argv)
             seed_s = argv[++a];
         } else if (!strcmp(arg, "--problems") && a + 1 < argc) {
             problems = argv[++a];
+        } else if (!strcmp(arg, "--shard") && a + 1 < argc) {
+            shard_s = argv[++a];
+        } else if (!strcmp(arg, "--gpus") && a + 1 < argc) {
+            gpus_s = argv[++a];
+        } else if (!strcmp(arg, "--workers") && a + 1 < argc) {
+            if (!parse_workers(argv[++a], &n_workers_opt)) {
+                fprintf(stderr, "kbv eval: --workers needs a number from 1 to %d, got '%s'\n",
+                        KBV_MAX_WORKERS, argv[a]);
+                return 2;
+            }
         } else if (!strcmp(arg, "--timeout") && a + 1 < argc) {
             char *end = NULL;
             errno = 0;
@@ -189,6 +324,10 @@ int kbv_cmd_eval(int argc, char **argv)
         fprintf(stderr, "kbv eval: --size must be full or small, got '%s'\n", size);
         return 2;
     }
+    if (gpus_s && device && !strcmp(device, "cpu")) {
+        fprintf(stderr, "kbv eval: --gpus is for GPU runs, not --device cpu (use --workers)\n");
+        return 2;
+    }
     kbv_problem_set selection;
     if (problems && kbv_problem_set_parse(problems, &selection) != KBV_OK) {
         fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
@@ -199,13 +338,25 @@ int kbv_cmd_eval(int argc, char **argv)
         fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
         return 2;
     }
-    char summary_buf[1100];
+    kbv_shard shard;
+    if (kbv_shard_resolve(shard_s, &shard) != KBV_OK) {
+        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+        kbv_clear_error();
+        return 2;
+    }
+    char out_buf[1100];
+    if (kbv_shard_out_path(out, &shard, out_buf, sizeof out_buf) != KBV_OK) {
+        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+        return 2;
+    }
+    out = out_buf;
+    char summary_buf[1200];
     if (!summary) {
         snprintf(summary_buf, sizeof summary_buf, "%s.summary.json", out);
         summary = summary_buf;
     }
 
-    int status = 1, failed = 0, evaluated = 0, resumed = 0;
+    int status = 1;
     kbv_runset rs;
     memset(&rs, 0, sizeof rs);
     kbv_results res;
@@ -213,14 +364,73 @@ int kbv_cmd_eval(int argc, char **argv)
     kbv_baseline_cache cache;
     kbv_evaluator *ev = NULL;
     kbv_record *rec = malloc(sizeof *rec);
-    if (!rec) {
+    kbv_device_probe *probe = malloc(sizeof *probe);
+    eval_run run = {.rs = &rs, .res = &res};
+    int *order = NULL;
+    int n_workers = 0, devices[KBV_MAX_WORKERS];
+    if (!rec || !probe) {
         fprintf(stderr, "kbv eval: out of memory\n");
-        return 1;
+        goto done;
     }
-    if (kbv_eval_opts_resolve(device, size, &opts) != KBV_OK) {
+    /* The device is found in a child process: with workers, this process
+     * must not initialise CUDA before it forks them. */
+    if (kbv_devices_probe(device, size, probe) != KBV_OK) {
         print_error("choosing the device");
         goto done;
     }
+    opts.device = probe->opts.device;
+    opts.size = probe->opts.size;
+    const char *worker_device = probe->cpu_name;
+    if (opts.device < 0 && gpus_s) {
+        fprintf(stderr, "kbv eval: --gpus: this run is on the CPU (no usable GPU); use "
+                        "--workers K\n");
+        status = 2;
+        goto done;
+    }
+    if (opts.device < 0) {
+        n_workers = n_workers_opt;
+        for (int i = 0; i < n_workers; i++)
+            devices[i] = -1;
+    } else {
+        int n_list = 0;
+        if (gpus_s) {
+            if (kbv_gpu_list_parse(gpus_s, probe->n_gpus, devices, KBV_MAX_WORKERS, &n_list) !=
+                KBV_OK) {
+                fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+                status = 2;
+                goto done;
+            }
+        } else {
+            for (int d = 0; d < probe->n_gpus && d < KBV_MAX_WORKERS; d++)
+                devices[n_list++] = d;
+        }
+        if (n_workers_opt > n_list) {
+            fprintf(stderr, "kbv eval: --workers %d: a GPU run has one worker per GPU, and %d "
+                            "%s available\n", n_workers_opt, n_list,
+                    n_list == 1 ? "is" : "are");
+            status = 2;
+            goto done;
+        }
+        if (n_workers_opt)
+            n_list = n_workers_opt;
+        n_workers = gpus_s || n_workers_opt || n_list > 1 ? n_list : 0;
+        if (n_workers)
+            worker_device = probe->names[devices[0]];
+        for (int i = 1; i < n_workers; i++)
+            if (strcmp(probe->names[devices[i]], worker_device)) {
+                fprintf(stderr, "kbv eval: GPU %d is '%s' and GPU %d '%s': results are kept "
+                                "per device model, so list GPUs of one model with --gpus\n",
+                        devices[0], worker_device, devices[i], probe->names[devices[i]]);
+                goto done;
+            }
+        if (!n_workers)
+            opts.device = devices[0];
+    }
+    if (shard.count > 1)
+        fprintf(stderr, "kbv eval: shard %d of %d (%s%s; shards are numbered from 0), results "
+                        "in %s\n", shard.index, shard.count,
+                strcmp(shard.source, "--shard") ? "from " : "", shard.source, out);
+
     kbv_cand_kind want = opts.device >= 0 ? KBV_CAND_CUDA : KBV_CAND_C;
     for (int d = 0; d < n_dirs; d++)
         if (kbv_runset_scan(dirs[d], want, &rs, stderr) != KBV_OK) {
@@ -243,26 +453,38 @@ int kbv_cmd_eval(int argc, char **argv)
         print_error("drawing the run seed");
         goto done;
     }
-    if (kbv_evaluator_create(&opts, &ev) != KBV_OK) {
-        print_error("creating the backends");
+    if (!n_workers) {
+        if (kbv_evaluator_create(&opts, &ev) != KBV_OK) {
+            print_error("creating the backends");
+            goto done;
+        }
+        if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK) {
+            print_error("opening the baseline cache");
+            goto done;
+        }
+        cache_open = true;
+        worker_device = ev->device_name;
+    }
+    run.device_name = worker_device;
+    run.size_name = kbv_size_name(opts.size);
+    run.plan = calloc((size_t)rs.n + 1, sizeof *run.plan);
+    order = calloc((size_t)rs.n + 1, sizeof *order);
+    if (!run.plan || !order) {
+        fprintf(stderr, "kbv eval: out of memory\n");
         goto done;
     }
-    if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK) {
-        print_error("opening the baseline cache");
-        goto done;
-    }
-    cache_open = true;
-    int total = 0;
-    for (int j = 0; j < rs.n; j++)
-        total += !problems ||
-                 kbv_problem_set_contains(&selection, rs.jobs[j].level, rs.jobs[j].problem_id);
-    fprintf(stderr, "kbv eval: %d candidate%s, device %s, size %s\n", total,
-            total == 1 ? "" : "s", ev->device_name, kbv_size_name(opts.size));
-
+    /* The plan: this shard's selected samples not yet in the results file. */
+    int in_other_shards = 0;
     for (int j = 0; j < rs.n; j++) {
         const kbv_job *job = &rs.jobs[j];
         if (problems && !kbv_problem_set_contains(&selection, job->level, job->problem_id))
             continue;
+        if (kbv_shard_of(job->model, job->level, job->problem_id, job->sample, shard.count) !=
+            shard.index) {
+            in_other_shards++;
+            continue;
+        }
+        run.total++;
         char key[32];
         snprintf(key, sizeof key, "L%d/%d", job->level, job->problem_id);
         const kbv_problem_def *def = kbv_problem_find(key);
@@ -270,44 +492,71 @@ int kbv_cmd_eval(int argc, char **argv)
             fprintf(stderr, "kbv eval: skipping %s: there is no problem %s\n", job->path, key);
             continue;
         }
-        kbv_record_init(rec);
-        snprintf(rec->model, sizeof rec->model, "%s", job->model);
-        snprintf(rec->file, sizeof rec->file, "%s", job->path);
-        snprintf(rec->problem, sizeof rec->problem, "%s", key);
-        rec->sample = job->sample;
-        snprintf(rec->device, sizeof rec->device, "%s", ev->device_name);
-        snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(opts.size));
+        planned p = {.job = j, .def = def};
+        fill_identity(&run, &p, rec);
         if (kbv_file_sha256(job->path, rec->source_sha256) != KBV_OK) {
             print_error(job->path);
-            failed++;
+            run.failed++;
             continue;
         }
-        kbv_problem_key(def, rec->problem, sizeof rec->problem);
         if (kbv_results_has(&res, rec)) {
-            resumed++;
+            run.resumed++;
             continue;
         }
+        order[run.n_plan] = run.n_plan;
+        run.plan[run.n_plan++] = p;
+    }
+    fprintf(stderr, "kbv eval: %d candidate%s", run.total, run.total == 1 ? "" : "s");
+    if (shard.count > 1)
+        fprintf(stderr, " in this shard (%d in the others)", in_other_shards);
+    fprintf(stderr, ", device %s, size %s", worker_device, run.size_name);
+    if (n_workers)
+        fprintf(stderr, ", %d worker%s", n_workers, n_workers == 1 ? "" : "s");
+    fprintf(stderr, "\n");
+
+    if (n_workers && run.n_plan > 0) {
+        opts.device = devices[0];
+        kbv_workers_opts wo = {.n = n_workers < run.n_plan ? n_workers : run.n_plan,
+                               .devices = devices, .eval = opts,
+                               .device_name = worker_device};
+        kbv_worker_ops ops = {.evaluate = worker_evaluate, .record = worker_record,
+                              .failed = worker_failed, .describe = worker_describe,
+                              .ctx = &run};
+        kbv_workers_stats stats;
+        kbv_status wst = kbv_workers_run(&wo, order, run.n_plan, &ops, &stats);
+        if (stats.deaths)
+            fprintf(stderr, "kbv eval: %d worker%s died holding a job; %d job%s retried on "
+                            "another worker\n", stats.deaths, stats.deaths == 1 ? "" : "s",
+                    stats.retried, stats.retried == 1 ? " was" : "s were");
+        if (wst != KBV_OK) {
+            print_error("running the workers");
+            goto done;   /* what was written stays; a rerun resumes */
+        }
+    }
+    for (int i = 0; !n_workers && i < run.n_plan; i++) {
+        const planned *p = &run.plan[i];
+        const kbv_job *job = &rs.jobs[p->job];
+        fill_identity(&run, p, rec);
         double t0 = now_s();
-        if (kbv_sample_evaluate(ev, &cache, def, job->path, rec, NULL) != KBV_OK) {
+        if (kbv_sample_evaluate(ev, &cache, p->def, job->path, rec, NULL) != KBV_OK) {
             char what[1200];
             snprintf(what, sizeof what, "could not evaluate %s", job->path);
             print_error(what);
-            failed++;
+            run.failed++;
             continue;
         }
-        if (kbv_results_append(&res, rec) != KBV_OK) {
+        if (job_done(&run, rec, now_s() - t0) != KBV_OK) {
             print_error("writing the results");
             goto done;   /* nothing can be recorded: stop, what was written stays */
         }
-        evaluated++;
-        progress_line(evaluated + resumed + failed, total, rec, now_s() - t0);
     }
-    if (resumed)
-        fprintf(stderr, "kbv eval: %d sample%s already in %s (resumed)\n", resumed,
-                resumed == 1 ? "" : "s", out);
-    fprintf(stderr, "kbv eval: %d evaluated, %d could not be evaluated\n", evaluated, failed);
-    status = report(out, summary, ev->device_name, kbv_size_name(opts.size));
-    if (failed)
+    if (run.resumed)
+        fprintf(stderr, "kbv eval: %d sample%s already in %s (resumed)\n", run.resumed,
+                run.resumed == 1 ? "" : "s", out);
+    fprintf(stderr, "kbv eval: %d evaluated, %d could not be evaluated\n", run.evaluated,
+            run.failed);
+    status = report(out, summary, worker_device, run.size_name);
+    if (run.failed)
         status = 1;
 done:
     if (cache_open)
@@ -316,6 +565,9 @@ done:
     if (res_open)
         kbv_results_close(&res);
     kbv_runset_free(&rs);
+    free(order);
+    free(run.plan);
+    free(probe);
     free(rec);
     return status;
 }

@@ -17,6 +17,7 @@ static const command commands[] = {
     {"dump", kbv_cmd_dump, "write a problem's inputs, params and float64 oracle outputs as .npy"},
     {"check", kbv_cmd_check, "evaluate one candidate file and print its verdicts"},
     {"eval", kbv_cmd_eval, "evaluate run directories of candidates into a results file"},
+    {"merge", kbv_cmd_merge, "join results files (the shards of a run) into one, each sample once"},
     {"baseline", kbv_cmd_baseline, "measure and cache the baselines on this machine"},
     {"prompt", kbv_cmd_prompt, "print the single-turn prompt that asks a model for a candidate"},
     {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible API) for candidates into a run"},

@@ -1,0 +1,413 @@
+/* kbv merge: join results files (the shards of one run) into one, each
+ * sample once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/commands.h"
+#include "report/metrics.h"
+#include "report/results.h"
+#include "report/table.h"
+
+#define MAX_INPUTS 4096
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv merge RESULTS.jsonl... --out MERGED.jsonl [--summary FILE]\n\n"
+            "Joins results files, such as the shards written by kbv eval --shard I/N\n"
+            "(RESULTS.shard-I-of-N.jsonl), into one. Records are kept in the order read,\n"
+            "files in the order given; a record of a sample already seen (same model,\n"
+            "problem, sample, source_sha256, size and device) is dropped. When the two\n"
+            "disagree on a verdict (correct under some protocol) that is a conflict: it is\n"
+            "reported on stderr and the first record kept. Lines that are not records (a\n"
+            "record torn by a killed run) are counted and left out. MERGED.jsonl is written\n"
+            "whole or not at all (a temporary file renamed into place), so it may be one of\n"
+            "the inputs. Then, as kbv eval does, a table per model goes to stdout and the\n"
+            "same numbers to the summary JSON; records of several devices or sizes get a\n"
+            "table each and no summary (kbv report covers them).\n\n"
+            "  --out FILE      the merged results file (required)\n"
+            "  --summary FILE  the summary JSON (default: MERGED.jsonl.summary.json)\n"
+            "  --help          this text\n\n"
+            "Exit status: 0 when merged (conflicts included: they are on stderr), 1 when an\n"
+            "input cannot be read or the output written, 2 on bad usage.\n");
+}
+
+static void print_error(const char *what)
+{
+    fprintf(stderr, "kbv merge: %s:\n%s\n", what, kbv_last_error());
+    kbv_clear_error();
+}
+
+/* A kept record: its identity, its verdicts, where it came from, its line. */
+typedef struct kept {
+    char *line;            /* the record's text as read, without the newline */
+    char *id;              /* model \n problem \n sample \n sha \n size \n device */
+    uint64_t hash;
+    unsigned verdicts;     /* bit p: correct under protocol p */
+    int input, lineno;
+} kept;
+
+typedef struct merge_state {
+    kept *items;
+    int n, cap;
+    int *table;            /* open addressing over items, -1 empty */
+    size_t table_cap;
+    int duplicates, conflicts, malformed;
+    const char *const *inputs;
+} merge_state;
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static kbv_status grow_table(merge_state *m)
+{
+    size_t cap = m->table_cap ? m->table_cap * 2 : 1024;
+    int *t = malloc(cap * sizeof *t);
+    if (!t)
+        return kbv_fail(KBV_ERR_NOMEM, "merging %d records", m->n);
+    for (size_t i = 0; i < cap; i++)
+        t[i] = -1;
+    for (int k = 0; k < m->n; k++) {
+        size_t i = (size_t)(m->items[k].hash & (cap - 1));
+        while (t[i] >= 0)
+            i = (i + 1) & (cap - 1);
+        t[i] = k;
+    }
+    free(m->table);
+    m->table = t;
+    m->table_cap = cap;
+    return KBV_OK;
+}
+
+/* The index of the kept record with this identity, or -1; *slot: where a
+ * new one goes. */
+static int find(const merge_state *m, const char *id, uint64_t hash, size_t *slot)
+{
+    size_t i = (size_t)(hash & (m->table_cap - 1));
+    while (m->table[i] >= 0) {
+        const kept *k = &m->items[m->table[i]];
+        if (k->hash == hash && !strcmp(k->id, id))
+            return m->table[i];
+        i = (i + 1) & (m->table_cap - 1);
+    }
+    *slot = i;
+    return -1;
+}
+
+static void verdict_text(unsigned v, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int p = 0; p < KBV_PROTO_COUNT && n < cap; p++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s %s", p ? ", " : "",
+                              kbv_protocol_name((kbv_protocol)p), v >> p & 1 ? "PASS" : "FAIL");
+}
+
+/* One line of input `in`: kept, dropped as a duplicate, or counted malformed. */
+static kbv_status take_line(merge_state *m, int in, int lineno, const char *line, size_t len,
+                            kbv_record *rec)
+{
+    kbv_status st = KBV_OK;
+    char *id = NULL;
+    json_error_t jerr;
+    json_t *o = json_loadb(line, len, 0, &jerr);
+    if (!o || kbv_record_from_json(o, rec) != KBV_OK) {
+        kbv_clear_error();
+        json_decref(o);
+        if (m->malformed++ < 5)
+            fprintf(stderr, "kbv merge: %s line %d is not a results record; left out\n",
+                    m->inputs[in], lineno);
+        return KBV_OK;
+    }
+    json_decref(o);
+    size_t id_len = strlen(rec->model) + strlen(rec->problem) + strlen(rec->source_sha256) +
+                    strlen(rec->size) + strlen(rec->device) + 32;
+    id = malloc(id_len);
+    if (!id)
+        return kbv_fail(KBV_ERR_NOMEM, "merging records");
+    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s", rec->model, rec->problem, rec->sample,
+             rec->source_sha256, rec->size, rec->device);
+    unsigned verdicts = 0;
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        verdicts |= (unsigned)rec->proto[p].correct << p;
+    uint64_t hash = fnv1a(id);
+    if ((size_t)(m->n + 1) * 2 > m->table_cap)
+        KBV_TRY_GOTO(grow_table(m), st, done);
+    size_t slot = 0;
+    int seen = find(m, id, hash, &slot);
+    if (seen >= 0) {
+        const kept *k = &m->items[seen];
+        if (k->verdicts != verdicts) {
+            char a[96], b[96];
+            verdict_text(k->verdicts, a, sizeof a);
+            verdict_text(verdicts, b, sizeof b);
+            fprintf(stderr, "kbv merge: conflict: %s %s sample %d (%s, %s): %s line %d says %s; "
+                            "%s line %d says %s; the first is kept\n",
+                    rec->model, rec->problem, rec->sample, rec->device, rec->size,
+                    m->inputs[k->input], k->lineno, a, m->inputs[in], lineno, b);
+            m->conflicts++;
+        } else {
+            m->duplicates++;
+        }
+        goto done;
+    }
+    if (m->n == m->cap) {
+        int cap = m->cap ? m->cap * 2 : 256;
+        kept *items = realloc(m->items, (size_t)cap * sizeof *items);
+        if (!items)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "merging %d records", cap);
+        m->items = items;
+        m->cap = cap;
+    }
+    char *copy = strndup(line, len);
+    if (!copy)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "merging records");
+    m->items[m->n] = (kept){.line = copy, .id = id, .hash = hash, .verdicts = verdicts,
+                            .input = in, .lineno = lineno};
+    m->table[slot] = m->n++;
+    id = NULL;
+done:
+    free(id);
+    return st;
+}
+
+static kbv_status read_input(merge_state *m, int in)
+{
+    kbv_status st = KBV_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    kbv_record *rec = malloc(sizeof *rec);
+    FILE *f = fopen(m->inputs[in], "r");
+    if (!f)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot read %s: %s", m->inputs[in],
+                      strerror(errno));
+    if (!rec)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "reading %s", m->inputs[in]);
+    ssize_t len;
+    int lineno = 0;
+    errno = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        size_t lead = strspn(line, " \t");
+        if ((size_t)len == lead)
+            continue;
+        KBV_TRY_GOTO(take_line(m, in, lineno, line, (size_t)len, rec), st, done);
+    }
+    if (ferror(f))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading %s: %s", m->inputs[in], strerror(errno));
+done:
+    if (f)
+        fclose(f);
+    free(line);
+    free(rec);
+    return st;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The kept lines into a temporary file beside path, fsync'd and renamed
+ * over it; the directory is fsync'd so the rename itself survives a crash. */
+static kbv_status write_merged(const merge_state *m, const char *path)
+{
+    kbv_status st = KBV_OK;
+    char tmp[1200], dir[1100];
+    int fd = -1;
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir ||
+        snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp)
+        return kbv_fail(KBV_ERR_INVALID, "output path too long: %s", path);
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        return kbv_fail(KBV_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    for (int i = 0; i < m->n; i++)
+        if (write_all(fd, m->items[i].line, strlen(m->items[i].line)) || write_all(fd, "\n", 1))
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    if (fchmod(fd, 0644) || fsync(fd))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    if (close(fd)) {
+        fd = -1;
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+    }
+    fd = -1;
+    if (rename(tmp, path))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    return KBV_OK;
+done:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    return st;
+}
+
+/* The metrics of the merged file: a table per (device, size), and the
+ * summary when there is only one. */
+static int report(const char *out, const char *summary)
+{
+    int status = 1;
+    kbv_record_list all, group;
+    memset(&group, 0, sizeof group);
+    kbv_metrics m;
+    memset(&m, 0, sizeof m);
+    bool *done = NULL;
+    if (kbv_records_load(out, &all) != KBV_OK) {
+        print_error("reading the merged file back");
+        return 1;
+    }
+    done = calloc((size_t)all.n + 1, sizeof *done);
+    if (!done) {
+        fprintf(stderr, "kbv merge: out of memory\n");
+        goto end;
+    }
+    int groups = 0;
+    for (int i = 0; i < all.n; i++)
+        if (!done[i]) {
+            groups++;
+            for (int j = i; j < all.n; j++)
+                if (!strcmp(all.items[j].device, all.items[i].device) &&
+                    !strcmp(all.items[j].size, all.items[i].size))
+                    done[j] = true;
+        }
+    memset(done, 0, (size_t)all.n * sizeof *done);
+    for (int i = 0; i < all.n; i++) {
+        if (done[i])
+            continue;
+        const kbv_record *first = &all.items[i];
+        group.n = 0;
+        for (int j = i; j < all.n; j++) {
+            if (strcmp(all.items[j].device, first->device) || strcmp(all.items[j].size, first->size))
+                continue;
+            done[j] = true;
+            if (kbv_record_list_push(&group, &all.items[j]) != KBV_OK) {
+                print_error("collecting records");
+                goto end;
+            }
+        }
+        kbv_metrics_free(&m);
+        memset(&m, 0, sizeof m);
+        if (kbv_metrics_compute(group.items, group.n, &m) != KBV_OK) {
+            print_error("computing the metrics");
+            goto end;
+        }
+        kbv_summary_info info = {.results_path = out, .device = first->device,
+                                 .size = first->size, .n_records = group.n};
+        kbv_table_print(stdout, &m, &info);
+        if (groups == 1) {
+            if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
+                print_error("writing the summary");
+                goto end;
+            }
+            fprintf(stderr, "kbv merge: summary in %s\n", summary);
+        }
+    }
+    if (groups > 1)
+        fprintf(stderr, "kbv merge: records of %d devices or sizes: a table each, no summary "
+                        "(kbv report covers them)\n", groups);
+    status = 0;
+end:
+    free(done);
+    kbv_metrics_free(&m);
+    kbv_record_list_free(&group);
+    kbv_record_list_free(&all);
+    return status;
+}
+
+int kbv_cmd_merge(int argc, char **argv)
+{
+    const char *inputs[MAX_INPUTS];
+    int n_inputs = 0;
+    const char *out = NULL, *summary = NULL;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--out") && a + 1 < argc) {
+            out = argv[++a];
+        } else if (!strcmp(arg, "--summary") && a + 1 < argc) {
+            summary = argv[++a];
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            fprintf(stderr, "kbv merge: unknown or incomplete option '%s' (see kbv merge "
+                            "--help)\n", arg);
+            return 2;
+        } else if (n_inputs < MAX_INPUTS) {
+            inputs[n_inputs++] = arg;
+        } else {
+            fprintf(stderr, "kbv merge: more than %d input files\n", MAX_INPUTS);
+            return 2;
+        }
+    }
+    if (n_inputs == 0 || !out) {
+        fprintf(stderr, "kbv merge: %s\n\n", n_inputs == 0 ? "no results file given"
+                                                           : "--out MERGED.jsonl is required");
+        usage(stderr);
+        return 2;
+    }
+    char summary_buf[1100];
+    if (!summary) {
+        snprintf(summary_buf, sizeof summary_buf, "%s.summary.json", out);
+        summary = summary_buf;
+    }
+    int status = 1;
+    merge_state m = {.inputs = inputs};
+    for (int i = 0; i < n_inputs; i++)
+        if (read_input(&m, i) != KBV_OK) {
+            print_error("reading the inputs");
+            goto done;
+        }
+    if (m.malformed)
+        fprintf(stderr, "kbv merge: %d line%s left out (not a results record)\n", m.malformed,
+                m.malformed == 1 ? "" : "s");
+    if (write_merged(&m, out) != KBV_OK) {
+        print_error("writing the merged file");
+        goto done;
+    }
+    fprintf(stderr, "kbv merge: %d record%s from %d file%s into %s; dropped: %d duplicate%s, "
+                    "%d conflicting\n", m.n, m.n == 1 ? "" : "s", n_inputs,
+            n_inputs == 1 ? "" : "s", out, m.duplicates, m.duplicates == 1 ? "" : "s",
+            m.conflicts);
+    status = report(out, summary);
+done:
+    for (int i = 0; i < m.n; i++) {
+        free(m.items[i].line);
+        free(m.items[i].id);
+    }
+    free(m.items);
+    free(m.table);
+    return status;
+}
