@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "eval/baseline.h"
 #include "eval/draws.h"
 #include "eval/protocol.h"
@@ -46,8 +47,10 @@ static void print_row(const char *key, const kbv_baseline *b, bool fresh)
 
 int kbv_cmd_baseline(int argc, char **argv)
 {
-    const char *problems = NULL, *device = NULL, *size = NULL, *seed_s = NULL;
+    const char *problems = NULL;
+    kbv_run_options ro = {0};
     bool force = false;
+    int taken;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -57,12 +60,10 @@ int kbv_cmd_baseline(int argc, char **argv)
             force = true;
         } else if (!strcmp(arg, "--problems") && a + 1 < argc) {
             problems = argv[++a];
-        } else if (!strcmp(arg, "--device") && a + 1 < argc) {
-            device = argv[++a];
-        } else if (!strcmp(arg, "--size") && a + 1 < argc) {
-            size = argv[++a];
-        } else if (!strcmp(arg, "--seed") && a + 1 < argc) {
-            seed_s = argv[++a];
+        } else if ((taken = kbv_run_option_take("kbv baseline", argc, argv, &a, false, &ro)) !=
+                   0) {
+            if (taken < 0)
+                return 2;
         } else {
             fprintf(stderr, "kbv baseline: unknown or incomplete option '%s' (see kbv baseline "
                             "--help)\n", arg);
@@ -74,14 +75,9 @@ int kbv_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
         return 2;
     }
-    if (device && strcmp(device, "cpu") && strcmp(device, "cuda")) {
-        fprintf(stderr, "kbv baseline: --device must be cpu or cuda, got '%s'\n", device);
+    if (kbv_run_options_check("kbv baseline", &ro))
         return 2;
-    }
-    if (size && strcmp(size, "full") && strcmp(size, "small")) {
-        fprintf(stderr, "kbv baseline: --size must be full or small, got '%s'\n", size);
-        return 2;
-    }
+    const char *device = ro.device, *size = ro.size, *seed_s = ro.seed;
     kbv_eval_opts opts = {0};
     if (seed_s && kbv_seed_parse(seed_s, &opts.run_seed) != KBV_OK) {
         fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "eval/draws.h"
 #include "eval/protocol.h"
 #include "eval/verdict.h"
@@ -167,9 +168,10 @@ static bool ends_with(const char *s, const char *suffix)
 
 int kbv_cmd_check(int argc, char **argv)
 {
-    const char *problem = NULL, *file = NULL, *device = NULL, *size = NULL, *seed_s = NULL;
-    double timeout = 0;
+    const char *problem = NULL, *file = NULL;
+    kbv_run_options ro = {0};
     bool json = false;
+    int taken;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -177,21 +179,9 @@ int kbv_cmd_check(int argc, char **argv)
             return 0;
         } else if (!strcmp(arg, "--json")) {
             json = true;
-        } else if (!strcmp(arg, "--device") && a + 1 < argc) {
-            device = argv[++a];
-        } else if (!strcmp(arg, "--size") && a + 1 < argc) {
-            size = argv[++a];
-        } else if (!strcmp(arg, "--seed") && a + 1 < argc) {
-            seed_s = argv[++a];
-        } else if (!strcmp(arg, "--timeout") && a + 1 < argc) {
-            char *end = NULL;
-            errno = 0;
-            timeout = strtod(argv[++a], &end);
-            if (errno || *end || !(timeout > 0)) {
-                fprintf(stderr, "kbv check: --timeout needs a positive number of seconds, got "
-                                "'%s'\n", argv[a]);
+        } else if ((taken = kbv_run_option_take("kbv check", argc, argv, &a, true, &ro)) != 0) {
+            if (taken < 0)
                 return 2;
-            }
         } else if (arg[0] == '-' && arg[1] != '\0') {
             fprintf(stderr, "kbv check: unknown or incomplete option '%s' (see kbv check "
                             "--help)\n", arg);
@@ -220,6 +210,8 @@ int kbv_cmd_check(int argc, char **argv)
                         "backend)\n", file);
         return 2;
     }
+    const char *device = ro.device, *size = ro.size, *seed_s = ro.seed;
+    double timeout = ro.timeout_s;
     if (is_c && device && strcmp(device, "cpu")) {
         fprintf(stderr, "kbv check: %s is a .c candidate: it runs on the CPU backend "
                         "(--device cpu)\n", file);
@@ -229,14 +221,8 @@ int kbv_cmd_check(int argc, char **argv)
         fprintf(stderr, "kbv check: %s is a .cu candidate: it needs --device cuda\n", file);
         return 2;
     }
-    if (device && strcmp(device, "cpu") && strcmp(device, "cuda")) {
-        fprintf(stderr, "kbv check: --device must be cpu or cuda, got '%s'\n", device);
+    if (kbv_run_options_check("kbv check", &ro))
         return 2;
-    }
-    if (size && strcmp(size, "full") && strcmp(size, "small")) {
-        fprintf(stderr, "kbv check: --size must be full or small, got '%s'\n", size);
-        return 2;
-    }
 
     int status = 1;
     kbv_evaluator *ev = NULL;

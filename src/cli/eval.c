@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/run_options.h"
 #include "eval/draws.h"
 #include "eval/protocol.h"
 #include "eval/runset.h"
@@ -259,10 +260,10 @@ int kbv_cmd_eval(int argc, char **argv)
 {
     const char *dirs[MAX_DIRS];
     int n_dirs = 0;
-    const char *out = NULL, *summary = NULL, *device = NULL, *size = NULL, *seed_s = NULL;
+    const char *out = NULL, *summary = NULL;
     const char *problems = NULL, *shard_s = NULL, *gpus_s = NULL;
-    double timeout = 0;
-    int n_workers_opt = 0;
+    kbv_run_options ro = {0};
+    int n_workers_opt = 0, taken;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -272,12 +273,9 @@ int kbv_cmd_eval(int argc, char **argv)
             out = argv[++a];
         } else if (!strcmp(arg, "--summary") && a + 1 < argc) {
             summary = argv[++a];
-        } else if (!strcmp(arg, "--device") && a + 1 < argc) {
-            device = argv[++a];
-        } else if (!strcmp(arg, "--size") && a + 1 < argc) {
-            size = argv[++a];
-        } else if (!strcmp(arg, "--seed") && a + 1 < argc) {
-            seed_s = argv[++a];
+        } else if ((taken = kbv_run_option_take("kbv eval", argc, argv, &a, true, &ro)) != 0) {
+            if (taken < 0)
+                return 2;
         } else if (!strcmp(arg, "--problems") && a + 1 < argc) {
             problems = argv[++a];
         } else if (!strcmp(arg, "--shard") && a + 1 < argc) {
@@ -288,15 +286,6 @@ int kbv_cmd_eval(int argc, char **argv)
             if (!parse_workers(argv[++a], &n_workers_opt)) {
                 fprintf(stderr, "kbv eval: --workers needs a number from 1 to %d, got '%s'\n",
                         KBV_MAX_WORKERS, argv[a]);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--timeout") && a + 1 < argc) {
-            char *end = NULL;
-            errno = 0;
-            timeout = strtod(argv[++a], &end);
-            if (errno || *end || !(timeout > 0)) {
-                fprintf(stderr, "kbv eval: --timeout needs a positive number of seconds, got "
-                                "'%s'\n", argv[a]);
                 return 2;
             }
         } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -316,14 +305,10 @@ int kbv_cmd_eval(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (device && strcmp(device, "cpu") && strcmp(device, "cuda")) {
-        fprintf(stderr, "kbv eval: --device must be cpu or cuda, got '%s'\n", device);
+    if (kbv_run_options_check("kbv eval", &ro))
         return 2;
-    }
-    if (size && strcmp(size, "full") && strcmp(size, "small")) {
-        fprintf(stderr, "kbv eval: --size must be full or small, got '%s'\n", size);
-        return 2;
-    }
+    const char *device = ro.device, *size = ro.size, *seed_s = ro.seed;
+    double timeout = ro.timeout_s;
     if (gpus_s && device && !strcmp(device, "cpu")) {
         fprintf(stderr, "kbv eval: --gpus is for GPU runs, not --device cpu (use --workers)\n");
         return 2;
