@@ -15,52 +15,23 @@
 #include <cmocka.h>
 
 #include "exec/backend.h"
+#include "support/host_tensor.h"
 #include "graph/ops_table.h"
 
 /* ---- tensors for the tests: malloc'd, contiguous unless a view ---- */
 
-static kbv_tensor make(kbv_dtype dt, int ndim, const int64_t *shape)
-{
-    kbv_tensor t;
-    memset(&t, 0, sizeof t);
-    t.dtype = dt;
-    t.ndim = ndim;
-    int64_t n = 1;
-    for (int d = ndim - 1; d >= 0; d--) {
-        t.shape[d] = shape[d];
-        t.stride[d] = n;
-        n *= shape[d];
-    }
-    t.data = calloc((size_t)(n ? n : 1), dt == KBV_F32 ? 4 : 8);
-    assert_non_null(t.data);
-    return t;
-}
 
-static int64_t numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
-}
 
-static int64_t offset_of(const kbv_tensor *t, const int64_t *idx)
-{
-    int64_t off = 0;
-    for (int d = 0; d < t->ndim; d++)
-        off += idx[d] * t->stride[d];
-    return off;
-}
 
 static double get_at(const kbv_tensor *t, const int64_t *idx)
 {
-    int64_t off = offset_of(t, idx);
+    int64_t off = kbv_test_offset(t, idx);
     return t->dtype == KBV_F32 ? ((float *)t->data)[off] : ((double *)t->data)[off];
 }
 
 static void set_at(kbv_tensor *t, const int64_t *idx, double v)
 {
-    int64_t off = offset_of(t, idx);
+    int64_t off = kbv_test_offset(t, idx);
     if (t->dtype == KBV_F32)
         ((float *)t->data)[off] = (float)v;
     else
@@ -88,7 +59,7 @@ static double uniform(double lo, double hi)
 static void fill_uniform(kbv_tensor *t, double lo, double hi)
 {
     int64_t idx[KBV_MAX_DIMS] = {0};
-    if (numel(t) == 0)
+    if (kbv_test_numel(t) == 0)
         return;
     do
         set_at(t, idx, uniform(lo, hi));
@@ -198,7 +169,7 @@ static void test_unary_ops(void **state)
         kbv_backend *be = backend(dt);
         const int n_spec = (int)(sizeof specials / sizeof specials[0]);
         int64_t shape[2] = {3, 40};
-        kbv_tensor x = make(dt, 2, shape), y = make(dt, 2, shape);
+        kbv_tensor x = kbv_test_tensor(dt, 2, shape), y = kbv_test_tensor(dt, 2, shape);
         rng_state = 1;
         fill_uniform(&x, -8, 8);
         for (int i = 0; i < n_spec; i++) {
@@ -234,7 +205,7 @@ static double unary1(kbv_backend *be, kbv_op op, double f0, double f1, double x)
     memset(&nd, 0, sizeof nd);
     nd.f[0] = f0;
     nd.f[1] = f1;
-    kbv_tensor in = make(be->float_dtype, 0, NULL), out = make(be->float_dtype, 0, NULL);
+    kbv_tensor in = kbv_test_tensor(be->float_dtype, 0, NULL), out = kbv_test_tensor(be->float_dtype, 0, NULL);
     set_at(&in, NULL, x);
     assert_int_equal(run_op(be, op, &nd, &in, 1, &out), KBV_OK);
     double y = get_at(&out, NULL);
@@ -302,17 +273,17 @@ static void check_binary(kbv_backend *be, int na, const int64_t *sa, int nb, con
                          int no, const int64_t *so, bool view_a)
 {
     kbv_dtype dt = be->float_dtype;
-    kbv_tensor a_mem, a, b = make(dt, nb, sb), out = make(dt, no, so);
+    kbv_tensor a_mem, a, b = kbv_test_tensor(dt, nb, sb), out = kbv_test_tensor(dt, no, so);
     if (view_a) {
         /* a as the transpose of a contiguous tensor of the swapped shape */
         int64_t swapped[KBV_MAX_DIMS];
         memcpy(swapped, sa, sizeof(int64_t) * (size_t)na);
         swapped[na - 2] = sa[na - 1];
         swapped[na - 1] = sa[na - 2];
-        a_mem = make(dt, na, swapped);
+        a_mem = kbv_test_tensor(dt, na, swapped);
         a = transposed(&a_mem);
     } else {
-        a_mem = make(dt, na, sa);
+        a_mem = kbv_test_tensor(dt, na, sa);
         a = a_mem;
     }
     fill_uniform(&a, -3, 3);
@@ -352,13 +323,13 @@ static void test_binary_broadcasting(void **state)
         check_binary(be, 2, s34, 1, s4, 2, s34, true);       /* transposed view */
         check_binary(be, 0, NULL, 0, NULL, 0, NULL, false);  /* scalars */
         /* shapes that do not broadcast are rejected */
-        kbv_tensor a = make(be->float_dtype, 2, s34), b = make(be->float_dtype, 1, s31 + 0),
-                   out = make(be->float_dtype, 2, s34);
+        kbv_tensor a = kbv_test_tensor(be->float_dtype, 2, s34), b = kbv_test_tensor(be->float_dtype, 1, s31 + 0),
+                   out = kbv_test_tensor(be->float_dtype, 2, s34);
         b.shape[0] = 3;
         kbv_tensor args[2] = {a, b};
         assert_int_equal(run_op(be, KBV_OP_ADD, NULL, args, 2, &out), KBV_ERR_INVALID);
         /* mixed dtypes are rejected */
-        kbv_tensor other = make(both[t] == KBV_F32 ? KBV_F64 : KBV_F32, 2, s34);
+        kbv_tensor other = kbv_test_tensor(both[t] == KBV_F32 ? KBV_F64 : KBV_F32, 2, s34);
         kbv_tensor mixed[2] = {a, other};
         assert_int_equal(run_op(be, KBV_OP_ADD, NULL, mixed, 2, &out), KBV_ERR_UNSUPPORTED);
         free(a.data);
@@ -424,49 +395,49 @@ static void test_matmul_shapes(void **state)
         rng_state = 11;
         /* 2-D, odd sizes; then larger than the cache blocks (K > 256, N > 512) */
         int64_t sa[] = {5, 7}, sb[] = {7, 3}, so[] = {5, 3};
-        kbv_tensor a = make(dt, 2, sa), b = make(dt, 2, sb), o = make(dt, 2, so);
+        kbv_tensor a = kbv_test_tensor(dt, 2, sa), b = kbv_test_tensor(dt, 2, sb), o = kbv_test_tensor(dt, 2, so);
         fill_uniform(&a, -1, 1);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &b, &o);
         free(a.data), free(b.data), free(o.data);
         int64_t la[] = {9, 300}, lb[] = {300, 600}, lo[] = {9, 600};
-        a = make(dt, 2, la), b = make(dt, 2, lb), o = make(dt, 2, lo);
+        a = kbv_test_tensor(dt, 2, la), b = kbv_test_tensor(dt, 2, lb), o = kbv_test_tensor(dt, 2, lo);
         fill_uniform(&a, -1, 1);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &b, &o);
         free(a.data), free(b.data), free(o.data);
         /* 1-D cases: vector @ matrix, matrix @ vector, dot (0-dim) */
         int64_t v7[] = {7}, m73[] = {7, 3}, m47[] = {4, 7}, s3[] = {3}, s4[] = {4};
-        a = make(dt, 1, v7), b = make(dt, 2, m73), o = make(dt, 1, s3);
+        a = kbv_test_tensor(dt, 1, v7), b = kbv_test_tensor(dt, 2, m73), o = kbv_test_tensor(dt, 1, s3);
         fill_uniform(&a, -1, 1);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &b, &o);
         free(b.data), free(o.data);
-        b = make(dt, 2, m47), o = make(dt, 1, s4);
+        b = kbv_test_tensor(dt, 2, m47), o = kbv_test_tensor(dt, 1, s4);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &b, &a, &o);
         free(o.data);
-        o = make(dt, 0, NULL);
+        o = kbv_test_tensor(dt, 0, NULL);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &a, &o);
         free(a.data), free(b.data), free(o.data);
         /* batch dims broadcast: [2,1,4,5] @ [3,5,6] -> [2,3,4,6]; N-D @ 2-D; N-D @ 1-D */
         int64_t ba[] = {2, 1, 4, 5}, bb[] = {3, 5, 6}, bo[] = {2, 3, 4, 6};
-        a = make(dt, 4, ba), b = make(dt, 3, bb), o = make(dt, 4, bo);
+        a = kbv_test_tensor(dt, 4, ba), b = kbv_test_tensor(dt, 3, bb), o = kbv_test_tensor(dt, 4, bo);
         fill_uniform(&a, -1, 1);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &b, &o);
         free(b.data), free(o.data);
         int64_t m56[] = {5, 6}, o2[] = {2, 1, 4, 6}, v5[] = {5}, o3[] = {2, 1, 4};
-        b = make(dt, 2, m56), o = make(dt, 4, o2);
+        b = kbv_test_tensor(dt, 2, m56), o = kbv_test_tensor(dt, 4, o2);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &b, &o);
         free(b.data), free(o.data);
-        b = make(dt, 1, v5), o = make(dt, 3, o3);
+        b = kbv_test_tensor(dt, 1, v5), o = kbv_test_tensor(dt, 3, o3);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_MATMUL, NULL, &a, &b, &o);
         free(a.data), free(b.data), free(o.data);
         /* inner sizes that differ are rejected */
-        a = make(dt, 2, sa), b = make(dt, 2, m47), o = make(dt, 2, so);
+        a = kbv_test_tensor(dt, 2, sa), b = kbv_test_tensor(dt, 2, m47), o = kbv_test_tensor(dt, 2, so);
         kbv_tensor args[2] = {a, b};
         assert_int_equal(run_op(be, KBV_OP_MATMUL, NULL, args, 2, &o), KBV_ERR_INVALID);
         free(a.data), free(b.data), free(o.data);
@@ -488,8 +459,8 @@ static void test_matmul_transposed_views(void **state)
             int64_t M = sizes[z][0], K = sizes[z][1], N = sizes[z][2];
             int64_t s_at[] = {K, M}, s_b[] = {K, N}, s_bt[] = {N, K}, s_a[] = {M, K},
                     s_o[] = {M, N};
-            kbv_tensor at = make(dt, 2, s_at), b = make(dt, 2, s_b), bt = make(dt, 2, s_bt),
-                       a = make(dt, 2, s_a), o = make(dt, 2, s_o);
+            kbv_tensor at = kbv_test_tensor(dt, 2, s_at), b = kbv_test_tensor(dt, 2, s_b), bt = kbv_test_tensor(dt, 2, s_bt),
+                       a = kbv_test_tensor(dt, 2, s_a), o = kbv_test_tensor(dt, 2, s_o);
             fill_uniform(&at, -1, 1);
             fill_uniform(&b, -1, 1);
             fill_uniform(&bt, -1, 1);
@@ -513,8 +484,8 @@ static void test_matmul_f32_accumulation(void **state)
     rng_state = 17;
     const int64_t M = 6, K = 700, N = 5;
     int64_t sa[] = {M, K}, sb[] = {K, N}, sbt[] = {N, K}, so[] = {M, N};
-    kbv_tensor a = make(KBV_F32, 2, sa), b = make(KBV_F32, 2, sb), bt = make(KBV_F32, 2, sbt),
-               o = make(KBV_F32, 2, so), o2 = make(KBV_F32, 2, so);
+    kbv_tensor a = kbv_test_tensor(KBV_F32, 2, sa), b = kbv_test_tensor(KBV_F32, 2, sb), bt = kbv_test_tensor(KBV_F32, 2, sbt),
+               o = kbv_test_tensor(KBV_F32, 2, so), o2 = kbv_test_tensor(KBV_F32, 2, so);
     fill_uniform(&a, 0, 1);
     fill_uniform(&b, 0, 1);
     for (int64_t k = 0; k < K; k++)
@@ -551,12 +522,12 @@ static void test_bmm_and_einsum(void **state)
         kbv_dtype dt = both[t];
         rng_state = 19;
         int64_t sa[] = {3, 4, 5}, sb[] = {3, 5, 6}, so[] = {3, 4, 6};
-        kbv_tensor a = make(dt, 3, sa), b = make(dt, 3, sb), o = make(dt, 3, so);
+        kbv_tensor a = kbv_test_tensor(dt, 3, sa), b = kbv_test_tensor(dt, 3, sb), o = kbv_test_tensor(dt, 3, so);
         fill_uniform(&a, -1, 1);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_BMM, NULL, &a, &b, &o);
         int64_t s2[] = {5, 6};
-        kbv_tensor b2 = make(dt, 2, s2);
+        kbv_tensor b2 = kbv_test_tensor(dt, 2, s2);
         kbv_tensor args[2] = {a, b2};
         assert_int_equal(run_op(be, KBV_OP_BMM, NULL, args, 2, &o), KBV_ERR_INVALID);
         free(a.data), free(b.data), free(o.data), free(b2.data);
@@ -566,7 +537,7 @@ static void test_bmm_and_einsum(void **state)
         memset(&nd, 0, sizeof nd);
         nd.s = "bijl,lk->bijk";
         int64_t ea[] = {2, 3, 4, 5}, eb[] = {5, 6}, eo[] = {2, 3, 4, 6};
-        a = make(dt, 4, ea), b = make(dt, 2, eb), o = make(dt, 4, eo);
+        a = kbv_test_tensor(dt, 4, ea), b = kbv_test_tensor(dt, 2, eb), o = kbv_test_tensor(dt, 4, eo);
         fill_uniform(&a, -1, 1);
         fill_uniform(&b, -1, 1);
         check_matmul(be, KBV_OP_EINSUM, &nd, &a, &b, &o);
@@ -592,14 +563,14 @@ static void test_transpose_is_a_view(void **state)
     (void)state;
     kbv_backend *be = backend(KBV_F32);
     int64_t s[] = {3, 5}, st[] = {5, 3};
-    kbv_tensor a = make(KBV_F32, 2, s), out = make(KBV_F32, 2, st);
+    kbv_tensor a = kbv_test_tensor(KBV_F32, 2, s), out = kbv_test_tensor(KBV_F32, 2, st);
     free(out.data);
     out.data = NULL;
     assert_int_equal(run_op(be, KBV_OP_TRANSPOSE, NULL, &a, 1, &out), KBV_OK);
     assert_ptr_equal(out.data, a.data);
     assert_int_equal(out.stride[0], 1);
     assert_int_equal(out.stride[1], 5);
-    kbv_tensor wrong = make(KBV_F32, 2, s);
+    kbv_tensor wrong = kbv_test_tensor(KBV_F32, 2, s);
     assert_int_equal(run_op(be, KBV_OP_TRANSPOSE, NULL, &a, 1, &wrong), KBV_ERR_INVALID);
     free(a.data), free(wrong.data);
     kbv_backend_destroy(be);
@@ -613,7 +584,7 @@ static void test_diag(void **state)
         kbv_dtype dt = both[t];
         rng_state = 23;
         int64_t s4[] = {4}, s44[] = {4, 4}, s35[] = {3, 5}, s3[] = {3};
-        kbv_tensor v = make(dt, 1, s4), m = make(dt, 2, s44);
+        kbv_tensor v = kbv_test_tensor(dt, 1, s4), m = kbv_test_tensor(dt, 2, s44);
         fill_uniform(&v, 1, 2);
         fill_uniform(&m, 1, 2); /* garbage that must be overwritten */
         assert_int_equal(run_op(be, KBV_OP_DIAG, NULL, &v, 1, &m), KBV_OK);
@@ -623,7 +594,7 @@ static void test_diag(void **state)
                 assert_true(get_at(&m, ij) == (i == j ? get_at(&v, ii) : 0.0));
             }
         /* 2-D -> its diagonal, here of a transposed view */
-        kbv_tensor src = make(dt, 2, s35), d = make(dt, 1, s3);
+        kbv_tensor src = kbv_test_tensor(dt, 2, s35), d = kbv_test_tensor(dt, 1, s3);
         fill_uniform(&src, -1, 1);
         kbv_tensor srcv = transposed(&src); /* 5 x 3 */
         assert_int_equal(run_op(be, KBV_OP_DIAG, NULL, &srcv, 1, &d), KBV_OK);
@@ -644,7 +615,7 @@ static void test_triu_tril(void **state)
         kbv_dtype dt = both[t];
         rng_state = 29;
         int64_t s[] = {2, 4, 6};
-        kbv_tensor a = make(dt, 3, s), o = make(dt, 3, s);
+        kbv_tensor a = kbv_test_tensor(dt, 3, s), o = kbv_test_tensor(dt, 3, s);
         fill_uniform(&a, 1, 2);
         int64_t nan_at[3] = {1, 3, 0}, inf_at[3] = {0, 2, 1};
         set_at(&a, nan_at, NAN); /* below the diagonal: becomes an exact 0 under triu */
@@ -678,7 +649,7 @@ static void test_triu_tril(void **state)
 static void check_softmax(kbv_backend *be, const kbv_tensor *x, int64_t dim, bool is_log)
 {
     kbv_dtype dt = be->float_dtype;
-    kbv_tensor y = make(dt, x->ndim, x->shape);
+    kbv_tensor y = kbv_test_tensor(dt, x->ndim, x->shape);
     kbv_node_def nd;
     memset(&nd, 0, sizeof nd);
     nd.i[0] = dim;
@@ -717,7 +688,7 @@ static void test_softmax(void **state)
         kbv_dtype dt = both[t];
         rng_state = 31;
         int64_t s[] = {3, 5, 7};
-        kbv_tensor x = make(dt, 3, s);
+        kbv_tensor x = kbv_test_tensor(dt, 3, s);
         fill_uniform(&x, -5, 5);
         /* large values: fine only because the max is subtracted */
         int64_t big[3] = {1, 2, 3};
@@ -728,14 +699,14 @@ static void test_softmax(void **state)
         }
         /* over a transposed view */
         int64_t s2[] = {6, 9};
-        kbv_tensor m = make(dt, 2, s2);
+        kbv_tensor m = kbv_test_tensor(dt, 2, s2);
         fill_uniform(&m, -2, 2);
         kbv_tensor mv = transposed(&m);
         check_softmax(be, &mv, 1, false);
         check_softmax(be, &mv, 0, true);
         /* a NaN poisons its line only, as in PyTorch */
         int64_t s1[] = {2, 3};
-        kbv_tensor n = make(dt, 2, s1), y = make(dt, 2, s1);
+        kbv_tensor n = kbv_test_tensor(dt, 2, s1), y = kbv_test_tensor(dt, 2, s1);
         fill_uniform(&n, 0, 1);
         int64_t at[2] = {0, 1};
         set_at(&n, at, NAN);
@@ -816,7 +787,7 @@ static void test_copy_convert_poison(void **state)
     (void)state;
     kbv_backend *be = backend(KBV_F64);
     int64_t s[] = {3, 3};
-    kbv_tensor f = make(KBV_F32, 2, s), d = make(KBV_F64, 2, s), back = make(KBV_F32, 2, s);
+    kbv_tensor f = kbv_test_tensor(KBV_F32, 2, s), d = kbv_test_tensor(KBV_F64, 2, s), back = kbv_test_tensor(KBV_F32, 2, s);
     rng_state = 37;
     fill_uniform(&f, -1, 1);
     assert_int_equal(be->convert(be, &f, &d), KBV_OK);
@@ -826,7 +797,7 @@ static void test_copy_convert_poison(void **state)
     assert_int_equal(be->convert(be, &d, &back), KBV_OK);
     assert_true(((float *)back.data)[4] == 1.0f);
     int64_t s4[] = {4};
-    kbv_tensor small = make(KBV_F32, 1, s4);
+    kbv_tensor small = kbv_test_tensor(KBV_F32, 1, s4);
     assert_int_equal(be->convert(be, &d, &small), KBV_ERR_INVALID);
 
     float host[9];
@@ -856,8 +827,8 @@ static void test_compare(void **state)
     (void)state;
     kbv_backend *be = backend(KBV_F32);
     int64_t s[] = {8};
-    kbv_tensor cand = make(KBV_F32, 1, s), ref = make(KBV_F32, 1, s), orc = make(KBV_F64, 1, s),
-               strict = make(KBV_F32, 1, s);
+    kbv_tensor cand = kbv_test_tensor(KBV_F32, 1, s), ref = kbv_test_tensor(KBV_F32, 1, s), orc = kbv_test_tensor(KBV_F64, 1, s),
+               strict = kbv_test_tensor(KBV_F32, 1, s);
     float *c = cand.data, *r = ref.data, *st = strict.data;
     double *o = orc.data;
     const double base[8] = {1.0, 2.0, -3.0, 4.0, 5.0, 6.0, 7.0, 8.0};
@@ -907,7 +878,7 @@ static void test_compare(void **state)
     assert_int_equal(cs.allclose_fail, 0);
     assert_int_equal(cs.allclose_first, -1);
     int64_t s4[] = {4};
-    kbv_tensor small = make(KBV_F32, 1, s4);
+    kbv_tensor small = kbv_test_tensor(KBV_F32, 1, s4);
     assert_int_equal(be->compare(be, &small, &ref, NULL, NULL, 0, 0, &cs), KBV_ERR_INVALID);
     free(cand.data), free(ref.data), free(orc.data), free(strict.data), free(small.data);
     kbv_backend_destroy(be);

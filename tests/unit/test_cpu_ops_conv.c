@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "exec/backend.h"
+#include "support/host_tensor.h"
 #include "graph/ops_conv.h"
 #include "graph/ops_table.h"
 
@@ -29,22 +30,6 @@ static int64_t numel_of(int ndim, const int64_t *shape)
     return n;
 }
 
-static kbv_tensor make(kbv_dtype dt, int ndim, const int64_t *shape)
-{
-    kbv_tensor t;
-    memset(&t, 0, sizeof t);
-    t.dtype = dt;
-    t.ndim = ndim;
-    int64_t n = 1;
-    for (int d = ndim - 1; d >= 0; d--) {
-        t.shape[d] = shape[d];
-        t.stride[d] = n;
-        n *= shape[d];
-    }
-    t.data = calloc((size_t)(n ? n : 1), dt == KBV_F32 ? 4 : 8);
-    assert_non_null(t.data);
-    return t;
-}
 
 static double get_at(const kbv_tensor *t, const int64_t *idx)
 {
@@ -98,7 +83,7 @@ static kbv_tensor strided_copy(const kbv_tensor *t, int d, kbv_tensor *owner)
     int64_t shape[KBV_MAX_DIMS];
     memcpy(shape, t->shape, sizeof shape);
     shape[d] *= 2;
-    *owner = make(t->dtype, t->ndim, shape);
+    *owner = kbv_test_tensor(t->dtype, t->ndim, shape);
     fill_uniform(owner, -9.0, 9.0); /* the skipped elements must not matter */
     kbv_tensor v = *owner;
     v.shape[d] = t->shape[d];
@@ -432,10 +417,10 @@ static void check_conv(const conv_case *c)
     }
     for (int t = 0; t < 2; t++) {
         kbv_backend *be = backend(both[t]);
-        kbv_tensor x = make(both[t], nd, xs), w = make(both[t], nd, ws);
-        kbv_tensor b = make(both[t], 1, (int64_t[]){c->cout});
-        kbv_tensor y = make(both[t], nd, ys);
-        kbv_tensor ref = make(KBV_F64, nd, ys), mag = make(KBV_F64, nd, ys);
+        kbv_tensor x = kbv_test_tensor(both[t], nd, xs), w = kbv_test_tensor(both[t], nd, ws);
+        kbv_tensor b = kbv_test_tensor(both[t], 1, (int64_t[]){c->cout});
+        kbv_tensor y = kbv_test_tensor(both[t], nd, ys);
+        kbv_tensor ref = kbv_test_tensor(KBV_F64, nd, ys), mag = kbv_test_tensor(KBV_F64, nd, ys);
         fill_uniform(&x, -1.0, 1.0);
         fill_uniform(&w, -0.5, 0.5);
         fill_uniform(&b, -1.0, 1.0);
@@ -529,9 +514,9 @@ static void test_conv_rejects_mismatches(void **state)
 {
     (void)state;
     kbv_backend *be = backend(KBV_F32);
-    kbv_tensor x = make(KBV_F32, 4, (int64_t[]){1, 4, 6, 6});
-    kbv_tensor w = make(KBV_F32, 4, (int64_t[]){3, 4, 3, 3});
-    kbv_tensor y = make(KBV_F32, 4, (int64_t[]){1, 3, 4, 4});
+    kbv_tensor x = kbv_test_tensor(KBV_F32, 4, (int64_t[]){1, 4, 6, 6});
+    kbv_tensor w = kbv_test_tensor(KBV_F32, 4, (int64_t[]){3, 4, 3, 3});
+    kbv_tensor y = kbv_test_tensor(KBV_F32, 4, (int64_t[]){1, 3, 4, 4});
     kbv_tensor args[2] = {x, w};
     assert_int_equal(run_op(be, KBV_OP_CONV2D, "groups=2", args, 2, &y), KBV_ERR_INVALID);
     assert_int_equal(run_op(be, KBV_OP_CONV2D, "padding=1", args, 2, &y), KBV_ERR_INVALID);
@@ -641,8 +626,8 @@ static void check_pool(const pool_case *c, bool with_nan)
     }
     for (int t = 0; t < 2; t++) {
         kbv_backend *be = backend(both[t]);
-        kbv_tensor x = make(both[t], nd, xs), y = make(both[t], nd, ys);
-        kbv_tensor ref = make(KBV_F64, nd, ys);
+        kbv_tensor x = kbv_test_tensor(both[t], nd, xs), y = kbv_test_tensor(both[t], nd, ys);
+        kbv_tensor ref = kbv_test_tensor(KBV_F64, nd, ys);
         fill_uniform(&x, -2.0, 2.0);
         if (with_nan) {
             int64_t idx[KBV_MAX_DIMS] = {0};

@@ -15,42 +15,13 @@
 
 #include "cpu/cpu_half.h"
 #include "exec/backend.h"
+#include "support/host_tensor.h"
 #include "graph/ops_table.h"
 
 /* ---- tensors: malloc'd, contiguous unless a view ---- */
 
-static kbv_tensor make(kbv_dtype dt, int ndim, const int64_t *shape)
-{
-    kbv_tensor t;
-    memset(&t, 0, sizeof t);
-    t.dtype = dt;
-    t.ndim = ndim;
-    int64_t n = 1;
-    for (int d = ndim - 1; d >= 0; d--) {
-        t.shape[d] = shape[d];
-        t.stride[d] = n;
-        n *= shape[d];
-    }
-    t.data = calloc((size_t)(n ? n : 1), kbv_dtype_size(dt));
-    assert_non_null(t.data);
-    return t;
-}
 
-static int64_t numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
-}
 
-static int64_t offset_of(const kbv_tensor *t, const int64_t *idx)
-{
-    int64_t off = 0;
-    for (int d = 0; d < t->ndim; d++)
-        off += idx[d] * t->stride[d];
-    return off;
-}
 
 static double get_off(const kbv_tensor *t, int64_t off)
 {
@@ -64,7 +35,7 @@ static double get_off(const kbv_tensor *t, int64_t off)
     }
 }
 
-static double get_at(const kbv_tensor *t, const int64_t *idx) { return get_off(t, offset_of(t, idx)); }
+static double get_at(const kbv_tensor *t, const int64_t *idx) { return get_off(t, kbv_test_offset(t, idx)); }
 
 static void set_off(kbv_tensor *t, int64_t off, double v)
 {
@@ -78,7 +49,7 @@ static void set_off(kbv_tensor *t, int64_t off, double v)
     }
 }
 
-static void set_at(kbv_tensor *t, const int64_t *idx, double v) { set_off(t, offset_of(t, idx), v); }
+static void set_at(kbv_tensor *t, const int64_t *idx, double v) { set_off(t, kbv_test_offset(t, idx), v); }
 
 static bool next_index(int64_t *idx, const int64_t *shape, int ndim)
 {
@@ -100,7 +71,7 @@ static double uniform(double lo, double hi)
 /* Values exactly representable in float32, so both dtypes see the same input. */
 static void fill_uniform(kbv_tensor *t, double lo, double hi)
 {
-    for (int64_t i = 0; i < numel(t); i++)
+    for (int64_t i = 0; i < kbv_test_numel(t); i++)
         set_off(t, i, (double)(float)uniform(lo, hi));
 }
 
@@ -151,7 +122,7 @@ static void free_all(kbv_tensor *ts, int n)
 static void ref_norm(const kbv_tensor *x, const int64_t *group_of, int64_t groups, double eps,
                      double *mean, double *invstd)
 {
-    int64_t n = numel(x);
+    int64_t n = kbv_test_numel(x);
     for (int64_t g = 0; g < groups; g++) {
         double s = 0, c = 0, q = 0;
         for (int64_t i = 0; i < n; i++)
@@ -179,11 +150,11 @@ static void test_norms(void **state)
         kbv_backend *be = backend(dt);
         for (int o = 0; o < 4; o++) {
             kbv_op op = ops[o];
-            kbv_tensor x = make(dt, 4, shape), y = make(dt, 4, shape);
+            kbv_tensor x = kbv_test_tensor(dt, 4, shape), y = kbv_test_tensor(dt, 4, shape);
             /* layer norm's affine covers the trailing (C, H, W) dims */
             int64_t wshape[3] = {C, H, W};
-            kbv_tensor w = op == KBV_OP_LAYER_NORM ? make(dt, 3, wshape) : make(dt, 1, &C);
-            kbv_tensor b = op == KBV_OP_LAYER_NORM ? make(dt, 3, wshape) : make(dt, 1, &C);
+            kbv_tensor w = op == KBV_OP_LAYER_NORM ? kbv_test_tensor(dt, 3, wshape) : kbv_test_tensor(dt, 1, &C);
+            kbv_tensor b = op == KBV_OP_LAYER_NORM ? kbv_test_tensor(dt, 3, wshape) : kbv_test_tensor(dt, 1, &C);
             rng_state = 11 + (uint64_t)o;
             fill_uniform(&x, -2, 3);
             fill_uniform(&w, 0.5, 2);
@@ -196,7 +167,7 @@ static void test_norms(void **state)
             assert_int_equal(run_op(be, op, &nd, args, op == KBV_OP_INSTANCE_NORM ? 1 : 3, &y),
                              KBV_OK);
 
-            int64_t n = numel(&x), groups = 0;
+            int64_t n = kbv_test_numel(&x), groups = 0;
             int64_t *group_of = malloc(sizeof *group_of * (size_t)n);
             for (int64_t i = 0; i < n; i++) {
                 int64_t ni = i / (C * S), c = (i / S) % C;
@@ -232,8 +203,8 @@ static void test_norm_constant_input(void **state)
     /* zero variance: (x - mean) = 0 exactly, so the output is the bias */
     kbv_backend *be = backend(KBV_F32);
     int64_t shape[3] = {2, 3, 4}, c = 3;
-    kbv_tensor x = make(KBV_F32, 3, shape), y = make(KBV_F32, 3, shape);
-    kbv_tensor w = make(KBV_F32, 1, &c), b = make(KBV_F32, 1, &c);
+    kbv_tensor x = kbv_test_tensor(KBV_F32, 3, shape), y = kbv_test_tensor(KBV_F32, 3, shape);
+    kbv_tensor w = kbv_test_tensor(KBV_F32, 1, &c), b = kbv_test_tensor(KBV_F32, 1, &c);
     for (int64_t i = 0; i < 24; i++)
         set_off(&x, i, 7.0);
     for (int64_t i = 0; i < 3; i++) {
@@ -283,7 +254,7 @@ static void test_reductions_along_dim(void **state)
     for (int t = 0; t < 2; t++) {
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
-        kbv_tensor x = make(dt, 3, shape);
+        kbv_tensor x = kbv_test_tensor(dt, 3, shape);
         rng_state = 5;
         fill_uniform(&x, -3, 3);
         /* ties: the first index must win */
@@ -303,7 +274,7 @@ static void test_reductions_along_dim(void **state)
                         if (k != d || keep)
                             oshape[on++] = k == d ? 1 : shape[k];
                     bool is_index = ops[o] == KBV_OP_ARGMAX || ops[o] == KBV_OP_ARGMIN;
-                    kbv_tensor y = make(is_index ? KBV_I64 : dt, on, oshape);
+                    kbv_tensor y = kbv_test_tensor(is_index ? KBV_I64 : dt, on, oshape);
                     kbv_node_def nd = {.i = {dim, keep}};
                     assert_int_equal(run_op(be, ops[o], &nd, &x, 1, &y), KBV_OK);
                     int64_t idx[3] = {0, 0, 0};
@@ -337,7 +308,7 @@ static void test_reduction_of_a_view(void **state)
     /* a transposed view: sum along dim 1 of x^T is the sum along dim 0 of x */
     kbv_backend *be = backend(KBV_F64);
     int64_t shape[2] = {3, 4};
-    kbv_tensor x = make(KBV_F64, 2, shape);
+    kbv_tensor x = kbv_test_tensor(KBV_F64, 2, shape);
     for (int64_t i = 0; i < 12; i++)
         set_off(&x, i, (double)(i * i));
     kbv_tensor v = x;
@@ -346,7 +317,7 @@ static void test_reduction_of_a_view(void **state)
     v.stride[0] = 1;
     v.stride[1] = 4;
     int64_t four = 4;
-    kbv_tensor y = make(KBV_F64, 1, &four);
+    kbv_tensor y = kbv_test_tensor(KBV_F64, 1, &four);
     kbv_node_def nd = {.i = {1, 0}};
     assert_int_equal(run_op(be, KBV_OP_SUM, &nd, &v, 1, &y), KBV_OK);
     for (int64_t c = 0; c < 4; c++)
@@ -363,7 +334,7 @@ static void test_reduce_all(void **state)
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
         int64_t shape[3] = {2, 7, 5};
-        kbv_tensor x = make(dt, 3, shape), y = make(dt, 0, NULL);
+        kbv_tensor x = kbv_test_tensor(dt, 3, shape), y = kbv_test_tensor(dt, 0, NULL);
         rng_state = 9;
         fill_uniform(&x, -1, 2);
         double sum = 0, sq = 0;
@@ -396,7 +367,7 @@ static void test_pointwise(void **state)
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
         int64_t len = n;
-        kbv_tensor x = make(dt, 1, &len), y = make(dt, 1, &len);
+        kbv_tensor x = kbv_test_tensor(dt, 1, &len), y = kbv_test_tensor(dt, 1, &len);
         for (int i = 0; i < n; i++)
             set_off(&x, i, xs[i]);
         static const double exps[] = {2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 2.5};
@@ -444,8 +415,8 @@ static void test_mul_mask(void **state)
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
         int64_t shape[2] = {3, 4}, row = 4;
-        kbv_tensor x = make(dt, 2, shape), y = make(dt, 2, shape);
-        kbv_tensor mask = make(KBV_BOOL, 2, shape), mrow = make(KBV_BOOL, 1, &row);
+        kbv_tensor x = kbv_test_tensor(dt, 2, shape), y = kbv_test_tensor(dt, 2, shape);
+        kbv_tensor mask = kbv_test_tensor(KBV_BOOL, 2, shape), mrow = kbv_test_tensor(KBV_BOOL, 1, &row);
         rng_state = 3;
         fill_uniform(&x, -2, 2);
         set_off(&x, 5, INFINITY);
@@ -481,7 +452,7 @@ static void test_scans(void **state)
     for (int t = 0; t < 2; t++) {
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
-        kbv_tensor x = make(dt, 2, shape), y = make(dt, 2, shape);
+        kbv_tensor x = kbv_test_tensor(dt, 2, shape), y = kbv_test_tensor(dt, 2, shape);
         rng_state = 21;
         fill_uniform(&x, -1.5, 1.5);
         for (int prod = 0; prod < 2; prod++)
@@ -515,7 +486,7 @@ static void test_scans(void **state)
         }
         /* zeros column, cat, [:-1] and the exclusive scan they make */
         int64_t zshape[2] = {3, 1}, cshape[2] = {3, 8};
-        kbv_tensor z = make(dt, 2, zshape), c = make(dt, 2, cshape);
+        kbv_tensor z = kbv_test_tensor(dt, 2, zshape), c = kbv_test_tensor(dt, 2, cshape);
         set_off(&z, 0, 5.0);
         kbv_node_def nd1 = {.i = {1}};
         assert_int_equal(run_op(be, KBV_OP_ZEROS_SLICE, &nd1, &x, 1, &z), KBV_OK);
@@ -536,7 +507,7 @@ static void test_scans(void **state)
         assert_int_equal(view.stride[0], 8);
         /* cat along dim 0 of a transposed view */
         int64_t tshape[2] = {7, 3}, c0shape[2] = {10, 3};
-        kbv_tensor xt = x, c0 = make(dt, 2, c0shape), w = make(dt, 2, zshape);
+        kbv_tensor xt = x, c0 = kbv_test_tensor(dt, 2, c0shape), w = kbv_test_tensor(dt, 2, zshape);
         xt.shape[0] = 7;
         xt.shape[1] = 3;
         xt.stride[0] = 1;
@@ -564,7 +535,7 @@ static void test_cross_entropy(void **state)
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
         int64_t shape[2] = {5, 6}, rows = 5;
-        kbv_tensor x = make(dt, 2, shape), tg = make(KBV_I64, 1, &rows), y = make(dt, 0, NULL);
+        kbv_tensor x = kbv_test_tensor(dt, 2, shape), tg = kbv_test_tensor(KBV_I64, 1, &rows), y = kbv_test_tensor(dt, 0, NULL);
         rng_state = 17;
         fill_uniform(&x, -4, 4);
         int64_t targets[5] = {0, 5, 2, -100, 3};
@@ -597,7 +568,7 @@ static void test_pair_losses(void **state)
         kbv_dtype dt = both[t];
         kbv_backend *be = backend(dt);
         int64_t shape[2] = {4, 9};
-        kbv_tensor a = make(dt, 2, shape), b = make(dt, 2, shape), y = make(dt, 0, NULL);
+        kbv_tensor a = kbv_test_tensor(dt, 2, shape), b = kbv_test_tensor(dt, 2, shape), y = kbv_test_tensor(dt, 0, NULL);
         rng_state = 29;
         fill_uniform(&a, -3, 3);
         fill_uniform(&b, 0, 1);
@@ -623,7 +594,7 @@ static void test_pair_losses(void **state)
         assert_true(isnan(get_off(&y, 0)));
 
         /* triplet margin: eps is added to each difference */
-        kbv_tensor p = make(dt, 2, shape), n = make(dt, 2, shape);
+        kbv_tensor p = kbv_test_tensor(dt, 2, shape), n = kbv_test_tensor(dt, 2, shape);
         fill_uniform(&a, 0, 1);
         fill_uniform(&p, 0, 1);
         fill_uniform(&n, 0, 1);
@@ -685,8 +656,8 @@ static void test_sdpa(void **state)
     for (int c = 0; c < 3; c++) {
         kbv_dtype in_dt = c == 2 ? KBV_F16 : both[c], out_dt = c == 2 ? KBV_F32 : both[c];
         kbv_backend *be = backend(out_dt);
-        kbv_tensor q = make(in_dt, 3, qs), k = make(in_dt, 3, ks), v = make(in_dt, 3, vs);
-        kbv_tensor o = make(out_dt, 3, os);
+        kbv_tensor q = kbv_test_tensor(in_dt, 3, qs), k = kbv_test_tensor(in_dt, 3, ks), v = kbv_test_tensor(in_dt, 3, vs);
+        kbv_tensor o = kbv_test_tensor(out_dt, 3, os);
         rng_state = 31;
         fill_uniform(&q, -2, 2);
         fill_uniform(&k, -2, 2);
@@ -737,7 +708,7 @@ static void test_half_services(void **state)
     (void)state;
     kbv_backend *be = backend(KBV_F32);
     int64_t n = 6;
-    kbv_tensor h = make(KBV_F16, 1, &n), f = make(KBV_F32, 1, &n), d = make(KBV_F64, 1, &n);
+    kbv_tensor h = kbv_test_tensor(KBV_F16, 1, &n), f = kbv_test_tensor(KBV_F32, 1, &n), d = kbv_test_tensor(KBV_F64, 1, &n);
     static const double vals[6] = {0.1, -3.75, 1e-7, 70000, 2048.5, 1.0};
     for (int i = 0; i < 6; i++)
         set_off(&d, i, vals[i]);
@@ -762,7 +733,7 @@ static void test_half_services(void **state)
     assert_int_equal(be->poison(be, &h), KBV_OK);
     assert_int_equal(be->compare(be, &h, NULL, NULL, NULL, 1e-2, 1e-2, &st), KBV_OK);
     assert_int_equal(st.poison_left, 6);
-    kbv_tensor ix = make(KBV_I64, 1, &n), iref = make(KBV_I64, 1, &n);
+    kbv_tensor ix = kbv_test_tensor(KBV_I64, 1, &n), iref = kbv_test_tensor(KBV_I64, 1, &n);
     for (int i = 0; i < 6; i++) {
         set_off(&ix, i, i);
         set_off(&iref, i, i == 4 ? 7 : i);
@@ -790,7 +761,7 @@ static void test_fill_derived_inputs(void **state)
                                 .gen = KBV_GEN_RAND, .structure = KBV_STRUCT_SCALED};
         kbv_input_def plain = scaled;
         plain.structure = KBV_STRUCT_NONE;
-        kbv_tensor a = make(KBV_F32, 2, shape), b = make(KBV_F32, 2, shape);
+        kbv_tensor a = kbv_test_tensor(KBV_F32, 2, shape), b = kbv_test_tensor(KBV_F32, 2, shape);
         assert_int_equal(be->fill(be, &scaled, 0, &draws[k], &a), KBV_OK);
         assert_int_equal(be->fill(be, &plain, 0, &draws[k], &b), KBV_OK);
         double s = -1;
@@ -818,7 +789,7 @@ static void test_fill_derived_inputs(void **state)
         kbv_input_def signs = {.name = "t", .dtype = KBV_F32, .shape = {"4"},
                                .gen = KBV_GEN_RANDINT, .structure = KBV_STRUCT_SIGNS, .low = 0,
                                .high = 2};
-        kbv_tensor t = make(KBV_F32, 1, &rows);
+        kbv_tensor t = kbv_test_tensor(KBV_F32, 1, &rows);
         assert_int_equal(be->fill(be, &signs, 2, &draws[k], &t), KBV_OK);
         for (int64_t i = 0; i < 4; i++)
             assert_true(fabs(get_off(&t, i)) == 1.0);
@@ -826,7 +797,7 @@ static void test_fill_derived_inputs(void **state)
         /* a bool mask of 0 and 1; float16 inputs hold float16 values in any storage */
         kbv_input_def mask = {.name = "m", .dtype = KBV_BOOL, .shape = {"4", "9"},
                               .gen = KBV_GEN_RANDINT, .low = 0, .high = 2};
-        kbv_tensor m = make(KBV_BOOL, 2, shape);
+        kbv_tensor m = kbv_test_tensor(KBV_BOOL, 2, shape);
         assert_int_equal(be->fill(be, &mask, 3, &draws[k], &m), KBV_OK);
         int ones = 0;
         for (int64_t i = 0; i < 36; i++) {
@@ -837,7 +808,7 @@ static void test_fill_derived_inputs(void **state)
         assert_true(ones > 0 && ones < 36);
         kbv_input_def half = plain;
         half.dtype = KBV_F16;
-        kbv_tensor h = make(KBV_F16, 2, shape);
+        kbv_tensor h = kbv_test_tensor(KBV_F16, 2, shape);
         assert_int_equal(be->fill(be, &half, 4, &draws[k], &h), KBV_OK);
         assert_int_equal(be->fill(be, &half, 4, &draws[k], &a), KBV_OK); /* float32 storage */
         for (int64_t i = 0; i < 36; i++) {
