@@ -9,6 +9,7 @@ int kbv_cmd_check(int argc, char **argv);
 int kbv_cmd_eval(int argc, char **argv);
 int kbv_cmd_merge(int argc, char **argv);
 int kbv_cmd_baseline(int argc, char **argv);
+int kbv_cmd_audit(int argc, char **argv);
 int kbv_cmd_prompt(int argc, char **argv);
 int kbv_cmd_generate(int argc, char **argv);
 int kbv_cmd_report(int argc, char **argv);

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"eval", kbv_cmd_eval, "evaluate run directories of candidates into a results file"},
     {"merge", kbv_cmd_merge, "join results files (the shards of a run) into one, each sample once"},
     {"baseline", kbv_cmd_baseline, "measure and cache the baselines on this machine"},
+    {"audit", kbv_cmd_audit, "find degenerate problems and weak gates; check the tf32 baseline"},
     {"prompt", kbv_cmd_prompt, "print the single-turn prompt that asks a model for a candidate"},
     {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible API) for candidates into a run"},
     {"report", kbv_cmd_report, "tables, figures and an HTML page from results files; --compare two runs"},

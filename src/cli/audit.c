@@ -1,0 +1,159 @@
+/* kbv audit: which problems are degenerate (constant output, or an input that
+ * does not matter), which are weak (trivial outputs pass the paper's
+ * allclose gate), and whether the TF32 baseline passes that gate itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/commands.h"
+#include "cli/run_options.h"
+#include "eval/audit.h"
+#include "eval/protocol.h"
+#include "eval/runset.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv audit [--problems SEL] [--device cpu|cuda] [--size full|small]\n"
+            "                 [--seeds N] [--json]\n\n"
+            "For every problem, draws the inputs under the base generator and D1-D8 with N\n"
+            "seeds each (default 3) and runs the float64 oracle. A problem is degenerate when\n"
+            "its output is the same constant on every draw, or does not change when one input\n"
+            "alone is redrawn (that input is listed); such problems belong out of aggregates,\n"
+            "as the paper excluded L2/23, L2/80 and L2/83. It also reports whether an all-zero\n"
+            "output or a copy of the first input passes allclose(1e-3) against the fp32\n"
+            "baseline on every base draw (a weak test), and on the base and D1-D4 draws\n"
+            "whether the tf32 baseline itself passes that gate (on the CPU backend tf32 is\n"
+            "plain float32, so this is meaningful on a GPU only).\n\n"
+            "  --problems SEL   e.g. L1/1-100 or L1/19,L1/23 (default: all)\n"
+            "  --device, --size as for kbv eval (default size: small on the CPU)\n"
+            "  --seeds N        seeds per distribution, 1..20 (default 3)\n"
+            "  --json           one JSON object per problem on stdout instead of the table\n\n"
+            "Exit status: 0 when every problem was audited, 1 when some could not be, 2 on bad\n"
+            "usage.\n");
+}
+
+int kbv_cmd_audit(int argc, char **argv)
+{
+    const char *problems = NULL;
+    kbv_run_options ro = {0};
+    int seeds = 3, taken;
+    bool json = false;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--json")) {
+            json = true;
+        } else if ((taken = kbv_run_option_take("kbv audit", argc, argv, &a, false, &ro)) != 0) {
+            if (taken < 0)
+                return 2;
+        } else if (!strcmp(arg, "--problems") && a + 1 < argc) {
+            problems = argv[++a];
+        } else if (!strcmp(arg, "--seeds") && a + 1 < argc) {
+            char *end = NULL;
+            long n = strtol(argv[++a], &end, 10);
+            if (*end || n < 1 || n > 20) {
+                fprintf(stderr, "kbv audit: --seeds needs 1..20, got '%s'\n", argv[a]);
+                return 2;
+            }
+            seeds = (int)n;
+        } else {
+            fprintf(stderr, "kbv audit: unknown or incomplete option '%s' (see kbv audit "
+                            "--help)\n", arg);
+            return 2;
+        }
+    }
+    if (kbv_run_options_check("kbv audit", &ro))
+        return 2;
+    kbv_problem_set sel;
+    if (problems && kbv_problem_set_parse(problems, &sel) != KBV_OK) {
+        fprintf(stderr, "kbv audit: %s\n", kbv_last_error());
+        return 2;
+    }
+
+    int status = 1, failed = 0, shown = 0, degenerate = 0, weak = 0, tf32_bad = 0;
+    kbv_eval_opts opts = {0};
+    kbv_evaluator *ev = NULL;
+    kbv_graph *g = malloc(sizeof *g);
+    if (!g) {
+        fprintf(stderr, "kbv audit: out of memory\n");
+        return 1;
+    }
+    if (kbv_eval_opts_resolve(ro.device, ro.size, &opts) != KBV_OK ||
+        kbv_evaluator_create(&opts, &ev) != KBV_OK) {
+        fprintf(stderr, "kbv audit: %s\n", kbv_last_error());
+        goto done;
+    }
+    if (!json)
+        printf("audit on %s, size %s, %d seed%s x 9 distributions\n%-8s %-34s %-10s %-22s "
+               "%-12s %s\n", ev->device_name, kbv_size_name(opts.size), seeds,
+               seeds == 1 ? "" : "s", "problem", "name", "verdict", "ignores", "trivial-pass",
+               "tf32 vs allclose gate");
+    for (int p = 0; p < kbv_problem_count(); p++) {
+        const kbv_problem_def *def = kbv_problem_at(p);
+        if (problems && !kbv_problem_set_contains(&sel, def->level, def->id))
+            continue;
+        char key[32];
+        kbv_problem_key(def, key, sizeof key);
+        kbv_audit_result r;
+        if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
+            kbv_audit_problem(ev->be, g, seeds, &r) != KBV_OK) {
+            fprintf(stderr, "kbv audit: %s:\n%s\n", key, kbv_last_error());
+            kbv_clear_error();
+            failed++;
+            continue;
+        }
+        shown++;
+        bool deg = kbv_audit_degenerate(&r);
+        degenerate += deg;
+        weak += r.zeros_pass || r.copy_pass;
+        tf32_bad += r.tf32_fail > 0;
+        if (json) {
+            json_t *o = json_pack("{s:s, s:s, s:b, s:b, s:[], s:b, s:b, s:i, s:i, s:i, s:f}",
+                                  "problem", key, "name", def->name, "degenerate", deg,
+                                  "constant", r.constant, "ignores", "zeros_pass", r.zeros_pass,
+                                  "copy_pass", r.copy_pass, "draws", r.draws, "tf32_fail",
+                                  r.tf32_fail, "tf32_judged", r.tf32_judged, "tf32_max_diff",
+                                  r.tf32_max_diff);
+            for (int i = 0; o && i < r.n_ignored; i++)
+                json_array_append_new(json_object_get(o, "ignores"), json_string(r.ignored[i]));
+            char *line = o ? json_dumps(o, JSON_COMPACT) : NULL;
+            if (line)
+                printf("%s\n", line);
+            free(line);
+            json_decref(o);
+        } else {
+            char ign[128] = "-", triv[32] = "-", tf[64];
+            for (int i = 0; i < r.n_ignored; i++) {
+                size_t n = strlen(ign);
+                snprintf(ign + (i ? n : 0), sizeof ign - (i ? n : 0), "%s%s", i ? "," : "",
+                         r.ignored[i]);
+            }
+            if (r.zeros_pass || r.copy_pass)
+                snprintf(triv, sizeof triv, "%s%s%s", r.zeros_pass ? "zeros" : "",
+                         r.zeros_pass && r.copy_pass ? "," : "", r.copy_pass ? "copy" : "");
+            snprintf(tf, sizeof tf, "%d/%d draws fail (max |diff| %.2g)", r.tf32_fail,
+                     r.tf32_judged, r.tf32_max_diff);
+            printf("%-8s %-34.34s %-10s %-22.22s %-12s %s\n", key, def->name,
+                   deg ? (r.constant ? "CONSTANT" : "DEGENERATE") : "ok", ign, triv, tf);
+        }
+        fflush(stdout);
+    }
+    if (shown == 0 && failed == 0) {
+        fprintf(stderr, "kbv audit: no problem matches '%s'\n", problems ? problems : "");
+        goto done;
+    }
+    if (!json)
+        printf("\n%d problem%s audited: %d degenerate, %d where a trivial output passes the "
+               "allclose gate, %d where the tf32 baseline fails it\n", shown,
+               shown == 1 ? "" : "s", degenerate, weak, tf32_bad);
+    status = failed ? 1 : 0;
+done:
+    kbv_evaluator_destroy(ev);
+    free(g);
+    return status;
+}
