@@ -1,6 +1,6 @@
 /* Device helpers of the normalisation, reduction, scan, loss and attention
- * kernels (C++ only): 16-byte vectors, block-wide sums in double, and grid
- * sizing. */
+ * kernels (C++ only): the backend's vectors and math (cuda_device.h), plus
+ * block-wide sums and grid sizing. */
 #ifndef KBV_CUDA_NORM_DEVICE_H
 #define KBV_CUDA_NORM_DEVICE_H
 
@@ -12,30 +12,18 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/cuda_device.h"
+
 namespace kbv_norm {
 
-/* 16-byte accesses: float4 for float, double2 for double. */
-template <typename T> struct Vec;
-template <> struct Vec<float> {
-    using type = float4;
-    static constexpr int width = 4;
-};
-template <> struct Vec<double> {
-    using type = double2;
-    static constexpr int width = 2;
-};
-
-template <typename V, typename T> __device__ __forceinline__ T &lane(V &v, int i)
-{
-    return reinterpret_cast<T *>(&v)[i];
-}
+/* The backend's 16-byte vectors and float/double overloads (cuda_device.h). */
+template <typename T> using Vec = kbv_cuda::VecOf<T>;
+using kbv_cuda::k_exp;
+using kbv_cuda::k_log;
+using kbv_cuda::lane;
 
 __device__ __forceinline__ float k_sqrt(float x) { return sqrtf(x); }
 __device__ __forceinline__ double k_sqrt(double x) { return sqrt(x); }
-__device__ __forceinline__ float k_log(float x) { return logf(x); }
-__device__ __forceinline__ double k_log(double x) { return log(x); }
-__device__ __forceinline__ float k_exp(float x) { return expf(x); }
-__device__ __forceinline__ double k_exp(double x) { return exp(x); }
 __device__ __forceinline__ float k_pow(float x, float e) { return powf(x, e); }
 __device__ __forceinline__ double k_pow(double x, double e) { return pow(x, e); }
 
