@@ -85,63 +85,79 @@ def main():
     rows = []
     out = open(a.out, "w")
     out.write("problem\tmode\tkbv_ms\tkbv_iqr_pct\ttorch_ms\ttorch_iqr_pct\tratio\tkbv_peak_mb\ttorch_peak_mb\tmem_ratio\n")
+    failed = []
     for key in parse_problems(a.problems):
-        show = [a.kbv, "show", key, "--torch"] + (["--small"] if a.small else [])
-        src = subprocess.run(show, check=True, capture_output=True, text=True).stdout
-        ns = {}
-        exec(compile(src, f"<{key}>", "exec"), ns)
-        with torch.device("meta"):
-            meta_inputs = ns["get_inputs"]()
-        # Device buffers kbv fills; Python numbers stay numbers for PyTorch
-        # (kbv draws them as their fixed value into a 1-element buffer).
-        bufs, torch_args = [], []
-        for x in meta_inputs:
-            if isinstance(x, torch.Tensor):
-                t = torch.empty(x.shape, dtype=x.dtype, device="cuda")
-                bufs.append(t)
-                torch_args.append(t)
-            else:
-                bufs.append(torch.empty((), dtype=torch.float32, device="cuda"))
-                torch_args.append(x)
-        ptrs = (ctypes.c_void_p * len(bufs))(*[b.data_ptr() for b in bufs])
-        if lib.kbv_bench_fill_inputs(key.encode(), int(a.small), 0, a.seed, ptrs, len(bufs)) != 0:
-            sys.exit(f"{key}: kbv_bench_fill_inputs failed")
-        torch.cuda.synchronize()
-        model = ns["Model"](*ns["get_init_inputs"]()).cuda()
-        for mode in modes:
-            mm, cd = MODES[mode]
-            torch.backends.cuda.matmul.allow_tf32 = mm
-            torch.backends.cudnn.allow_tf32 = cd
-            kbv_t, torch_t = [], []
-            kbv_peak = ctypes.c_double(0)
-            ms = (ctypes.c_double * a.reps)()
-            with torch.no_grad():
-                for _ in range(a.rounds):
-                    if lib.kbv_bench_time_baseline(key.encode(), int(a.small), mode.encode(), ptrs, len(bufs),
-                                                   3, a.reps, ms, ctypes.byref(kbv_peak)) != 0:
-                        sys.exit(f"{key} {mode}: kbv_bench_time_baseline failed")
-                    kbv_t += list(ms)
-                    torch_t += time_torch(model, torch_args, 3, a.reps)
-                torch.cuda.synchronize()
-                torch.cuda.reset_peak_memory_stats()
-                y = model(*torch_args)
-                torch.cuda.synchronize()
-                torch_peak = torch.cuda.max_memory_allocated()
-                del y
-            kq1, kmed, kq3 = quartiles(kbv_t)
-            tq1, tmed, tq3 = quartiles(torch_t)
-            ratio = kmed / tmed
-            row = (key, mode, kmed, 100 * (kq3 - kq1) / kmed, tmed, 100 * (tq3 - tq1) / tmed, ratio,
-                   kbv_peak.value / 2**20, torch_peak / 2**20, kbv_peak.value / max(torch_peak, 1))
-            rows.append(row)
-            out.write("\t".join(str(round(v, 5)) if isinstance(v, float) else v for v in row) + "\n")
-            out.flush()
-            print(f"{key:7s} {mode:11s} kbv {kmed:9.4f} ms ±{row[3]:4.1f}%  torch {tmed:9.4f} ms ±{row[5]:4.1f}%  "
-                  f"ratio {ratio:5.3f}  mem {row[9]:5.3f}", flush=True)
-        del model, bufs, torch_args
-        torch.cuda.empty_cache()
+        try:
+            rows += bench_problem(a, lib, key, modes, out)
+        except Exception as e:  # one problem's failure must not cost the others' rows
+            print(f"{key}: FAILED: {e}", file=sys.stderr, flush=True)
+            failed.append(key)
+            torch.cuda.empty_cache()
     out.close()
+    summarise(rows, modes, failed)
 
+
+def bench_problem(a, lib, key, modes, out):
+    """Times one problem's baseline beside PyTorch in every mode; returns its rows."""
+    rows = []
+    show = [a.kbv, "show", key, "--torch"] + (["--small"] if a.small else [])
+    src = subprocess.run(show, check=True, capture_output=True, text=True).stdout
+    ns = {}
+    exec(compile(src, f"<{key}>", "exec"), ns)
+    with torch.device("meta"):
+        meta_inputs = ns["get_inputs"]()
+    # Device buffers kbv fills; Python numbers stay numbers for PyTorch
+    # (kbv draws them as their fixed value into a 1-element buffer).
+    bufs, torch_args = [], []
+    for x in meta_inputs:
+        if isinstance(x, torch.Tensor):
+            t = torch.empty(x.shape, dtype=x.dtype, device="cuda")
+            bufs.append(t)
+            torch_args.append(t)
+        else:
+            bufs.append(torch.empty((), dtype=torch.float32, device="cuda"))
+            torch_args.append(x)
+    ptrs = (ctypes.c_void_p * len(bufs))(*[b.data_ptr() for b in bufs])
+    if lib.kbv_bench_fill_inputs(key.encode(), int(a.small), 0, a.seed, ptrs, len(bufs)) != 0:
+        raise RuntimeError("kbv_bench_fill_inputs failed")
+    torch.cuda.synchronize()
+    model = ns["Model"](*ns["get_init_inputs"]()).cuda()
+    for mode in modes:
+        mm, cd = MODES[mode]
+        torch.backends.cuda.matmul.allow_tf32 = mm
+        torch.backends.cudnn.allow_tf32 = cd
+        kbv_t, torch_t = [], []
+        kbv_peak = ctypes.c_double(0)
+        ms = (ctypes.c_double * a.reps)()
+        with torch.no_grad():
+            for _ in range(a.rounds):
+                if lib.kbv_bench_time_baseline(key.encode(), int(a.small), mode.encode(), ptrs, len(bufs),
+                                               3, a.reps, ms, ctypes.byref(kbv_peak)) != 0:
+                    raise RuntimeError(f"{mode}: kbv_bench_time_baseline failed")
+                kbv_t += list(ms)
+                torch_t += time_torch(model, torch_args, 3, a.reps)
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            y = model(*torch_args)
+            torch.cuda.synchronize()
+            torch_peak = torch.cuda.max_memory_allocated()
+            del y
+        kq1, kmed, kq3 = quartiles(kbv_t)
+        tq1, tmed, tq3 = quartiles(torch_t)
+        ratio = kmed / tmed
+        row = (key, mode, kmed, 100 * (kq3 - kq1) / kmed, tmed, 100 * (tq3 - tq1) / tmed, ratio,
+               kbv_peak.value / 2**20, torch_peak / 2**20, kbv_peak.value / max(torch_peak, 1))
+        rows.append(row)
+        out.write("\t".join(str(round(v, 5)) if isinstance(v, float) else v for v in row) + "\n")
+        out.flush()
+        print(f"{key:7s} {mode:11s} kbv {kmed:9.4f} ms ±{row[3]:4.1f}%  torch {tmed:9.4f} ms ±{row[5]:4.1f}%  "
+              f"ratio {ratio:5.3f}  mem {row[9]:5.3f}", flush=True)
+    del model, bufs, torch_args
+    torch.cuda.empty_cache()
+    return rows
+
+
+def summarise(rows, modes, failed):
     print("\nkbv baseline / PyTorch eager (median time ratio; <= 1.05 is the goal)")
     print(f"{'problem':8s}" + "".join(f"{m:>14s}" for m in modes) + f"{'mem':>8s}")
     by = {}
@@ -156,6 +172,8 @@ def main():
             gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
             print(f"{m}: {sum(x <= 1.05 for x in rs)}/{len(rs)} ratios <= 1.05, geomean {gm:.3f}, "
                   f"worst {max(rs):.3f} ({[r[0] for r in rows if r[1] == m and r[6] == max(rs)][0]})")
+    if failed:
+        print(f"failed: {len(failed)} problem(s): {' '.join(failed)}")
 
 
 if __name__ == "__main__":

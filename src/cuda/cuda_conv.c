@@ -21,7 +21,11 @@
  *  - the workspace comes from the backend's allocator, so it counts in peak
  *    memory as PyTorch's does, and goes back right after the call;
  *  - tensors with more elements than a 32-bit int holds are split along the
- *    batch into chunks of at most 2^28 elements, as PyTorch does.
+ *    batch into chunks of at most 2^28 elements, as PyTorch does;
+ *  - with KBV_CUDNN_API=graph or auto, each chunk runs through cuDNN's graph
+ *    API instead (cuda_conv_graph.c), as PyTorch 2.x does; "auto" falls back
+ *    to the calls above where it has no plan. The default is in one place:
+ *    KBV_CUDNN_API_DEFAULT (cuda_conv_graph.h).
  *
  * cuDNN handles are per device and process-wide, like PyTorch's, and live
  * until the process ends; a mutex serialises their use. */
@@ -35,6 +39,7 @@
 
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_conv.h"
+#include "cuda/cuda_conv_graph.h"
 #include "cuda/cuda_conv_launch.h"
 #include "cuda/cuda_impl.h"
 #include "graph/ops_conv.h"
@@ -154,14 +159,9 @@ static void window3(const kbv_window *win, const int64_t *in, const int64_t *out
 
 /* ------------------------------------------------ cuDNN state */
 
-/* A convolution as cuDNN sees it: nd tensor dims (4 or 5; a 1-D one gets a
- * height of 1), everything as int after the batch split. */
-typedef struct dnn_key {
-    int device, transposed, is_f64, strict;
-    int nd, groups;
-    int x[5], w[5], y[5];
-    int pad[3], stride[3], dil[3];
-} dnn_key;
+/* A convolution as cuDNN sees it (cuda_conv_graph.h), shared with the
+ * graph-API path. */
+typedef kbv_conv_dnn_key dnn_key;
 
 /* The descriptors of one key. */
 typedef struct dnn_descs {
@@ -458,6 +458,27 @@ done:
     return st;
 }
 
+/* One cuDNN convolution through the API KBV_CUDNN_API picks (cuda_conv_
+ * graph.h): the graph API, the legacy calls, or the graph API with the
+ * legacy calls where it has no plan. Call with dnn_lock held. */
+static kbv_status dnn_dispatch(kbv_backend *be, cudnnHandle_t h, const dnn_key *k, const void *x,
+                               const void *w, void *y)
+{
+    const kbv_cudnn_api api = kbv_cuda_conv_api();
+    /* float64 (the oracle's mode) stays on the legacy calls: the graph path
+     * gave NaN there for a grouped, dilated 1-D convolution on the H200 */
+    if (api != KBV_CUDNN_API_LEGACY && !k->is_f64) {
+        kbv_status st = kbv_cuda_conv_graph_run(be, h, k, x, w, y);
+        if (st == KBV_OK)
+            return KBV_OK;
+        if (api == KBV_CUDNN_API_GRAPH)
+            return kbv_relay_at(__FILE__, __LINE__, st);
+        kbv_clear_error(); /* auto: the legacy calls take over */
+    }
+    KBV_TRY(dnn_convolve(be, h, k, x, w, y));
+    return KBV_OK;
+}
+
 /* The cuDNN key of a batch chunk of `batch` elements. */
 static void make_key(const kbv_cuda *cu, const kbv_backend *be, const conv_shape *sh,
                      const kbv_window *win, int64_t batch, int is_f64, dnn_key *k)
@@ -524,7 +545,7 @@ static kbv_status conv_cudnn(kbv_backend *be, const conv_shape *sh, const kbv_wi
         int64_t n = sh->batch - n0 < chunk ? sh->batch - n0 : chunk;
         dnn_key k;
         make_key(cu, be, sh, win, n, is_f64, &k);
-        KBV_TRY_GOTO(dnn_convolve(be, h, &k, (const char *)x + (size_t)(n0 * x_inner) * esize, w,
+        KBV_TRY_GOTO(dnn_dispatch(be, h, &k, (const char *)x + (size_t)(n0 * x_inner) * esize, w,
                                   (char *)y + (size_t)(n0 * y_inner) * esize),
                      st, done);
     }

@@ -28,6 +28,21 @@ cudaError_t kbv_cuda_launch_pool(cudaStream_t s, int is_max, int is_f64, int cou
                                  const kbv_cuda_window *w, int64_t planes, const void *x,
                                  void *y);
 
+/* The pooling kernels, for measuring one against the other
+ * (bench/probes/pool_reduce_variants.cu); kbv_cuda_launch_pool picks one. */
+typedef enum kbv_cuda_pool_algo {
+    KBV_CUDA_POOL_ROWS = 0, /* a group of threads per output row, columns staged in shared memory */
+    KBV_CUDA_POOL_DIRECT,   /* a thread per output element */
+    KBV_CUDA_POOL_ALGO_COUNT
+} kbv_cuda_pool_algo;
+
+/* kbv_cuda_launch_pool with the kernel given (a kbv_cuda_pool_algo); the
+ * same results bit for bit. cudaErrorInvalidValue where that kernel cannot
+ * take the geometry (the rows kernel: a staged tile beyond 48 KiB). */
+cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int is_f64,
+                                      int count_include_pad, const kbv_cuda_window *w,
+                                      int64_t planes, const void *x, void *y, int algo);
+
 /* ---- convolution helpers (cuda_conv_kernels.cu) ---- */
 
 /* Depthwise convolution: groups == input channels; output channel oc reads

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "cuda/cuda_device.h"
+#include "cuda/cuda_fastdiv.h"
 #include "graph/ops.h"
 
 using namespace kbv_cuda;
@@ -186,6 +187,170 @@ binary_strided_kernel(const T *__restrict__ a, kbv_cuda_layout al, const T *__re
     }
 }
 
+/* Broadcasting with at most three dims once mergeable dims are merged (every
+ * broadcast in the suite: [R, C] / [R, 1], [N, C, HW] / [N, 1, HW], a row
+ * vector along the last dim). The output is walked in 16-byte vectors; an
+ * operand is read as a vector at the flat index when it has the output's
+ * layout (FULL), as a vector at its own offset when its last dim is
+ * contiguous and vectors never straddle a row (ROWVEC), else lane by lane
+ * (GATHER). Indices are decoded once per vector with multiply-shift
+ * division, not per element with 64-bit division as the generic kernel
+ * does (that kernel ran PyTorch's RMSNorm division at half its speed). */
+enum BcastKind { FULL, ROWVEC, GATHER };
+
+struct Bcast3 {
+    unsigned d1, d2;        /* sizes of the two inner dims (d0 is implied by n) */
+    FastDiv by_d2, by_d1;
+    int64_t sa[3], sb[3];   /* element strides of a and b per dim */
+};
+
+template <int K, typename T, typename V, int W>
+__device__ __forceinline__ V bcast_load(const T *__restrict__ p, const int64_t *st, int64_t t,
+                                        unsigned i0, unsigned i1, unsigned i2, unsigned d1,
+                                        unsigned d2)
+{
+    if constexpr (K == FULL) {
+        return reinterpret_cast<const V *>(p)[t];
+    } else if constexpr (K == ROWVEC) {
+        return *reinterpret_cast<const V *>(p + i0 * st[0] + i1 * st[1] + i2);
+    } else {
+        V v;
+#pragma unroll
+        for (int w = 0; w < W; w++) {
+            lane<V, T>(v, w) = __ldg(p + i0 * st[0] + i1 * st[1] + i2 * st[2]);
+            if (++i2 == d2) { /* the vector crosses into the next row */
+                i2 = 0;
+                if (++i1 == d1) {
+                    i1 = 0;
+                    i0++;
+                }
+            }
+        }
+        return v;
+    }
+}
+
+template <int OP, typename T, int KA, int KB>
+__global__ void __launch_bounds__(kThreads)
+binary_bcast_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ y,
+                    unsigned n, Bcast3 L)
+{
+    using V = typename VecOf<T>::type;
+    constexpr int W = VecOf<T>::width;
+    const unsigned nv = n / W, items = nv + (n - nv * W);
+    const unsigned step = gridDim.x * blockDim.x;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < items; t += step) {
+        const unsigned e = t < nv ? t * W : nv * W + (t - nv);
+        const unsigned r = L.by_d2.div(e), i2 = L.by_d2.mod(e, r);
+        const unsigned i0 = L.by_d1.div(r), i1 = L.by_d1.mod(r, i0);
+        if (t < nv) {
+            V va = bcast_load<KA, T, V, W>(a, L.sa, t, i0, i1, i2, L.d1, L.d2);
+            V vb = bcast_load<KB, T, V, W>(b, L.sb, t, i0, i1, i2, L.d1, L.d2);
+            V out;
+#pragma unroll
+            for (int w = 0; w < W; w++)
+                lane<V, T>(out, w) = binary_op<OP>(lane<V, T>(va, w), lane<V, T>(vb, w));
+            reinterpret_cast<V *>(y)[t] = out;
+        } else {
+            y[e] = binary_op<OP>(a[i0 * L.sa[0] + i1 * L.sa[1] + i2 * L.sa[2]],
+                                 b[i0 * L.sb[0] + i1 * L.sb[1] + i2 * L.sb[2]]);
+        }
+    }
+}
+
+/* Merges adjacent dims that both operands walk as one (and drops size-1
+ * dims) into at most three; false when more remain. */
+static bool collapse3(const kbv_cuda_layout &al, const kbv_cuda_layout &bl, int64_t shape[3],
+                      int64_t sa[3], int64_t sb[3])
+{
+    int64_t sh[KBV_MAX_DIMS], a[KBV_MAX_DIMS], b[KBV_MAX_DIMS];
+    int k = 0; /* merged dims so far, innermost first */
+    for (int d = al.ndim - 1; d >= 0; d--) {
+        if (al.shape[d] == 1)
+            continue;
+        if (k > 0 && a[k - 1] * sh[k - 1] == al.stride[d] && b[k - 1] * sh[k - 1] == bl.stride[d]) {
+            sh[k - 1] *= al.shape[d];
+            continue;
+        }
+        sh[k] = al.shape[d];
+        a[k] = al.stride[d];
+        b[k] = bl.stride[d];
+        k++;
+    }
+    if (k > 3)
+        return false;
+    for (int i = 0; i < 3; i++) { /* outermost first, padded with size-1 dims */
+        const int src = k - 1 - (i - (3 - k));
+        const bool pad = i < 3 - k;
+        shape[i] = pad ? 1 : sh[src];
+        sa[i] = pad ? 0 : a[src];
+        sb[i] = pad ? 0 : b[src];
+    }
+    return true;
+}
+
+template <typename T>
+static BcastKind kind_of(const T *p, const int64_t st[3], const int64_t shape[3])
+{
+    constexpr int W = VecOf<T>::width;
+    const int64_t contiguous[3] = {shape[1] * shape[2], shape[2], 1};
+    bool full = aligned16(p);
+    for (int i = 0; i < 3; i++)
+        full = full && (shape[i] == 1 || st[i] == contiguous[i]);
+    if (full)
+        return FULL;
+    if (st[2] == 1 && shape[2] % W == 0 && st[1] % W == 0 && st[0] % W == 0 && aligned16(p))
+        return ROWVEC;
+    return GATHER;
+}
+
+template <int OP, typename T, int KA, int KB>
+static cudaError_t bcast_launch(cudaStream_t s, const T *a, const T *b, T *y, unsigned n,
+                                const Bcast3 &L)
+{
+    constexpr int W = VecOf<T>::width;
+    auto k = binary_bcast_kernel<OP, T, KA, KB>;
+    k<<<grid_cover(kThreads, n / W + n % W), kThreads, 0, s>>>(a, b, y, n, L);
+    return cudaGetLastError();
+}
+
+template <int OP, typename T, int KA>
+static cudaError_t bcast_b(cudaStream_t s, BcastKind kb, const T *a, const T *b, T *y,
+                           unsigned n, const Bcast3 &L)
+{
+    switch (kb) {
+    case FULL: return bcast_launch<OP, T, KA, FULL>(s, a, b, y, n, L);
+    case ROWVEC: return bcast_launch<OP, T, KA, ROWVEC>(s, a, b, y, n, L);
+    default: return bcast_launch<OP, T, KA, GATHER>(s, a, b, y, n, L);
+    }
+}
+
+/* cudaErrorNotSupported: the shape is not one this path takes. */
+template <int OP, typename T>
+static cudaError_t binary_bcast_typed(cudaStream_t s, const T *a, const kbv_cuda_layout &al,
+                                      const T *b, const kbv_cuda_layout &bl, T *y)
+{
+    const int64_t n = layout_numel(al);
+    int64_t shape[3], sa[3], sb[3];
+    if (n >= (int64_t)1 << 31 || !aligned16(y) || !collapse3(al, bl, shape, sa, sb))
+        return cudaErrorNotSupported;
+    Bcast3 L;
+    L.d1 = (unsigned)shape[1];
+    L.d2 = (unsigned)shape[2];
+    L.by_d1 = FastDiv(L.d1);
+    L.by_d2 = FastDiv(L.d2);
+    for (int i = 0; i < 3; i++) {
+        L.sa[i] = sa[i];
+        L.sb[i] = sb[i];
+    }
+    const BcastKind ka = kind_of(a, sa, shape), kb = kind_of(b, sb, shape);
+    switch (ka) {
+    case FULL: return bcast_b<OP, T, FULL>(s, kb, a, b, y, (unsigned)n, L);
+    case ROWVEC: return bcast_b<OP, T, ROWVEC>(s, kb, a, b, y, (unsigned)n, L);
+    default: return bcast_b<OP, T, GATHER>(s, kb, a, b, y, (unsigned)n, L);
+    }
+}
+
 template <typename E>
 __global__ void __launch_bounds__(kThreads)
 copy_strided_kernel(const E *__restrict__ x, kbv_cuda_layout xl, E *__restrict__ y, int64_t n)
@@ -256,6 +421,11 @@ template <int OP, typename T>
 cudaError_t binary_strided_typed(cudaStream_t s, const void *a, const kbv_cuda_layout *al,
                                  const void *b, const kbv_cuda_layout *bl, void *y)
 {
+    cudaError_t fast = binary_bcast_typed<OP, T>(s, static_cast<const T *>(a), *al,
+                                                 static_cast<const T *>(b), *bl,
+                                                 static_cast<T *>(y));
+    if (fast != cudaErrorNotSupported)
+        return fast;
     int64_t n = layout_numel(*al);
     auto k = binary_strided_kernel<OP, T>;
     k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(a), *al,

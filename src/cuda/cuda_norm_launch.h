@@ -46,6 +46,22 @@ cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int is_f64, const voi
  * norm_dim); argmax/argmin write int64. */
 cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int is_f64, const void *x,
                                        void *y, int64_t outer, int64_t len, int64_t inner);
+/* The kernels of a reduction with inner > 1, for measuring one against the
+ * others (bench/probes/pool_reduce_variants.cu); kbv_cuda_launch_reduce_dim
+ * picks one. Max, min and the arg reductions agree exactly across them;
+ * sums to rounding (the contiguous splits add the column kernel's runs of 16
+ * elements, the strided one other runs). */
+typedef enum kbv_cuda_reduce_algo {
+    KBV_CUDA_REDUCE_COLUMN = 0,      /* a thread per column walking all of len */
+    KBV_CUDA_REDUCE_SPLIT4,          /* 32 columns x 4 contiguous parts of len per block */
+    KBV_CUDA_REDUCE_SPLIT8,          /* 32 x 8 */
+    KBV_CUDA_REDUCE_SPLIT16,         /* 32 x 16 */
+    KBV_CUDA_REDUCE_SPLIT16_STRIDED, /* 32 x 16, part p taking rows p, p + 16, ... */
+    KBV_CUDA_REDUCE_ALGO_COUNT
+} kbv_cuda_reduce_algo;
+cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int is_f64, const void *x,
+                                            void *y, int64_t outer, int64_t len, int64_t inner,
+                                            int algo);
 /* Mean (squares = 0) or sqrt of the sum of squares (squares = 1) of n
  * elements into the 0-dim y. */
 size_t kbv_cuda_reduce_all_scratch_bytes(int64_t n);

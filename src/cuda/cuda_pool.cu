@@ -13,6 +13,10 @@
  * done by multiplication (cuda_fastdiv.h): 64-bit divisions per thread
  * would cost more than the pooling itself.
  *
+ * A second, direct kernel computes one output element per thread, looping
+ * over its window's taps with loads from L1/L2; which one runs is
+ * pool_pick_algo's choice.
+ *
  * Semantics are PyTorch's CUDA kernels': max pooling treats padding as -inf
  * and lets a NaN win; average pooling sums in the element type over the
  * window clipped to the input and divides by the window's size clipped to
@@ -41,6 +45,17 @@ struct Geom {
     long long plane_in, plane_out;    /* elements per plane */
     FastDiv by_tiles, by_out1, by_out0, by_tpr;
 };
+
+/* The window's extents in g's leading int fields (Geom, DirectGeom). */
+template <typename G> void set_window(G &g, const kbv_cuda_window *w)
+{
+    g.in0 = (int)w->in[0], g.in1 = (int)w->in[1], g.in2 = (int)w->in[2];
+    g.out0 = (int)w->out[0], g.out1 = (int)w->out[1], g.out2 = (int)w->out[2];
+    g.k0 = (int)w->k[0], g.k1 = (int)w->k[1], g.k2 = (int)w->k[2];
+    g.s0 = (int)w->stride[0], g.s1 = (int)w->stride[1], g.s2 = (int)w->stride[2];
+    g.p0 = (int)w->pad[0], g.p1 = (int)w->pad[1], g.p2 = (int)w->pad[2];
+    g.d0 = (int)w->dil[0], g.d1 = (int)w->dil[1], g.d2 = (int)w->dil[2];
+}
 
 template <typename T> __device__ __forceinline__ T lowest() { return -INFINITY; }
 
@@ -152,8 +167,8 @@ __global__ void __launch_bounds__(kThreads) pool_rows(const T *__restrict__ x, T
 }
 
 template <typename T, bool IS_MAX>
-cudaError_t launch(cudaStream_t s, int count_include_pad, const kbv_cuda_window *w,
-                   int64_t planes, const void *x, void *y)
+cudaError_t launch_rows(cudaStream_t s, int count_include_pad, const kbv_cuda_window *w,
+                        int64_t planes, const void *x, void *y)
 {
     const int64_t eff_w = (w->k[2] - 1) * w->dil[2] + 1;
     const int64_t full_span = (w->out[2] - 1) * w->stride[2] + eff_w;
@@ -178,12 +193,7 @@ cudaError_t launch(cudaStream_t s, int count_include_pad, const kbv_cuda_window 
         plane_out >= INT_MAX / 2 || span >= INT_MAX / 4)
         return cudaErrorInvalidValue;
     Geom g;
-    g.in0 = (int)w->in[0], g.in1 = (int)w->in[1], g.in2 = (int)w->in[2];
-    g.out0 = (int)w->out[0], g.out1 = (int)w->out[1], g.out2 = (int)w->out[2];
-    g.k0 = (int)w->k[0], g.k1 = (int)w->k[1], g.k2 = (int)w->k[2];
-    g.s0 = (int)w->stride[0], g.s1 = (int)w->stride[1], g.s2 = (int)w->stride[2];
-    g.p0 = (int)w->pad[0], g.p1 = (int)w->pad[1], g.p2 = (int)w->pad[2];
-    g.d0 = (int)w->dil[0], g.d1 = (int)w->dil[1], g.d2 = (int)w->dil[2];
+    set_window(g, w);
     g.tiles = (int)tiles, g.tile_out = (int)tile_out, g.span = (int)span;
     g.tpr = tpr, g.groups = groups, g.items = (int)items;
     g.count_include_pad = count_include_pad;
@@ -198,15 +208,186 @@ cudaError_t launch(cudaStream_t s, int count_include_pad, const kbv_cuda_window 
     return cudaGetLastError();
 }
 
+/* ---- the direct kernel ---- */
+
+constexpr int kDirectThreads = 256;
+
+/* A direct launch's geometry: the planes of one launch hold fewer than 2^31
+ * outputs, so an output's flat index decodes in 32 bits. */
+struct DirectGeom {
+    int in0, in1, in2, out0, out1, out2;
+    int k0, k1, k2, s0, s1, s2, p0, p1, p2, d0, d1, d2;
+    int items, count_include_pad;
+    long long plane_in;
+    FastDiv by_out2, by_out1, by_out0;
+};
+
+/* One thread per output element. The taps along the row (kw) are unrolled
+ * up to KW (a compile-time bound on k2; 0: a run-time loop) so that a
+ * window row's loads are all in flight at once; DIL1 says the row's taps
+ * are adjacent (dilation 1, every average pooling), which makes them
+ * constant offsets from one address and keeps registers for loads. Each kw
+ * keeps its own partial over the (kd, kh) taps and the partials are
+ * combined in kw order last: the rows kernel's order, so the two kernels
+ * agree bit for bit. */
+template <typename T, bool IS_MAX, int KW, bool DIL1>
+__global__ void __launch_bounds__(kDirectThreads)
+pool_direct(const T *__restrict__ x, T *__restrict__ y, DirectGeom g)
+{
+    const unsigned item = blockIdx.x * (unsigned)kDirectThreads + threadIdx.x;
+    if (item >= (unsigned)g.items)
+        return;
+    const unsigned r2 = g.by_out2.div(item);
+    const int ow = (int)g.by_out2.mod(item, r2);
+    const unsigned r1 = g.by_out1.div(r2);
+    const int oh = (int)g.by_out1.mod(r2, r1);
+    const unsigned plane = g.by_out0.div(r1);
+    const int od = (int)g.by_out0.mod(r1, plane);
+    const int d_start = od * g.s0 - g.p0, h_start = oh * g.s1 - g.p1, w_start = ow * g.s2 - g.p2;
+    int kd0, kd1, kh0, kh1, kw0, kw1;
+    valid_taps(d_start, g.k0, g.d0, g.in0, kd0, kd1);
+    valid_taps(h_start, g.k1, g.d1, g.in1, kh0, kh1);
+    valid_taps(w_start, g.k2, g.d2, g.in2, kw0, kw1);
+    const T *xp = x + (long long)plane * g.plane_in;
+    const T init = IS_MAX ? lowest<T>() : T(0);
+
+    T acc = init;
+    if (KW > 0) {
+        T part[KW > 0 ? KW : 1];
+#pragma unroll
+        for (int kw = 0; kw < KW; kw++)
+            part[kw] = init;
+        for (int kd = kd0; kd < kd1; kd++) {
+            for (int kh = kh0; kh < kh1; kh++) {
+                /* tap (kd, kh, 0), which may lie left of the row: only valid taps load */
+                const T *row =
+                    xp + (((d_start + kd * g.d0) * g.in1 + h_start + kh * g.d1) * g.in2 + w_start);
+                const int step = DIL1 ? 1 : g.d2;
+#pragma unroll
+                for (int kw = 0; kw < KW; kw++)
+                    if (kw >= kw0 && kw < kw1)
+                        part[kw] = combine<T, IS_MAX>(part[kw], __ldg(row + kw * step));
+            }
+        }
+#pragma unroll
+        for (int kw = 0; kw < KW; kw++)
+            acc = combine<T, IS_MAX>(acc, part[kw]);
+    } else {
+        for (int kw = kw0; kw < kw1; kw++) {
+            T part = init;
+            for (int kd = kd0; kd < kd1; kd++)
+                for (int kh = kh0; kh < kh1; kh++)
+                    part = combine<T, IS_MAX>(
+                        part, __ldg(xp + (((d_start + kd * g.d0) * g.in1 + h_start + kh * g.d1) *
+                                              g.in2 +
+                                          w_start + kw * g.d2)));
+            acc = combine<T, IS_MAX>(acc, part);
+        }
+    }
+    if (!IS_MAX) { /* the rows kernel's divisor, term for term */
+        const int d_end = min(d_start + g.k0, g.in0 + g.p0);
+        const int h_end = min(h_start + g.k1, g.in1 + g.p1);
+        const int w_end = min(w_start + g.k2, g.in2 + g.p2);
+        const int pool_dh = (d_end - d_start) * (h_end - h_start);
+        const int valid_dh = (kd1 - kd0) * (kh1 - kh0);
+        const int valid_w = min(w_end, g.in2) - max(w_start, 0);
+        if (valid_dh <= 0 || valid_w <= 0)
+            acc = T(0);
+        else
+            acc = acc / T(g.count_include_pad ? pool_dh * (w_end - w_start) : valid_dh * valid_w);
+    }
+    y[item] = acc;
+}
+
+template <typename T, bool IS_MAX>
+cudaError_t launch_direct(cudaStream_t s, int count_include_pad, const kbv_cuda_window *w,
+                          int64_t planes, const void *x, void *y)
+{
+    const int64_t plane_in = w->in[0] * w->in[1] * w->in[2];
+    const int64_t plane_out = w->out[0] * w->out[1] * w->out[2];
+    if (planes == 0 || plane_out == 0)
+        return cudaSuccess;
+    /* 32-bit offsets within a plane, taps (valid or not) included */
+    for (int d = 0; d < 3; d++)
+        if ((w->k[d] - 1) * w->dil[d] + w->in[d] + w->pad[d] >= INT_MAX / 4 ||
+            w->out[d] * w->stride[d] >= INT_MAX / 4)
+            return cudaErrorInvalidValue;
+    if (plane_in >= INT_MAX / 2 || plane_out >= INT_MAX / 2)
+        return cudaErrorInvalidValue;
+    DirectGeom g;
+    set_window(g, w);
+    g.count_include_pad = count_include_pad;
+    g.plane_in = plane_in;
+    g.by_out2 = FastDiv((unsigned)w->out[2]);
+    g.by_out1 = FastDiv((unsigned)w->out[1]);
+    g.by_out0 = FastDiv((unsigned)w->out[0]);
+    void (*kernel)(const T *, T *, DirectGeom) = pool_direct<T, IS_MAX, 0, false>;
+    if (w->dil[2] == 1)
+        kernel = w->k[2] <= 4    ? pool_direct<T, IS_MAX, 4, true>
+                 : w->k[2] <= 8  ? pool_direct<T, IS_MAX, 8, true>
+                 : w->k[2] <= 16 ? pool_direct<T, IS_MAX, 16, true>
+                                 : kernel;
+    else if constexpr (IS_MAX) /* average pooling has no dilation */
+        kernel = w->k[2] <= 4   ? pool_direct<T, IS_MAX, 4, false>
+                 : w->k[2] <= 8 ? pool_direct<T, IS_MAX, 8, false>
+                                : kernel;
+    /* fewer than 2^31 outputs per launch (FastDiv's domain) */
+    const int64_t chunk = (INT_MAX - kDirectThreads) / plane_out;
+    const T *xs = static_cast<const T *>(x);
+    T *ys = static_cast<T *>(y);
+    for (int64_t p0 = 0; p0 < planes; p0 += chunk) {
+        const int64_t n = planes - p0 < chunk ? planes - p0 : chunk;
+        g.items = (int)(n * plane_out);
+        const unsigned blocks = (unsigned)((g.items + kDirectThreads - 1) / kDirectThreads);
+        kernel<<<blocks, kDirectThreads, 0, s>>>(xs + p0 * plane_in, ys + p0 * plane_out, g);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+template <typename T, bool IS_MAX>
+cudaError_t launch(cudaStream_t s, int count_include_pad, const kbv_cuda_window *w,
+                   int64_t planes, const void *x, void *y, int algo)
+{
+    switch (algo) {
+    case KBV_CUDA_POOL_ROWS: return launch_rows<T, IS_MAX>(s, count_include_pad, w, planes, x, y);
+    case KBV_CUDA_POOL_DIRECT:
+        return launch_direct<T, IS_MAX>(s, count_include_pad, w, planes, x, y);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* The kernel for a pooling, from bench/probes/pool_reduce_variants.cu on an
+ * H200 (full-size L1/41-46): with stride 1 the rows kernel loads each input
+ * column once for k overlapping windows and is 1.4-2x faster (41, 42, 44);
+ * with a larger stride there is little overlap to share and one thread per
+ * output is faster (43: 1.47x, 45: 1.13x, 46: 1.08x). */
+int pool_pick_algo(int is_max, const kbv_cuda_window *w)
+{
+    (void)is_max;
+    return w->stride[2] > 1 ? KBV_CUDA_POOL_DIRECT : KBV_CUDA_POOL_ROWS;
+}
+
 } // namespace
+
+extern "C" cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int is_f64,
+                                                 int count_include_pad,
+                                                 const kbv_cuda_window *w, int64_t planes,
+                                                 const void *x, void *y, int algo)
+{
+    if (is_f64)
+        return is_max ? launch<double, true>(s, count_include_pad, w, planes, x, y, algo)
+                      : launch<double, false>(s, count_include_pad, w, planes, x, y, algo);
+    return is_max ? launch<float, true>(s, count_include_pad, w, planes, x, y, algo)
+                  : launch<float, false>(s, count_include_pad, w, planes, x, y, algo);
+}
 
 extern "C" cudaError_t kbv_cuda_launch_pool(cudaStream_t s, int is_max, int is_f64,
                                             int count_include_pad, const kbv_cuda_window *w,
                                             int64_t planes, const void *x, void *y)
 {
-    if (is_f64)
-        return is_max ? launch<double, true>(s, count_include_pad, w, planes, x, y)
-                      : launch<double, false>(s, count_include_pad, w, planes, x, y);
-    return is_max ? launch<float, true>(s, count_include_pad, w, planes, x, y)
-                  : launch<float, false>(s, count_include_pad, w, planes, x, y);
+    return kbv_cuda_launch_pool_algo(s, is_max, is_f64, count_include_pad, w, planes, x, y,
+                                     pool_pick_algo(is_max, w));
 }

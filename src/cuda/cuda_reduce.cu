@@ -5,7 +5,10 @@
  * (its value, or its first index) and ties keep the first index, as in
  * PyTorch. Along the last dim a block reduces each row with 16-byte loads;
  * along an inner dim each thread walks one column, so a warp reads 32
- * consecutive elements per step (coalesced) and keeps 8 loads in flight. */
+ * consecutive elements per step (coalesced) and keeps 8 loads in flight, or
+ * (the split kernels) a block of 32 columns x SPLIT threads cuts each column
+ * into SPLIT parts and combines their results in shared memory: SPLIT times
+ * the threads, each with a shorter walk. reduce_pick_algo chooses. */
 #include <math.h>
 
 #include "cuda/cuda_norm_device.h"
@@ -200,6 +203,91 @@ column_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t 
     }
 }
 
+/* Columns [32 * g, 32 * g + 32) of one outer index per block: thread
+ * (lane, p) reduces part p of its column's len elements, either the
+ * contiguous rows [p * part, p * part + part) (part a multiple of 16, so the
+ * sums add the same runs of 16 as column_kernel) or, STRIDED, rows p,
+ * p + SPLIT, p + 2 SPLIT, ... (PyTorch's order). Thread (lane, 0) then
+ * combines the parts in order: sums in double; best values by `wins`, which
+ * keeps the first index of a tie or a NaN whatever the parts' order. */
+template <typename T, int SPLIT, bool STRIDED>
+__global__ void __launch_bounds__(32 * SPLIT)
+split_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t outer,
+             int64_t len, int64_t inner, int64_t groups, int64_t part)
+{
+    __shared__ double part_sum[SPLIT][32];
+    __shared__ T part_v[SPLIT][32];
+    __shared__ int64_t part_i[SPLIT][32];
+    const bool is_sum = kind == SUM || kind == MEAN || kind == NORM;
+    const bool want_max = kind == MAX || kind == ARGMAX;
+    const int lane = threadIdx.x, p = threadIdx.y;
+    constexpr int64_t step = STRIDED ? SPLIT : 1;
+    for (int64_t b = blockIdx.x; b < outer * groups; b += gridDim.x) {
+        const int64_t o = b / groups, c = (b - o * groups) * 32 + lane;
+        const T *col = x + o * len * inner + c;
+        const int64_t first = STRIDED ? p : p * part;
+        const int64_t end = STRIDED ? len : min(len, first + part);
+        double acc = 0.0;
+        Best<T> best = {T(0), -1}; /* index -1: the part is empty */
+        if (c < inner && first < end) {
+            if (is_sum) {
+                const bool sq = kind == NORM;
+                int64_t k = first;
+                for (; k + 15 * step < end; k += 16 * step) {
+                    T v[16];
+#pragma unroll
+                    for (int u = 0; u < 16; u++)
+                        v[u] = col[(k + u * step) * inner];
+                    T run = 0;
+#pragma unroll
+                    for (int u = 0; u < 16; u++)
+                        run += sq ? v[u] * v[u] : v[u];
+                    acc += (double)run;
+                }
+                for (; k < end; k += step) {
+                    double d = (double)col[k * inner];
+                    acc += sq ? d * d : d;
+                }
+            } else {
+                best = Best<T>{col[first * inner], first};
+                int64_t k = first + step;
+                for (; k + 7 * step < end && best.v == best.v; k += 8 * step) {
+                    T v[8];
+#pragma unroll
+                    for (int u = 0; u < 8; u++)
+                        v[u] = col[(k + u * step) * inner];
+#pragma unroll
+                    for (int u = 0; u < 8; u++)
+                        if (best.v == best.v &&
+                            (v[u] != v[u] || (want_max ? v[u] > best.v : v[u] < best.v)))
+                            best = Best<T>{v[u], k + u * step};
+                }
+                for (; k < end && best.v == best.v; k += step) {
+                    T v = col[k * inner];
+                    if (v != v || (want_max ? v > best.v : v < best.v))
+                        best = Best<T>{v, k};
+                }
+            }
+        }
+        part_sum[p][lane] = acc;
+        part_v[p][lane] = best.v;
+        part_i[p][lane] = best.i;
+        __syncthreads();
+        if (p == 0 && c < inner) {
+            acc = 0.0;
+            best = Best<T>{T(0), -1};
+            for (int q = 0; q < SPLIT; q++) {
+                acc += part_sum[q][lane];
+                const Best<T> other = {part_v[q][lane], part_i[q][lane]};
+                if (other.i >= 0 && (best.i < 0 || wins(other, best, want_max)))
+                    best = other;
+            }
+            store<T>(y, o * inner + c, kind, acc, best, len);
+        }
+        __syncthreads(); /* the parts are read before the next columns' overwrite them */
+    }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
 all_partial_kernel(const T *__restrict__ x, int64_t n, bool squares, double *__restrict__ part)
@@ -255,18 +343,57 @@ static int all_blocks(int64_t n)
     return (int)(b < 1 ? 1 : b > kMaxAllBlocks ? kMaxAllBlocks : b);
 }
 
+template <typename T, int SPLIT, bool STRIDED>
+void launch_split(cudaStream_t s, Kind kind, const T *x, void *y, int64_t outer, int64_t len,
+                  int64_t inner)
+{
+    const int64_t groups = (inner + 31) / 32;
+    const int64_t part = ((len + SPLIT - 1) / SPLIT + 15) / 16 * 16;
+    split_kernel<T, SPLIT, STRIDED><<<blocks_for(outer * groups, 1), dim3(32, SPLIT), 0, s>>>(
+        kind, x, y, outer, len, inner, groups, part);
+}
+
 template <typename T>
 cudaError_t reduce_dim(cudaStream_t s, Kind kind, const T *x, void *y, int64_t outer,
-                       int64_t len, int64_t inner)
+                       int64_t len, int64_t inner, int algo)
 {
-    if (inner == 1) {
+    if (inner == 1) { /* rows: one kernel whatever the algo */
         unsigned grid = (unsigned)(outer < 0x7fffffff ? outer : 0x7fffffff);
         row_kernel<T><<<grid, kThreads, 0, s>>>(kind, x, y, outer, len);
-    } else {
+        return cudaGetLastError();
+    }
+    switch (algo) {
+    case KBV_CUDA_REDUCE_COLUMN:
         column_kernel<T><<<blocks_for(outer * inner, kThreads), kThreads, 0, s>>>(
             kind, x, y, outer, len, inner);
+        break;
+    case KBV_CUDA_REDUCE_SPLIT4: launch_split<T, 4, false>(s, kind, x, y, outer, len, inner); break;
+    case KBV_CUDA_REDUCE_SPLIT8: launch_split<T, 8, false>(s, kind, x, y, outer, len, inner); break;
+    case KBV_CUDA_REDUCE_SPLIT16:
+        launch_split<T, 16, false>(s, kind, x, y, outer, len, inner);
+        break;
+    case KBV_CUDA_REDUCE_SPLIT16_STRIDED:
+        launch_split<T, 16, true>(s, kind, x, y, outer, len, inner);
+        break;
+    default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
+}
+
+/* The kernel for a reduction of [outer, len, inner] along len (inner > 1),
+ * from bench/probes/pool_reduce_variants.cu on an H200 ([128, 4096, 4095]
+ * along dim 1): sums read best as PyTorch does, 16 rows apart per thread of
+ * a 32 x 16 block (1.05x the one-thread-per-column kernel); max, min and
+ * their indices with four contiguous parts (1.03-1.04x). A part needs a
+ * run of 16 elements at least, else the column kernel. */
+int reduce_pick_algo(int op, int64_t outer, int64_t len, int64_t inner)
+{
+    (void)outer;
+    (void)inner;
+    const bool sum = op == KBV_OP_SUM || op == KBV_OP_MEAN || op == KBV_OP_NORM_DIM;
+    if (sum)
+        return len >= 16 * 16 ? KBV_CUDA_REDUCE_SPLIT16_STRIDED : KBV_CUDA_REDUCE_COLUMN;
+    return len >= 16 * 4 ? KBV_CUDA_REDUCE_SPLIT4 : KBV_CUDA_REDUCE_COLUMN;
 }
 
 } /* namespace */
@@ -274,6 +401,14 @@ cudaError_t reduce_dim(cudaStream_t s, Kind kind, const T *x, void *y, int64_t o
 extern "C" cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int is_f64,
                                                   const void *x, void *y, int64_t outer,
                                                   int64_t len, int64_t inner)
+{
+    return kbv_cuda_launch_reduce_dim_algo(s, op, is_f64, x, y, outer, len, inner,
+                                           reduce_pick_algo(op, outer, len, inner));
+}
+
+extern "C" cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int is_f64,
+                                                       const void *x, void *y, int64_t outer,
+                                                       int64_t len, int64_t inner, int algo)
 {
     Kind kind;
     switch (op) {
@@ -286,6 +421,8 @@ extern "C" cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int is
     case KBV_OP_ARGMIN: kind = ARGMIN; break;
     default: return cudaErrorInvalidValue;
     }
+    if (algo < 0 || algo >= KBV_CUDA_REDUCE_ALGO_COUNT)
+        return cudaErrorInvalidValue;
     if (outer == 0 || inner == 0)
         return cudaSuccess;
     if (len == 0 && kind != SUM && kind != NORM)
@@ -293,8 +430,8 @@ extern "C" cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int is
     if (len == 0) /* an empty sum is 0 */
         return cudaMemsetAsync(y, 0, (size_t)(outer * inner) * (is_f64 ? 8 : 4), s);
     if (is_f64)
-        return reduce_dim<double>(s, kind, (const double *)x, y, outer, len, inner);
-    return reduce_dim<float>(s, kind, (const float *)x, y, outer, len, inner);
+        return reduce_dim<double>(s, kind, (const double *)x, y, outer, len, inner, algo);
+    return reduce_dim<float>(s, kind, (const float *)x, y, outer, len, inner, algo);
 }
 
 extern "C" size_t kbv_cuda_reduce_all_scratch_bytes(int64_t n)
