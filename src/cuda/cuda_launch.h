@@ -51,6 +51,11 @@ cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int is_f64,
 cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_size, const void *x,
                                          const kbv_cuda_layout *xl, void *y);
 
+/* ---- noise beside a call (cuda_noise.cu): the strict race run ---- */
+
+/* Blocks on stream s that read and write buf (bytes) for about us microseconds. */
+cudaError_t kbv_cuda_launch_noise(cudaStream_t s, void *buf, size_t bytes, int us);
+
 /* ---- softmax (cuda_softmax.cu) ---- */
 
 /* Softmax (or log-softmax) of each of `rows` contiguous rows of `cols`. */

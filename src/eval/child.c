@@ -119,6 +119,8 @@ static void result_reset(kbv_child_result *res)
     res->reason[0] = '\0';
     res->n_times = 0;
     res->wall_ms = 0;
+    res->l2_persisting = 0;
+    memset(&res->trace, 0, sizeof res->trace);
 }
 
 static void result_fault(const kbv_child *c, kbv_child_result *res)
@@ -207,6 +209,7 @@ static const char *type_name(uint32_t type)
     case KBV_MSG_SETUP: return "during load";
     case KBV_MSG_PREPARE: return "in kbv_prepare";
     case KBV_MSG_CALL: return "in kbv_forward";
+    case KBV_MSG_TRACE: return "in kbv_forward (traced)";
     case KBV_MSG_MEMORY: return "during a memory query";
     case KBV_MSG_EXIT: return "in kbv_finish";
     default: return "";
@@ -511,7 +514,7 @@ fail:
 /* ---- requests --------------------------------------------------------- */
 
 static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flush,
-                    kbv_proto_reply *rep, kbv_child_result *res)
+                    int noise_us, kbv_proto_reply *rep, kbv_child_result *res)
 {
     double t0 = now_s();
     kbv_proto_request req;
@@ -519,6 +522,7 @@ static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flus
     req.set = set;
     req.n_calls = n_calls;
     req.flush = flush;
+    req.noise_us = noise_us;
     rep->n_times = 0;
     rep->peak_bytes = 0;
     exchange(c, &req, sizeof req, type, c->call_timeout_s, rep);
@@ -529,6 +533,19 @@ static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flus
     }
     res->n_times = rep->n_times;
     memcpy(res->times_ms, rep->times_ms, sizeof res->times_ms[0] * (size_t)rep->n_times);
+    res->l2_persisting = rep->l2_persisting;
+    if (type == KBV_MSG_TRACE) {
+        res->trace = rep->trace;
+        kbv_child_trace *t = &res->trace;
+        /* the runner's numbers bound what is read from them */
+        if (t->n_names < 0 || t->n_names > KBV_TRACE_MAX_NAMES)
+            t->n_names = 0;
+        if (t->calls < 0 || t->calls > KBV_CHILD_MAX_CALLS)
+            t->calls = 0;
+        for (int i = 0; i < KBV_TRACE_MAX_NAMES; i++)
+            t->names[i][KBV_TRACE_NAME_MAX - 1] = '\0';
+        t->first_offender[KBV_TRACE_NAME_MAX - 1] = '\0';
+    }
 }
 
 kbv_status kbv_child_prepare(kbv_child *c, kbv_child_result *res)
@@ -537,11 +554,13 @@ kbv_status kbv_child_prepare(kbv_child *c, kbv_child_result *res)
     if (!c)
         return kbv_fail(KBV_ERR_INVALID, "kbv_child_prepare: no child");
     kbv_proto_reply rep;
-    request(c, KBV_MSG_PREPARE, 0, 0, false, &rep, res);
+    request(c, KBV_MSG_PREPARE, 0, 0, false, 0, &rep, res);
     return KBV_OK;
 }
 
-kbv_status kbv_child_call(kbv_child *c, int set, int n_calls, bool flush, kbv_child_result *res)
+/* CALL and TRACE: n_calls calls on input set `set`. */
+static kbv_status calls(kbv_child *c, uint32_t type, int set, int n_calls, bool flush,
+                        int noise_us, kbv_child_result *res)
 {
     result_reset(res);
     if (!c)
@@ -552,13 +571,29 @@ kbv_status kbv_child_call(kbv_child *c, int set, int n_calls, bool flush, kbv_ch
         return kbv_fail(KBV_ERR_INVALID, "kbv_child_call: %d calls (1..%d)", n_calls,
                         KBV_CHILD_MAX_CALLS);
     kbv_proto_reply rep;
-    request(c, KBV_MSG_CALL, set, n_calls, flush, &rep, res);
+    request(c, type, set, n_calls, flush, noise_us, &rep, res);
     if (res->fault == KBV_FAULT_NONE && res->n_times != n_calls) {
         kill_and_reap(c, 0, NULL);
         set_fault(c, KBV_FAULT_HARNESS, "the runner timed %d calls of %d", res->n_times, n_calls);
         result_fault(c, res);
     }
     return KBV_OK;
+}
+
+kbv_status kbv_child_call(kbv_child *c, int set, int n_calls, bool flush, kbv_child_result *res)
+{
+    return calls(c, KBV_MSG_CALL, set, n_calls, flush, 0, res);
+}
+
+kbv_status kbv_child_call_noisy(kbv_child *c, int set, int n_calls, int noise_us,
+                                kbv_child_result *res)
+{
+    return calls(c, KBV_MSG_CALL, set, n_calls, false, noise_us < 0 ? 0 : noise_us, res);
+}
+
+kbv_status kbv_child_trace_calls(kbv_child *c, int set, int n_calls, kbv_child_result *res)
+{
+    return calls(c, KBV_MSG_TRACE, set, n_calls, false, 0, res);
 }
 
 kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *res)
@@ -568,7 +603,7 @@ kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *
     if (!c)
         return kbv_fail(KBV_ERR_INVALID, "kbv_child_memory: no child");
     kbv_proto_reply rep;
-    request(c, KBV_MSG_MEMORY, 0, 0, false, &rep, res);
+    request(c, KBV_MSG_MEMORY, 0, 0, false, 0, &rep, res);
     if (res->fault == KBV_FAULT_NONE)
         *peak_bytes = (size_t)rep.peak_bytes;
     return KBV_OK;

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
 #include "exec/backend.h"
@@ -61,6 +62,32 @@ typedef struct kbv_child_spec {
 
 typedef struct kbv_child kbv_child;
 
+#define KBV_TRACE_MAX_NAMES 32      /* distinct kernel names a traced pass reports */
+#define KBV_TRACE_NAME_MAX 128       /* longer names are cut (both sides cut alike) */
+
+/* What the device did during a traced pass (kbv_child_trace_calls), as the
+ * runner saw it through CUPTI activity records: kernels, copies and sets,
+ * each placed against the calls' windows (from just before kbv_forward to
+ * the device being idle after it). The evaluator judges it (trace_check.h). */
+typedef struct kbv_child_trace {
+    int32_t available;         /* 0: no tracing here (the CPU, or CUPTI refused) */
+    int32_t calls;
+    int32_t records;           /* kernels, copies and sets seen during the pass */
+    int32_t lost;              /* records CUPTI dropped or the runner could not keep */
+    int32_t foreign_stream;    /* records on a stream other than the harness's */
+    int32_t outside_call;      /* records not inside any call's window */
+    int32_t policy_window;     /* kernels launched with an L2 access-policy window */
+    int32_t n_names;           /* distinct kernel names in names[] */
+    int32_t names_truncated;   /* more distinct names than KBV_TRACE_MAX_NAMES */
+    int32_t pad;
+    uint32_t call_kernels[KBV_CHILD_MAX_CALLS];  /* per call: kernels inside its window */
+    uint32_t call_names[KBV_CHILD_MAX_CALLS];    /* per call: bit i when names[i] ran in it */
+    double busy_ms;            /* time some record was active inside the windows */
+    double event_ms;           /* the calls' event-timed durations, summed */
+    char names[KBV_TRACE_MAX_NAMES][KBV_TRACE_NAME_MAX];
+    char first_offender[KBV_TRACE_NAME_MAX];   /* the first foreign or outside record */
+} kbv_child_trace;
+
 /* Result of one request. */
 typedef struct kbv_child_result {
     kbv_child_fault fault;
@@ -68,6 +95,8 @@ typedef struct kbv_child_result {
     int n_times;
     double times_ms[KBV_CHILD_MAX_CALLS];  /* per call, on the runner's clock */
     double wall_ms;            /* the whole request on the evaluator's clock */
+    int l2_persisting;         /* calls after which a persisting-L2 setting was found (and reset) */
+    kbv_child_trace trace;     /* kbv_child_trace_calls only */
 } kbv_child_result;
 
 /* Starts the runner and loads the candidate. A candidate that cannot load is
@@ -81,6 +110,14 @@ kbv_status kbv_child_prepare(kbv_child *c, kbv_child_result *res);
  * each synchronised and timed; `flush` evicts the cache before each. */
 kbv_status kbv_child_call(kbv_child *c, int set, int n_calls, bool flush, kbv_child_result *res);
 
+/* Like kbv_child_call without a cache flush, with the runner keeping the GPU
+ * busy beside each call (copies on a stream of its own for about noise_us)
+ * so that a race in the candidate meets a scheduling it was not tuned on. */
+kbv_status kbv_child_call_noisy(kbv_child *c, int set, int n_calls, int noise_us,
+                                kbv_child_result *res);
+/* n_calls untimed calls under CUPTI activity tracing; res->trace says what ran
+ * where (res->trace.available is 0 where tracing is not possible). */
+kbv_status kbv_child_trace_calls(kbv_child *c, int set, int n_calls, kbv_child_result *res);
 /* Peak device bytes of the candidate since load: the harness buffers it was
  * given (inputs of one set, params, outputs), env->alloc scratch, and its own
  * cudaMalloc/cudaMallocAsync (CUPTI memory records). */

@@ -14,7 +14,7 @@
 #include "eval/child.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 1u
+#define KBV_PROTO_VERSION 2u
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_PROTO_NAME_MAX 64
@@ -28,6 +28,7 @@ typedef enum kbv_proto_type {
     KBV_MSG_MEMORY,       /* kbv_proto_request: peak bytes so far */
     KBV_MSG_EXIT,         /* kbv_proto_request: kbv_finish, then exit */
     KBV_MSG_REPLY,        /* runner -> evaluator: kbv_proto_reply */
+    KBV_MSG_TRACE,        /* kbv_proto_request: untimed calls under activity tracing */
 } kbv_proto_type;
 
 typedef struct kbv_proto_header {
@@ -65,7 +66,7 @@ typedef struct kbv_proto_request {
     int32_t set;          /* CALL: input set */
     int32_t n_calls;      /* CALL: 1..KBV_CHILD_MAX_CALLS */
     int32_t flush;        /* CALL: evict the cache before each call */
-    int32_t reserved;
+    int32_t noise_us;     /* CALL: keep the GPU busy beside each call for about this long */
 } kbv_proto_request;
 
 typedef struct kbv_proto_reply {
@@ -75,6 +76,9 @@ typedef struct kbv_proto_reply {
     uint64_t peak_bytes;  /* MEMORY */
     double times_ms[KBV_CHILD_MAX_CALLS];
     char reason[KBV_PROTO_REASON_MAX];
+    int32_t l2_persisting;   /* CALL, TRACE: calls after which persisting L2 was set */
+    int32_t pad;
+    kbv_child_trace trace;   /* TRACE */
 } kbv_proto_reply;
 
 /* Both ends are built from one tree, but the runner may be a stale binary

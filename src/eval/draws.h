@@ -26,6 +26,7 @@ typedef enum kbv_seed_purpose {
     KBV_SEED_PARAMS = 2,        /* index 0: the base parameters; 1: the D5 redraw */
     KBV_SEED_TRIAL = 3,         /* index: strict timing trial (fresh inputs) */
     KBV_SEED_PERTURB = 4,       /* index: strict timing trial (in-place changes) */
+    KBV_SEED_AUDIT = 5,         /* index 0: the traced pass; 1: the race run */
 } kbv_seed_purpose;
 
 typedef struct kbv_planned_draw {

@@ -10,7 +10,9 @@
 #include "eval/child.h"
 #include "eval/compile.h"
 #include "eval/draws.h"
+#include "eval/phase.h"
 #include "eval/symbols.h"
+#include "eval/trace_check.h"
 #include "eval/verdict.h"
 #include "report/ceilings.h"
 
@@ -39,6 +41,9 @@ kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out)
         ev->opts.call_timeout_s = 60.0;
     if (ev->opts.start_timeout_s <= 0)
         ev->opts.start_timeout_s = 60.0;
+    ev->opts.protocols &= KBV_PROTOCOLS_ALL;
+    if (ev->opts.protocols == 0)
+        ev->opts.protocols = KBV_PROTOCOLS_ALL;
     for (int m = 0; m < KBV_MODE_COUNT; m++) {
         if (opts->device < 0)
             KBV_TRY_GOTO(kbv_cpu_backend_create((kbv_mode)m, &ev->be[m]), st, fail);
@@ -90,12 +95,29 @@ typedef struct sample {
     int perturbable;                                    /* input changed in place, -1: none */
     kbv_child *child;
     bool child_dead;                                    /* faulted: a new one is needed */
+    int l2_persisting;                                  /* calls that left persisting L2 set */
     double sol_ms;                                      /* NAN when unknown (CPU runs) */
+    kbv_phase_clock clock;                              /* where the time goes: rec->phase_s */
 } sample;
 
 static bool is_float(kbv_dtype dt)
 {
     return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
+}
+
+/* Whether this run evaluates protocol p (kbv eval --protocols). */
+static bool wanted(const sample *s, kbv_protocol p)
+{
+    return (s->ev->opts.protocols >> p) & 1u;
+}
+
+/* The protocols nest: strict judges every draw, verified the base draws and
+ * D1-D4, standard the base draws; a draw no wanted protocol judges is skipped. */
+static bool draw_needed(const sample *s, const kbv_planned_draw *pd)
+{
+    if (wanted(s, KBV_PROTO_STRICT))
+        return true;
+    return pd->standard || (pd->verified && wanted(s, KBV_PROTO_VERIFIED));
 }
 
 static size_t align_up(size_t n) { return (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN; }
@@ -178,7 +200,15 @@ static kbv_status make_layout(sample *s)
         kbv_value_tensor(&g->values[g->outputs[k]], t);
         place(s, t, &cursor, "output", t->name, -1);
     }
-    KBV_TRY(s->svc->arena_create(s->svc, cursor, &s->arena));
+    kbv_status st = s->svc->arena_create(s->svc, cursor, &s->arena);
+    if (st == KBV_ERR_NOMEM) {
+        /* the backends' caches may hold what the arena needs: give it back, once */
+        kbv_clear_error();
+        for (int m = 0; m < KBV_MODE_COUNT; m++)
+            s->ev->be[m]->trim(s->ev->be[m]);
+        st = s->svc->arena_create(s->svc, cursor, &s->arena);
+    }
+    KBV_TRY(st);
     s->have_arena = true;
     unsigned char *base = s->arena.base;
     for (int set = 0; set < N_SETS; set++)
@@ -428,11 +458,15 @@ static kbv_status judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v)
     uint64_t out_hash[KBV_DEF_MAX_OUTPUTS];
     char why[KBV_REASON_CAP];
     bool params_touched;
+    kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
     for (int k = 0; k < s->g->n_outputs; k++)
         KBV_TRY(hash_tensor(s, &s->out[k], &out_hash[k]));
+    kbv_phase_enter(&s->clock, was);
     KBV_TRY(compare_all(s, r, cand, tf32));
+    kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
     KBV_TRY(audit(s, set, why, sizeof why, &params_touched));
     KBV_TRY(late_writes(s, out_hash, why, sizeof why));
+    kbv_phase_enter(&s->clock, was);
     kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = cand,
                           .tf32 = tf32, .tol = kbv_allclose_tol(s->out[0].dtype),
                           .integrity = why[0] ? why : NULL};
@@ -469,6 +503,7 @@ static kbv_status child_call(sample *s, int set, int n, bool flush, kbv_child_re
     KBV_TRY(kbv_child_call(s->child, set, n, flush, res));
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
+    s->l2_persisting += res->l2_persisting;
     return KBV_OK;
 }
 
@@ -506,6 +541,15 @@ static kbv_status child_start(sample *s, const char *so_path, kbv_child_result *
         return KBV_OK;
     }
     return child_prepare(s, res);
+}
+
+/* child_start, its time charged to the load phase. */
+static kbv_status load_child(sample *s, const char *so_path, kbv_child_result *res)
+{
+    kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_LOAD);
+    kbv_status st = child_start(s, so_path, res);
+    kbv_phase_enter(&s->clock, was);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
 /* ---- correctness ------------------------------------------------------ */
@@ -551,7 +595,7 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
     char why[KBV_REASON_CAP + 128];
     refs r;
     memset(&r, 0, sizeof r);
-    KBV_TRY(child_start(s, so_path, &res));
+    KBV_TRY(load_child(s, so_path, &res));
     if (res.fault != KBV_FAULT_NONE) {
         note_fault(rec, &res, "load and prepare", why, sizeof why);
         fail_undecided(vs, -1, why);
@@ -560,6 +604,8 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
     for (int i = 0; i < s->plan.n; i++) {
         const kbv_planned_draw *pd = &s->plan.d[i];
         kbv_status st = KBV_OK;
+        if (!draw_needed(s, pd))
+            continue;
         if (pd->redraw_params) {
             KBV_TRY(fill_params(s, &s->plan.params_d5));
             KBV_TRY(child_prepare(s, &res));
@@ -617,7 +663,7 @@ static kbv_status ready_for_timing(sample *s, const char *so_path, kbv_record *r
         return KBV_OK;
     if (s->cur_params.seed != s->plan.params.seed || s->cur_params.dist != s->plan.params.dist)
         KBV_TRY(fill_params(s, &s->plan.params));
-    KBV_TRY(child_start(s, so_path, &res));
+    KBV_TRY(load_child(s, so_path, &res));
     if (res.fault != KBV_FAULT_NONE)
         note_fault(rec, &res, "restart for timing", why, cap);
     return KBV_OK;
@@ -748,6 +794,240 @@ done:
     return st;
 }
 
+/* Stops the runner and releases what a sample holds. */
+static void sample_free(sample *s)
+{
+    if (s->child)
+        kbv_child_stop(s->child);
+    for (int j = 0; j < KBV_DEF_MAX_PARAMS; j++)
+        if (s->par64_owned[j])
+            s->ev->be[KBV_MODE_FP64]->release(s->ev->be[KBV_MODE_FP64], s->par64[j].data);
+    if (s->have_arena)
+        s->svc->arena_destroy(s->svc, &s->arena);
+    free(s);
+}
+
+/* A sample of graph g (already built), ready for its runner. */
+static kbv_status sample_new(kbv_evaluator *ev, const kbv_graph *g, const char *key,
+                             sample **out)
+{
+    kbv_status st = KBV_OK;
+    sample *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s)
+        return kbv_fail(KBV_ERR_NOMEM, "sample state");
+    s->ev = ev;
+    s->svc = ev->be[KBV_MODE_FP32];
+    s->g = g;
+    s->key = key;
+    kbv_draw_plan_make(ev->opts.run_seed, key, &s->plan);
+    KBV_TRY_GOTO(make_layout(s), st, done);
+    KBV_TRY_GOTO(fill_params(s, &s->plan.params), st, done);
+    KBV_TRY_GOTO(fill_set(s, 1, &s->plan.d[0].draw), st, done);
+    *out = s;
+done:
+    if (st != KBV_OK)
+        sample_free(s);
+    return st;
+}
+
+/* ---- hidden shapes (advisory) ------------------------------------------ */
+
+#define HIDDEN_SHAPES 2
+
+/* Hidden shape k of a problem: its CI size (small, odd where the ops allow)
+ * and twice that plus one -- odd, off every power-of-two tile. */
+static void hidden_dims(const kbv_problem_def *def, int k, int n_dims, int64_t *dims)
+{
+    for (int d = 0; d < n_dims; d++)
+        dims[d] = k == 0 ? def->dims[d].small : 2 * def->dims[d].small + 1;
+}
+
+/* One hidden shape: a runner of its own, one fresh draw, the strict rule.
+ * *ok stays true when the shape does not exist for the problem. */
+static kbv_status hidden_shape(sample *outer, int k, const char *so_path, kbv_record *rec,
+                               bool *ok, char *why, size_t cap)
+{
+    kbv_status st = KBV_OK;
+    kbv_graph *g = calloc(1, sizeof *g);
+    sample *s = NULL;
+    refs r;
+    memset(&r, 0, sizeof r);
+    *ok = true;
+    if (!g)
+        return kbv_fail(KBV_ERR_NOMEM, "hidden shape graph");
+    int64_t dims[KBV_DEF_MAX_DIMS];
+    hidden_dims(outer->g->def, k, outer->g->n_dims, dims);
+    if (kbv_graph_build_dims(outer->g->def, dims, g) != KBV_OK)
+        goto done;   /* not a valid shape of this problem: nothing to check */
+    KBV_TRY_GOTO(sample_new(outer->ev, g, outer->key, &s), st, done);
+    kbv_phase_clock_start(&s->clock, rec, KBV_PHASE_AUDIT);
+    kbv_child_result res;
+    KBV_TRY_GOTO(child_start(s, so_path, &res), st, done);
+    if (res.fault == KBV_FAULT_NONE) {
+        kbv_draw d = {KBV_DIST_D6, kbv_seed_derive(outer->ev->opts.run_seed, outer->key,
+                                                   KBV_SEED_AUDIT, 2 + (uint32_t)k)};
+        KBV_TRY_GOTO(fill_set(s, 0, &d), st, done);
+        KBV_TRY_GOTO(refs_compute(s, 0, false, &r), st, done);
+        KBV_TRY_GOTO(poison_outputs(s), st, done);
+        KBV_TRY_GOTO(child_call(s, 0, 1, false, &res), st, done);
+    }
+    char shape[96] = "";
+    for (int d = 0, at = 0; d < g->n_dims && at < (int)sizeof shape; d++)
+        at += snprintf(shape + at, sizeof shape - (size_t)at, "%s%s=%lld", d ? ", " : "",
+                       g->def->dims[d].name, (long long)g->dims[d]);
+    if (res.fault != KBV_FAULT_NONE) {
+        *ok = false;
+        snprintf(why, cap, "hidden shape (%s): %s: %.300s", shape,
+                 kbv_child_fault_name(res.fault), res.reason);
+        goto done;
+    }
+    kbv_draw_verdict v;
+    KBV_TRY_GOTO(judge_call(s, 0, &r, &v), st, done);
+    if (!v.strict_pass) {
+        *ok = false;
+        snprintf(why, cap, "hidden shape (%s): %s", shape, v.strict_reason);
+    }
+done:
+    if (s) {
+        refs_release(s, &r);
+        kbv_phase_clock_stop(&s->clock);
+        sample_free(s);
+    }
+    free(g);
+    return st;
+}
+
+/* Strict's advisory flag `shape-specialised`: wrong at a hidden shape. The
+ * paper counts tuning to the shape as legitimate, so this does not fail. */
+static kbv_status hidden_shapes(sample *s, const char *so_path, kbv_record *rec,
+                                kbv_proto_result *S)
+{
+    kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_NONE);  /* the shapes' own clocks count */
+    for (int k = 0; k < HIDDEN_SHAPES; k++) {
+        bool ok;
+        char why[KBV_REASON_CAP + 128];
+        KBV_TRY(hidden_shape(s, k, so_path, rec, &ok, why, sizeof why));
+        if (!ok) {
+            kbv_proto_add_flag(S, "shape-specialised");
+            snprintf(S->advisory, sizeof S->advisory, "%.380s", why);
+            break;
+        }
+    }
+    kbv_phase_enter(&s->clock, was);
+    return KBV_OK;
+}
+
+/* ---- strict's audits after timing -------------------------------------- */
+
+#define TRACE_CALLS 3
+#define RACE_CALLS 3
+
+static void fail_proto(kbv_proto_result *p, const char *why);
+
+/* The traced pass (eval/trace_check.h): the candidate's calls again, untimed,
+ * under activity tracing, on a fresh draw. Fills flag/why on a failure. */
+static kbv_status traced_pass(sample *s, const char *so_path, kbv_record *rec,
+                              const char **flag, char *why, size_t cap)
+{
+    kbv_child_result res;
+    kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(s->ev->opts.run_seed, s->key, KBV_SEED_AUDIT, 0)};
+    KBV_TRY(fill_set(s, 0, &d));
+    KBV_TRY(poison_outputs(s));
+    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(kbv_child_trace_calls(s->child, 0, TRACE_CALLS, &res));
+    if (res.fault != KBV_FAULT_NONE) {
+        s->child_dead = true;
+        note_fault(rec, &res, "the traced pass", why, cap);
+        return KBV_OK;
+    }
+    s->l2_persisting += res.l2_persisting;
+    kbv_symbols syms;
+    KBV_TRY(kbv_symbols_read(so_path, &syms));
+    kbv_trace_verdict v;
+    kbv_trace_judge(&res.trace, &syms.functions, &v);
+    kbv_symbols_free(&syms);
+    if (v.flag) {
+        *flag = v.flag;
+        snprintf(why, cap, "%s", v.reason);
+    }
+    return KBV_OK;
+}
+
+/* The race run: the same inputs RACE_CALLS times while the runner keeps the
+ * GPU busy beside each call; every output must still pass the strict rule. */
+static kbv_status race_run(sample *s, kbv_record *rec, double t_ms, const char **flag, char *why,
+                           size_t cap)
+{
+    kbv_status st = KBV_OK;
+    kbv_child_result res;
+    refs r;
+    memset(&r, 0, sizeof r);
+    kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(s->ev->opts.run_seed, s->key, KBV_SEED_AUDIT, 1)};
+    /* noise over about twice the call, within [0.2 ms, 2 s] */
+    double us = 2e3 * (isfinite(t_ms) ? t_ms : 1.0);
+    const int noise_us = (int)(us < 200 ? 200 : us > 2e6 ? 2e6 : us);
+    KBV_TRY(fill_set(s, 0, &d));
+    KBV_TRY(refs_compute(s, 0, false, &r));
+    for (int i = 0; i < RACE_CALLS; i++) {
+        KBV_TRY_GOTO(poison_outputs(s), st, done);
+        KBV_TRY_GOTO(s->svc->sync(s->svc), st, done);
+        /* three intensities: the noise outlasts the call by 1x, 2x, 0.5x */
+        static const double scale[RACE_CALLS] = {1.0, 2.0, 0.5};
+        KBV_TRY_GOTO(kbv_child_call_noisy(s->child, 0, 1, (int)(noise_us * scale[i]), &res), st,
+                     done);
+        s->l2_persisting += res.l2_persisting;
+        if (res.fault != KBV_FAULT_NONE) {
+            s->child_dead = true;
+            note_fault(rec, &res, "the race run", why, cap);
+            goto done;
+        }
+        kbv_draw_verdict v;
+        KBV_TRY_GOTO(judge_call(s, 0, &r, &v), st, done);
+        if (!v.strict_pass) {
+            *flag = "race";
+            snprintf(why, cap, "race: the same inputs again, call %d of %d beside other work on "
+                               "the GPU: %s", i + 1, RACE_CALLS, v.strict_reason);
+            goto done;
+        }
+    }
+done:
+    refs_release(s, &r);
+    return st;
+}
+
+/* After strict's timing: the traced pass, the race run and the persisting-L2
+ * count of every call. Each failure adds its flag; the first one's reason
+ * is strict's. A fault (the runner gone) ends the audits. */
+static void audit_failed(kbv_proto_result *S, const char *flag, const char *why)
+{
+    if (flag)
+        kbv_proto_add_flag(S, flag);
+    if (why[0])
+        fail_proto(S, why);
+}
+
+static kbv_status strict_audits(sample *s, const char *so_path, kbv_record *rec,
+                                kbv_proto_result *S)
+{
+    char why[KBV_REASON_CAP + 128] = "";
+    const char *flag = NULL;
+    KBV_TRY(traced_pass(s, so_path, rec, &flag, why, sizeof why));
+    audit_failed(S, flag, why);
+    if (s->child_dead)
+        return KBV_OK;
+    flag = NULL;
+    why[0] = '\0';
+    KBV_TRY(race_run(s, rec, S->t_kernel_ms, &flag, why, sizeof why));
+    audit_failed(S, flag, why);
+    if (s->l2_persisting > 0) {
+        snprintf(why, sizeof why, "%d calls left a persisting-L2 limit or access-policy window "
+                 "set (undone before the next call)", s->l2_persisting);
+        audit_failed(S, "l2-persisting", why);
+    }
+    return KBV_OK;
+}
+
 /* ---- results ---------------------------------------------------------- */
 
 static void set_correctness(kbv_proto_result *p, kbv_tally *t, bool correct, int planned)
@@ -809,6 +1089,7 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     sample *s = calloc(1, sizeof *s);
     if (!s)
         return kbv_fail(KBV_ERR_NOMEM, "sample state");
+    kbv_phase_clock_start(&s->clock, rec, KBV_PHASE_CORRECTNESS);
     if (g->n_outputs < 1)
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s has no outputs", problem_key);
     s->ev = ev;
@@ -828,7 +1109,11 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     bool ver_ok = kbv_tally_correct(&vs.ver) && std_ok;
     if (!std_ok)
         kbv_tally_fail(&vs.ver, "%s", vs.std.reason);
-    bool strict_ok = kbv_tally_correct(&vs.strict);
+    bool strict_ok = kbv_tally_correct(&vs.strict) && wanted(s, KBV_PROTO_STRICT);
+    /* a strict failure past the draws (the allowlist, the time) keeps the
+     * first reason but the later audits still run, so the record names
+     * every check the candidate fails */
+    const bool strict_draws_ok = strict_ok;
     kbv_proto_result *P = rec->proto;
     P[KBV_PROTO_STANDARD].t_baseline_ms = base[KBV_MODE_FP32].std_mean_ms;
     P[KBV_PROTO_VERIFIED].t_baseline_ms = base[KBV_MODE_TF32].std_mean_ms;
@@ -836,20 +1121,23 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     set_correctness(&P[KBV_PROTO_STANDARD], &vs.std, std_ok, N_STANDARD);
     set_correctness(&P[KBV_PROTO_VERIFIED], &vs.ver, ver_ok, N_VERIFIED);
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
-    if (!binary_allowed(so_path, why, sizeof why)) {
+    kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
+    if (wanted(s, KBV_PROTO_STRICT) && !binary_allowed(so_path, why, sizeof why)) {
         kbv_proto_add_flag(&P[KBV_PROTO_STRICT], "binary-allowlist");
         fail_proto(&P[KBV_PROTO_STRICT], why);
         strict_ok = false;
     }
+    kbv_phase_enter(&s->clock, KBV_PHASE_TIMING);
 
-    if (std_ok || strict_ok) {
+    if (std_ok || strict_draws_ok) {
         KBV_TRY_GOTO(ready_for_timing(s, so_path, rec, why, sizeof why), st, done);
         if (why[0]) {
             for (int p = 0; p < KBV_PROTO_COUNT; p++)
                 fail_proto(&P[p], why);
         }
     }
-    if (P[KBV_PROTO_STANDARD].correct) {
+    if (P[KBV_PROTO_STANDARD].correct &&
+        (wanted(s, KBV_PROTO_STANDARD) || wanted(s, KBV_PROTO_VERIFIED))) {
         std_timing t;
         KBV_TRY_GOTO(time_standard(s, rec, &t, why, sizeof why), st, done);
         if (!t.ok) {
@@ -864,7 +1152,7 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     }
     kbv_proto_result *S = &P[KBV_PROTO_STRICT];
     S->t_fp32_strict_ms = base[KBV_MODE_FP32_STRICT].strict_median_ms;
-    if (S->correct && !s->child_dead) {
+    if (strict_draws_ok && !s->child_dead) {
         strict_timing t;
         KBV_TRY_GOTO(time_strict(s, rec, &t, why, sizeof why), st, done);
         if (!t.ok) {
@@ -881,11 +1169,19 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
             }
             if (S->speedup > KBV_REVIEW_SPEEDUP)
                 kbv_proto_add_flag(S, "review-speedup");
+            if (!s->child_dead) {
+                kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
+                KBV_TRY_GOTO(strict_audits(s, so_path, rec, S), st, done);
+                if (S->correct)
+                    KBV_TRY_GOTO(hidden_shapes(s, so_path, rec, S), st, done);
+                kbv_phase_enter(&s->clock, KBV_PHASE_TIMING);
+            }
         }
     } else if (S->correct) {
         fail_proto(S, rec->has_fault ? rec->fault_reason : "the candidate process is gone");
     }
 
+    kbv_phase_enter(&s->clock, KBV_PHASE_NONE);
     /* memory: the candidate's peak (its buffers included) against each baseline's */
     if (s->child && !s->child_dead) {
         size_t peak = 0;
@@ -903,14 +1199,12 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
         }
     }
 done:
+    kbv_phase_enter(&s->clock, KBV_PHASE_LOAD);   /* the runner's exit counts with its start */
     if (s->child)
         kbv_child_stop(s->child);
-    for (int j = 0; j < KBV_DEF_MAX_PARAMS; j++)
-        if (s->par64_owned[j])
-            ev->be[KBV_MODE_FP64]->release(ev->be[KBV_MODE_FP64], s->par64[j].data);
-    if (s->have_arena)
-        s->svc->arena_destroy(s->svc, &s->arena);
-    free(s);
+    s->child = NULL;
+    kbv_phase_clock_stop(&s->clock);
+    sample_free(s);
     return st;
 }
 
@@ -987,6 +1281,8 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_compile_result *cr = NULL;
     kbv_graph *g = NULL;
     char arch[16] = "";
+    kbv_phase_clock clock;
+    kbv_phase_clock_start(&clock, rec, KBV_PHASE_NONE);
     if (base_out)
         for (int m = 0; m < KBV_MODE_COUNT; m++) {
             memset(&base_out[m], 0, sizeof base_out[m]);
@@ -1001,8 +1297,10 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
     KBV_TRY(kbv_file_sha256(path, rec->source_sha256));
-    if (kbv_path_is_generation_failure(path))
-        return generation_failure(path, rec);
+    if (kbv_path_is_generation_failure(path)) {
+        st = generation_failure(path, rec);
+        goto done;
+    }
 
     cr = calloc(1, sizeof *cr);
     g = calloc(1, sizeof *g);
@@ -1011,7 +1309,9 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     if (ev->opts.device >= 0)
         KBV_TRY_GOTO(kbv_device_arch(ev->opts.device, arch, sizeof arch), st, done);
     kbv_compile_opts co = {.source = path, .arch = arch[0] ? arch : NULL};
+    kbv_phase_enter(&clock, KBV_PHASE_COMPILE);
     KBV_TRY_GOTO(kbv_compile(&co, cr), st, done);
+    kbv_phase_enter(&clock, KBV_PHASE_NONE);
     rec->compile.ok = cr->ok;
     rec->compile.cached = cr->cached;
     rec->compile.seconds = cr->seconds;
@@ -1027,13 +1327,19 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     KBV_TRY_GOTO(kbv_graph_build(def, ev->opts.size, g), st, done);
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
+    kbv_phase_enter(&clock, KBV_PHASE_BASELINES);
     KBV_TRY_GOTO(kbv_baselines_get(cache, ev->be, g, rec->problem, ev->opts.size,
                                    ev->opts.run_seed, false, base, &fresh),
                  st, done);
+    kbv_phase_enter(&clock, KBV_PHASE_NONE);
     if (base_out)
         memcpy(base_out, base, sizeof base);
     KBV_TRY_GOTO(kbv_protocol_run(ev, g, rec->problem, base, cr->so_path, rec), st, done);
 done:
+    rec->total_s = kbv_phase_clock_stop(&clock);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        if (!((ev->opts.protocols >> p) & 1u))
+            kbv_proto_skip(&rec->proto[p], "not evaluated (kbv eval --protocols)");
     free(cr);
     free(g);
     return st;

@@ -19,6 +19,7 @@
 #define KBV_STRICT_MIN_TRIALS 30
 #define KBV_STD_WARMUP 3
 #define KBV_STD_TIMED 100
+#define KBV_PROTOCOLS_ALL ((1u << KBV_PROTO_COUNT) - 1)
 
 typedef struct kbv_eval_opts {
     int device;                   /* CUDA ordinal; -1: the CPU backend */
@@ -28,6 +29,8 @@ typedef struct kbv_eval_opts {
     double start_timeout_s;       /* runner start, CUDA init, load (0: 60 s) */
     int strict_trials;            /* >= KBV_STRICT_MIN_TRIALS (smaller values are raised) */
     const char *runner;           /* NULL: kbv_runner_path() */
+    unsigned protocols;           /* bit p: protocol p is evaluated (0: all); the work of the
+                                     others is skipped and they are recorded as not evaluated */
 } kbv_eval_opts;
 
 typedef struct kbv_evaluator {

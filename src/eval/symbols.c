@@ -35,6 +35,7 @@ void kbv_symbols_free(kbv_symbols *s)
 {
     list_free(&s->exports);
     list_free(&s->imports);
+    list_free(&s->functions);
 }
 
 kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
@@ -54,9 +55,10 @@ kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
     bool found = false;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
             continue;
-        found = true;
+        const bool dynamic = sh.sh_type == SHT_DYNSYM;
+        found = found || dynamic;
         Elf_Data *data = elf_getdata(scn, NULL);
         size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
         for (size_t i = 1; data && i < count; i++) {
@@ -67,9 +69,17 @@ kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
             int bind = GELF_ST_BIND(sym.st_info);
             if (!name || !*name || GELF_ST_TYPE(sym.st_info) == STT_SECTION)
                 continue;
+            if (!dynamic) {
+                /* every function the object defines, hidden ones too: a
+                 * kernel's host stub carries the kernel's (mangled) name */
+                if (sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+                    KBV_TRY_GOTO(list_push(&out->functions, name), st, done);
+                continue;
+            }
             if (sym.st_shndx == SHN_UNDEF) {
-                if (bind != STB_WEAK)  /* weak undefined: optional hooks (__gmon_start__) */
-                    KBV_TRY_GOTO(list_push(&out->imports, name), st, done);
+                /* weak ones too: a weak reference binds like any other when
+                 * the library is loaded (weak fopen is still fopen) */
+                KBV_TRY_GOTO(list_push(&out->imports, name), st, done);
             } else if ((bind == STB_GLOBAL || bind == STB_WEAK) &&
                        GELF_ST_VISIBILITY(sym.st_other) == STV_DEFAULT) {
                 KBV_TRY_GOTO(list_push(&out->exports, name), st, done);
@@ -121,6 +131,8 @@ static const char *const allowed_imports[] = {
     "_Znwm", "_Znam", "_ZdlPv", "_ZdlPvm", "_ZdaPv", "_ZSt*throw*", "__cxa_begin_catch",
     "__cxa_end_catch", "__cxa_allocate_exception", "__cxa_throw", "__cxa_free_exception",
     "exit", "abort",
+    /* the toolchain's optional hooks, weak references in every shared object */
+    "__gmon_start__", "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
     /* memory and strings */
     "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strncmp", "malloc", "calloc",
     "realloc", "free", "aligned_alloc", "posix_memalign",

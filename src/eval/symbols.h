@@ -19,7 +19,8 @@ typedef struct kbv_symbol_list {
 
 typedef struct kbv_symbols {
     kbv_symbol_list exports;   /* defined, global or weak, default visibility */
-    kbv_symbol_list imports;   /* undefined, non-weak */
+    kbv_symbol_list imports;   /* undefined, weak ones included */
+    kbv_symbol_list functions; /* functions defined in the object (.symtab), any visibility */
 } kbv_symbols;
 
 kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out);

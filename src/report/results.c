@@ -12,10 +12,17 @@
 #include <openssl/evp.h>
 
 static const char *const proto_names[KBV_PROTO_COUNT] = {"standard", "verified", "strict"};
+static const char *const phase_names[KBV_PHASE_COUNT] = {"compile", "load", "baselines",
+                                                         "correctness", "timing", "audit"};
 
 const char *kbv_protocol_name(kbv_protocol p)
 {
     return (unsigned)p < KBV_PROTO_COUNT ? proto_names[p] : "?";
+}
+
+const char *kbv_phase_name(kbv_phase p)
+{
+    return p >= 0 && p < KBV_PHASE_COUNT ? phase_names[p] : "?";
 }
 
 void kbv_record_init(kbv_record *rec)
@@ -28,6 +35,19 @@ void kbv_record_init(kbv_record *rec)
         r->t_fp32_strict_ms = NAN;
     }
     rec->compile.seconds = NAN;
+    for (int k = 0; k < KBV_PHASE_COUNT; k++)
+        rec->phase_s[k] = NAN;
+    rec->total_s = NAN;
+}
+
+void kbv_proto_skip(kbv_proto_result *p, const char *why)
+{
+    memset(p, 0, sizeof *p);
+    p->t_kernel_ms = p->t_kernel_spread_ms = p->t_baseline_ms = p->speedup = NAN;
+    p->mem_kernel_bytes = p->mem_baseline_bytes = p->sol_fraction = NAN;
+    p->t_fp32_strict_ms = NAN;
+    snprintf(p->reason, sizeof p->reason, "%s", why);
+    p->skipped = true;
 }
 
 bool kbv_proto_has_flag(const kbv_proto_result *p, const char *flag)
@@ -188,6 +208,10 @@ static json_t *proto_to_json(const kbv_proto_result *r, kbv_protocol p, int *bad
         if (json_array_append_new(flags, jstr(r->flags[i])))
             *bad = 1;
     put(o, "flags", flags, bad);
+    if (r->advisory[0])
+        put(o, "advisory", jstr(r->advisory), bad);
+    if (r->skipped)
+        put(o, "evaluated", json_false(), bad);
     return o;
 }
 
@@ -269,6 +293,14 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
     } else {
         put(o, "fault", json_null(), &bad);
     }
+    if (rec->has_phases) {
+        json_t *ph = json_object();
+        for (int k = 0; ph && k < KBV_PHASE_COUNT; k++)
+            put(ph, phase_names[k], real_or_null(rec->phase_s[k]), &bad);
+        if (ph)
+            put(ph, "total", real_or_null(rec->total_s), &bad);
+        put(o, "phase_s", ph, &bad);
+    }
     if (bad) {
         json_decref(o);
         /* json_string refuses invalid UTF-8: the likeliest cause here. */
@@ -323,6 +355,8 @@ static void proto_from_json(const json_t *o, kbv_protocol p, kbv_proto_result *r
     json_array_foreach(flags, i, f)
         if (json_is_string(f))
             kbv_proto_add_flag(r, json_string_value(f));
+    get_str(o, "advisory", r->advisory, sizeof r->advisory);
+    r->skipped = json_is_false(json_object_get(o, "evaluated"));
 }
 
 static void draw_from_json(const json_t *o, kbv_draw_record *d)
@@ -393,6 +427,13 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
         rec->has_fault = true;
         get_str(f, "kind", rec->fault_kind, sizeof rec->fault_kind);
         get_str(f, "reason", rec->fault_reason, sizeof rec->fault_reason);
+    }
+    const json_t *ph = json_object_get(o, "phase_s");
+    if (json_is_object(ph)) {
+        rec->has_phases = true;
+        for (int k = 0; k < KBV_PHASE_COUNT; k++)
+            rec->phase_s[k] = get_num(ph, phase_names[k]);
+        rec->total_s = get_num(ph, "total");
     }
     return KBV_OK;
 }
@@ -527,9 +568,22 @@ fail:
 
 bool kbv_results_has(const kbv_results *r, const kbv_record *key)
 {
-    for (int i = 0; i < r->done.n; i++)
-        if (kbv_record_same_job(&r->done.items[i], key))
+    return kbv_results_has_protocols(r, key, 0);
+}
+
+bool kbv_results_has_protocols(const kbv_results *r, const kbv_record *key, unsigned protocols)
+{
+    for (int i = 0; i < r->done.n; i++) {
+        const kbv_record *done = &r->done.items[i];
+        if (!kbv_record_same_job(done, key))
+            continue;
+        bool covered = true;
+        for (int p = 0; p < KBV_PROTO_COUNT; p++)
+            if (((protocols >> p) & 1u) && done->proto[p].skipped)
+                covered = false;
+        if (covered)
             return true;
+    }
     return false;
 }
 

@@ -32,6 +32,23 @@ typedef enum kbv_protocol {
 
 const char *kbv_protocol_name(kbv_protocol p);   /* "standard", "verified", "strict" */
 
+/* Where a sample's evaluation spent its wall time. The phases are exclusive
+ * (one runs at a time), so they sum to at most the total; the rest is the
+ * harness's own bookkeeping. JSON: "phase_s", docs/REPORTS.md. */
+typedef enum kbv_phase {
+    KBV_PHASE_NONE = -1,             /* charged to no phase */
+    KBV_PHASE_COMPILE = 0,           /* kbv_compile: the compiler, or the cache lookup on a hit */
+    KBV_PHASE_LOAD,                  /* the candidate process: start, CUDA init, dlopen, prepare, stop */
+    KBV_PHASE_BASELINES,             /* the problem's baselines: measured, or found in the cache */
+    KBV_PHASE_CORRECTNESS,           /* every protocol's draws: inputs, references, calls, verdicts */
+    KBV_PHASE_TIMING,                /* the standard/verified timed calls and strict's timed trials */
+    KBV_PHASE_AUDIT,                 /* strict's checks: integrity, guard bands, late writes,
+                                        symbols, the traced pass, race run and hidden shapes */
+    KBV_PHASE_COUNT
+} kbv_phase;
+
+const char *kbv_phase_name(kbv_phase p);         /* "compile", "load", ... */
+
 /* One protocol's outcome. Absent quantities are NAN (null in JSON). */
 typedef struct kbv_proto_result {
     bool correct;
@@ -46,6 +63,8 @@ typedef struct kbv_proto_result {
     double t_fp32_strict_ms;         /* strict only: the fp32-strict baseline's median */
     int n_flags;
     char flags[KBV_RECORD_MAX_FLAGS][32];
+    char advisory[384];              /* why an advisory flag was raised; "" when none */
+    bool skipped;                    /* not evaluated (kbv eval --protocols): JSON "evaluated": false */
 } kbv_proto_result;
 
 /* One draw of the correctness phase. */
@@ -79,10 +98,15 @@ typedef struct kbv_record {
     bool has_fault;
     char fault_kind[24];
     char fault_reason[512];
+    bool has_phases;                 /* phase_s and total_s were measured */
+    double phase_s[KBV_PHASE_COUNT]; /* wall seconds per kbv_phase */
+    double total_s;                  /* the whole sample, compile to verdict */
 } kbv_record;
 
 /* A record with every quantity absent (NAN) and nothing correct. */
 void kbv_record_init(kbv_record *rec);
+/* Marks a protocol not evaluated: no verdict, no numbers, the reason why. */
+void kbv_proto_skip(kbv_proto_result *p, const char *why);
 /* Adds an advisory or failure flag to a protocol (no duplicates). */
 void kbv_proto_add_flag(kbv_proto_result *p, const char *flag);
 bool kbv_proto_has_flag(const kbv_proto_result *p, const char *flag);
@@ -128,6 +152,9 @@ typedef struct kbv_results {
 kbv_status kbv_results_open(const char *path, kbv_results *r);
 /* Whether a sample with the identity of `key` is already recorded. */
 bool kbv_results_has(const kbv_results *r, const kbv_record *key);
+/* The same, with every protocol of the mask (bit p: protocol p) evaluated:
+ * a sample recorded by a run of fewer protocols is evaluated again. */
+bool kbv_results_has_protocols(const kbv_results *r, const kbv_record *key, unsigned protocols);
 /* Appends one line and fsyncs; on failure the file is cut back to where it
  * was, so what was written before stays whole. */
 kbv_status kbv_results_append(kbv_results *r, const kbv_record *rec);

@@ -32,6 +32,14 @@ typedef struct runner_device {
     kbv_child_fault (*sync_check)(runner *r, const char *what, char *reason);
     /* Peak bytes of scratch plus the candidate's own allocations. */
     size_t (*peak_bytes)(runner *r);
+    /* After a call: whether it left persisting-L2 state behind (then undone). */
+    bool (*l2_check)(runner *r);
+    /* Keeps the device busy beside the next call for about us microseconds. */
+    void (*noise)(runner *r, int us);
+    /* The traced pass: begin (false: no tracing here), each call's window, end. */
+    bool (*trace_begin)(runner *r);
+    void (*trace_mark)(runner *r, int call, bool end);
+    void (*trace_end)(runner *r, kbv_child_trace *out);
     void (*fini)(runner *r);
 } runner_device;
 

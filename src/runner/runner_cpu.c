@@ -98,6 +98,13 @@ static kbv_child_fault cpu_sync_check(runner *r, const char *what, char *reason)
     return KBV_FAULT_NONE;
 }
 
+/* No cache partitions, no device to keep busy, no activity tracing on the CPU. */
+static bool cpu_l2_check(runner *r) { (void)r; return false; }
+static void cpu_noise(runner *r, int us) { (void)r; (void)us; }
+static bool cpu_trace_begin(runner *r) { (void)r; return false; }
+static void cpu_trace_mark(runner *r, int call, bool end) { (void)r; (void)call; (void)end; }
+static void cpu_trace_end(runner *r, kbv_child_trace *out) { (void)r; (void)out; }
+
 static size_t cpu_peak_bytes(runner *r)
 {
     return r->scratch_peak;
@@ -125,5 +132,10 @@ const runner_device runner_cpu = {
     .timer_stop = cpu_timer_stop,
     .sync_check = cpu_sync_check,
     .peak_bytes = cpu_peak_bytes,
+    .l2_check = cpu_l2_check,
+    .noise = cpu_noise,
+    .trace_begin = cpu_trace_begin,
+    .trace_mark = cpu_trace_mark,
+    .trace_end = cpu_trace_end,
     .fini = cpu_fini,
 };

@@ -5,8 +5,11 @@
  * timed with events on it, and the candidate's own allocations are seen
  * through CUPTI memory activity records. */
 #include "runner/runner.h"
+#include "runner/runner_trace.h"
 
 #ifdef KBV_HAVE_CUDA
+
+#include "cuda/cuda_launch.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -26,6 +29,8 @@ _Static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(((kbv_proto_setup *)0)->ipc)
 
 typedef struct cuda_state {
     cudaStream_t stream;
+    cudaStream_t noise_stream; /* the race run's noise, beside the candidate's stream */
+    size_t l2_limit;           /* the persisting-L2 limit the harness set */
     cudaEvent_t start, end;
     cudaError_t start_err;     /* recording the start event, reported at the stop */
     void *flush_buf;
@@ -120,6 +125,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
         while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
             if (rec->kind == CUPTI_ACTIVITY_KIND_MEMORY2)
                 queue_event((const CUpti_ActivityMemory4 *)rec);
+            else
+                runner_trace_take(rec);
         }
     }
     pthread_mutex_unlock(&track.lock);
@@ -274,6 +281,14 @@ static kbv_child_fault cuda_init(runner *r, char *reason)
         if ((err = cudaMemsetAsync(s->flush_buf, 0, s->flush_bytes, s->stream)) != cudaSuccess)
             return setup_failed(err, "cudaMemsetAsync (the flush buffer)", reason);
     }
+    if ((err = cudaStreamCreateWithFlags(&s->noise_stream, cudaStreamNonBlocking)) != cudaSuccess)
+        return setup_failed(err, "cudaStreamCreateWithFlags (noise)", reason);
+    /* the harness sets the persisting-L2 limit (it is not 0 when a process
+     * starts on an H200) and l2_check finds it changed after any call */
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    if (cudaDeviceGetLimit(&s->l2_limit, cudaLimitPersistingL2CacheSize) != cudaSuccess)
+        s->l2_limit = 0;
+    (void)cudaGetLastError();
     if ((err = cudaEventRecord(s->start, s->stream)) != cudaSuccess ||
         (err = cudaEventRecord(s->end, s->stream)) != cudaSuccess ||
         (err = cudaStreamSynchronize(s->stream)) != cudaSuccess)
@@ -362,6 +377,63 @@ static kbv_child_fault cuda_sync_check(runner *r, const char *what, char *reason
     return err == cudaSuccess ? KBV_FAULT_NONE : cuda_fault(err, what, reason);
 }
 
+/* A changed persisting-L2 limit or an access-policy window on the candidate's
+ * stream keeps data in L2 across the cache flush between timed calls; found
+ * after a call, it is reported and undone before the next. */
+static bool cuda_l2_check(runner *r)
+{
+    cuda_state *s = r->dev_state;
+    bool found = false;
+    size_t limit = 0;
+    if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess &&
+        limit != s->l2_limit) {
+        found = true;
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, s->l2_limit);
+    }
+    cudaStreamAttrValue v;
+    memset(&v, 0, sizeof v);
+    if (cudaStreamGetAttribute(s->stream, cudaStreamAttributeAccessPolicyWindow, &v) ==
+            cudaSuccess &&
+        v.accessPolicyWindow.num_bytes > 0) {
+        found = true;
+        memset(&v, 0, sizeof v);
+        cudaStreamSetAttribute(s->stream, cudaStreamAttributeAccessPolicyWindow, &v);
+    }
+    if (found)
+        cudaCtxResetPersistingL2Cache();
+    (void)cudaGetLastError();  /* a refused query is not the candidate's error */
+    return found;
+}
+
+static void cuda_noise(runner *r, int us)
+{
+    cuda_state *s = r->dev_state;
+    if (s->flush_buf && us > 0 &&
+        kbv_cuda_launch_noise(s->noise_stream, s->flush_buf, s->flush_bytes, us) != cudaSuccess)
+        (void)cudaGetLastError();  /* no noise: the run is merely quieter */
+}
+
+static bool cuda_trace_begin(runner *r)
+{
+    cuda_state *s = r->dev_state;
+    pthread_mutex_lock(&track.lock);
+    bool on = track.on;   /* records arrive through the memory tracker's buffers */
+    pthread_mutex_unlock(&track.lock);
+    return on && runner_trace_start(s->stream);
+}
+
+static void cuda_trace_mark(runner *r, int call, bool end)
+{
+    (void)r;
+    runner_trace_mark(call, end);
+}
+
+static void cuda_trace_end(runner *r, kbv_child_trace *out)
+{
+    (void)r;
+    runner_trace_finish(out);
+}
+
 static size_t cuda_peak_bytes(runner *r)
 {
     pthread_mutex_lock(&track.lock);
@@ -407,6 +479,8 @@ static void cuda_fini(runner *r)
             cudaEventDestroy(s->end);
         if (s->stream)
             cudaStreamDestroy(s->stream);
+        if (s->noise_stream)
+            cudaStreamDestroy(s->noise_stream);
         if (s->ipc_open)
             cudaIpcCloseMemHandle(r->base);
         if (s->vmm_base) {
@@ -451,6 +525,11 @@ static kbv_child_fault cuda_sync_check(runner *r, const char *what, char *reason
     (void)r; (void)what; (void)reason;
     return KBV_FAULT_HARNESS;
 }
+static bool cuda_l2_check(runner *r) { (void)r; return false; }
+static void cuda_noise(runner *r, int us) { (void)r; (void)us; }
+static bool cuda_trace_begin(runner *r) { (void)r; return false; }
+static void cuda_trace_mark(runner *r, int call, bool end) { (void)r; (void)call; (void)end; }
+static void cuda_trace_end(runner *r, kbv_child_trace *out) { (void)r; (void)out; }
 static size_t cuda_peak_bytes(runner *r) { (void)r; return 0; }
 static void cuda_fini(runner *r) { (void)r; }
 
@@ -466,5 +545,10 @@ const runner_device runner_cuda = {
     .timer_stop = cuda_timer_stop,
     .sync_check = cuda_sync_check,
     .peak_bytes = cuda_peak_bytes,
+    .l2_check = cuda_l2_check,
+    .noise = cuda_noise,
+    .trace_begin = cuda_trace_begin,
+    .trace_mark = cuda_trace_mark,
+    .trace_end = cuda_trace_end,
     .fini = cuda_fini,
 };

@@ -254,33 +254,72 @@ static kbv_child_fault do_prepare(runner *r, char *reason)
     return f;
 }
 
-static kbv_child_fault do_call(runner *r, const kbv_proto_request *q, kbv_proto_reply *rep)
+/* One call of kbv_forward on input set `set`, timed; what it left in the
+ * persisting L2 counted (and undone) after the timed window. */
+static kbv_child_fault one_call(runner *r, int set, kbv_proto_reply *rep)
+{
+    r->dev->timer_start(r);
+    int ret = r->forward(&r->env, r->state, r->inputs[set], r->setup.n_inputs, r->params,
+                         r->setup.n_params, r->outputs, r->setup.n_outputs);
+    double ms = 0;
+    kbv_child_fault f = r->dev->timer_stop(r, &ms, "kbv_forward", rep->reason);
+    if (ret != 0) {
+        reason_set(rep->reason, "kbv_forward returned %d", ret);
+        return KBV_FAULT_RETURNED;
+    }
+    if (f)
+        return f;
+    if (r->dev->l2_check(r))
+        rep->l2_persisting++;
+    rep->times_ms[rep->n_times++] = ms;
+    return KBV_FAULT_NONE;
+}
+
+static kbv_child_fault check_calls(runner *r, const kbv_proto_request *q, kbv_proto_reply *rep)
 {
     if (q->set < 0 || q->set >= r->setup.n_sets || q->n_calls < 1 ||
-        q->n_calls > KBV_CHILD_MAX_CALLS) {
+        q->n_calls > KBV_CHILD_MAX_CALLS || q->noise_us < 0) {
         reason_set(rep->reason, "call request: set %d, %d calls", q->set, q->n_calls);
         return KBV_FAULT_HARNESS;
     }
-    kbv_child_fault f;
-    if (!r->prepared && (f = do_prepare(r, rep->reason)))
-        return f;
-    for (int i = 0; i < q->n_calls; i++) {
+    if (!r->prepared)
+        return do_prepare(r, rep->reason);
+    return KBV_FAULT_NONE;
+}
+
+static kbv_child_fault do_call(runner *r, const kbv_proto_request *q, kbv_proto_reply *rep)
+{
+    kbv_child_fault f = check_calls(r, q, rep);
+    for (int i = 0; i < q->n_calls && !f; i++) {
         if (q->flush && (f = r->dev->flush(r, (unsigned)i, rep->reason)))
             return f;
-        r->dev->timer_start(r);
-        int ret = r->forward(&r->env, r->state, r->inputs[q->set], r->setup.n_inputs, r->params,
-                             r->setup.n_params, r->outputs, r->setup.n_outputs);
-        double ms = 0;
-        f = r->dev->timer_stop(r, &ms, "kbv_forward", rep->reason);
-        if (ret != 0) {
-            reason_set(rep->reason, "kbv_forward returned %d", ret);
-            return KBV_FAULT_RETURNED;
-        }
-        if (f)
-            return f;
-        rep->times_ms[rep->n_times++] = ms;
+        if (q->noise_us > 0)
+            r->dev->noise(r, q->noise_us);
+        f = one_call(r, q->set, rep);
     }
-    return KBV_FAULT_NONE;
+    return f;
+}
+
+/* The untimed traced pass: the same calls, each inside a marked window. */
+static kbv_child_fault do_trace(runner *r, const kbv_proto_request *q, kbv_proto_reply *rep)
+{
+    kbv_child_fault f = check_calls(r, q, rep);
+    if (f)
+        return f;
+    const bool traced = r->dev->trace_begin(r);
+    for (int i = 0; i < q->n_calls && !f; i++) {
+        if (traced)
+            r->dev->trace_mark(r, i, false);
+        f = one_call(r, q->set, rep);
+        if (traced && !f)
+            r->dev->trace_mark(r, i, true);
+    }
+    if (traced) {
+        r->dev->trace_end(r, &rep->trace);
+        for (int i = 0; i < rep->n_times; i++)
+            rep->trace.event_ms += rep->times_ms[i];
+    }
+    return f;
 }
 
 static void send_reply(kbv_proto_reply *rep, uint32_t seq)
@@ -363,6 +402,9 @@ int main(void)
             break;
         case KBV_MSG_CALL:
             rep.fault = do_call(&r, &q, &rep);
+            break;
+        case KBV_MSG_TRACE:
+            rep.fault = do_trace(&r, &q, &rep);
             break;
         case KBV_MSG_MEMORY:
             rep.peak_bytes = r.harness_bytes + r.dev->peak_bytes(&r);

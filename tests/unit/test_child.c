@@ -180,6 +180,20 @@ static void test_good_candidate(void **state)
     assert_int_equal(res.fault, KBV_FAULT_NONE);
     assert_scaled(OFF_X1, 2.0f);
 
+    /* the strict audits' requests: noise beside the call, and the traced
+     * pass, which has nothing to trace on the CPU but still makes its calls */
+    assert_int_equal(kbv_child_call_noisy(c, 0, 2, 500, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_int_equal(res.n_times, 2);
+    assert_int_equal(res.l2_persisting, 0);
+    assert_scaled(OFF_X0, 2.0f);
+    assert_int_equal(kbv_child_trace_calls(c, 1, 3, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_int_equal(res.n_times, 3);
+    assert_int_equal(res.trace.available, 0);
+    assert_scaled(OFF_X1, 2.0f);
+    assert_int_equal(kbv_child_trace_calls(c, 2, 1, &res), KBV_ERR_INVALID);
+
     /* one input set + the output, each rounded up to 512 bytes; no scratch */
     size_t peak = 0;
     assert_int_equal(kbv_child_memory(c, &peak, &res), KBV_OK);

@@ -149,6 +149,81 @@ static void test_round_trip(void **state)
     free(b);
 }
 
+/* phase_s and a protocol not evaluated survive a write and a read; a record
+ * without phase_s (older kbv) reads with no phases. */
+static void test_phases_and_skipped_round_trip(void **state)
+{
+    (void)state;
+    kbv_record *a = sample_record(0, "aa"), *back = malloc(sizeof *back);
+    assert_non_null(back);
+    a->has_phases = true;
+    for (int k = 0; k < KBV_PHASE_COUNT; k++)
+        a->phase_s[k] = 0.125 * (k + 1);
+    a->phase_s[KBV_PHASE_BASELINES] = NAN;           /* not measured: null */
+    a->total_s = 4.5;
+    kbv_proto_skip(&a->proto[KBV_PROTO_STRICT], "not evaluated (kbv eval --protocols)");
+    json_t *o;
+    assert_int_equal(kbv_record_to_json(a, &o), KBV_OK);
+    const json_t *ph = json_object_get(o, "phase_s");
+    assert_true(json_is_object(ph));
+    assert_int_equal(json_object_size(ph), KBV_PHASE_COUNT + 1);
+    assert_true(json_real_value(json_object_get(ph, "compile")) == 0.125);
+    assert_true(json_real_value(json_object_get(ph, "audit")) == 0.75);
+    assert_true(json_real_value(json_object_get(ph, "total")) == 4.5);
+    assert_true(json_is_null(json_object_get(ph, "baselines")));
+    const json_t *strict = json_object_get(json_object_get(o, "protocols"), "strict");
+    assert_true(json_is_false(json_object_get(strict, "evaluated")));
+    const json_t *verified = json_object_get(json_object_get(o, "protocols"), "verified");
+    assert_null(json_object_get(verified, "evaluated"));   /* only written when false */
+
+    assert_int_equal(kbv_record_from_json(o, back), KBV_OK);
+    assert_true(back->has_phases);
+    for (int k = 0; k < KBV_PHASE_COUNT; k++)
+        if (k != KBV_PHASE_BASELINES)
+            assert_true(back->phase_s[k] == a->phase_s[k]);
+    assert_true(isnan(back->phase_s[KBV_PHASE_BASELINES]));
+    assert_true(back->total_s == 4.5);
+    assert_true(back->proto[KBV_PROTO_STRICT].skipped);
+    assert_false(back->proto[KBV_PROTO_STRICT].correct);
+    assert_true(isnan(back->proto[KBV_PROTO_STRICT].t_kernel_ms));
+    assert_false(back->proto[KBV_PROTO_STANDARD].skipped);
+    assert_string_equal(kbv_phase_name(KBV_PHASE_CORRECTNESS), "correctness");
+
+    /* without phase_s: still a valid record, with no phases */
+    json_object_del(o, "phase_s");
+    assert_int_equal(kbv_record_from_json(o, back), KBV_OK);
+    assert_false(back->has_phases);
+    assert_true(isnan(back->total_s));
+    json_t *again;
+    assert_int_equal(kbv_record_to_json(back, &again), KBV_OK);
+    assert_null(json_object_get(again, "phase_s"));
+    json_decref(again);
+    json_decref(o);
+    free(a);
+    free(back);
+}
+
+/* A sample recorded without strict is done for a verified run, not for a full one. */
+static void test_resume_needs_the_protocols(void **state)
+{
+    (void)state;
+    char path[300];
+    path_of("protocols.jsonl", path, sizeof path);
+    kbv_results res;
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    kbv_record *a = sample_record(0, "aa");
+    kbv_proto_skip(&a->proto[KBV_PROTO_STRICT], "not evaluated");
+    assert_int_equal(kbv_results_append(&res, a), KBV_OK);
+    kbv_results_close(&res);
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    unsigned verified = 1u << KBV_PROTO_VERIFIED, all = (1u << KBV_PROTO_COUNT) - 1;
+    assert_true(kbv_results_has_protocols(&res, a, verified));
+    assert_false(kbv_results_has_protocols(&res, a, all));
+    assert_true(kbv_results_has(&res, a));
+    kbv_results_close(&res);
+    free(a);
+}
+
 static void test_resume_identity(void **state)
 {
     (void)state;
@@ -325,6 +400,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_phases_and_skipped_round_trip),
+        cmocka_unit_test(test_resume_needs_the_protocols),
         cmocka_unit_test(test_resume_identity),
         cmocka_unit_test(test_torn_line_repaired),
         cmocka_unit_test(test_missing_file_is_empty),

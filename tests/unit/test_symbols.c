@@ -78,6 +78,20 @@ static void file_io_is_refused(void **state)
     assert_true(strstr(reason, "fopen") || strstr(reason, "fclose"));
 }
 
+/* A weak reference binds to the library's function like any other: declaring
+ * fopen weak must not slip it past the allowlist. */
+static void weak_import_is_refused(void **state)
+{
+    (void)state;
+    char reason[256] = "";
+    const char *so = build("weak", HEADER "#include <stddef.h>\n"
+                           "extern void *fopen(const char *, const char *) __attribute__((weak));\n"
+                           FORWARD,
+                           "if (fopen) (void)fopen(\"/tmp/x\", \"r\");");
+    assert_false(judge(so, false, reason, sizeof reason));
+    assert_non_null(strstr(reason, "fopen"));
+}
+
 static void dlopen_is_refused(void **state)
 {
     (void)state;
@@ -110,6 +124,29 @@ static void vendor_library_needs_permission(void **state)
     assert_true(judge(so, true, reason, sizeof reason));
 }
 
+/* Kernels' host stubs are hidden functions: the traced pass matches kernel
+ * names against every function the object defines, not only its exports. */
+static void hidden_functions_are_listed(void **state)
+{
+    (void)state;
+    const char *so = build("hidden", HEADER
+                           "void my_hidden_kernel(float *x) { if (x) x[0] = 1.f; }\n" FORWARD,
+                           "my_hidden_kernel(0);");
+    kbv_symbols s;
+    assert_int_equal(kbv_symbols_read(so, &s), KBV_OK);
+    bool hidden = false, forward = false;
+    for (int i = 0; i < s.functions.n; i++) {
+        hidden = hidden || !strcmp(s.functions.names[i], "my_hidden_kernel");
+        forward = forward || !strcmp(s.functions.names[i], "kbv_forward");
+    }
+    for (int i = 0; i < s.exports.n; i++)
+        assert_string_not_equal(s.exports.names[i], "my_hidden_kernel");
+    assert_true(hidden);
+    assert_true(forward);
+    kbv_symbols_free(&s);
+    unlink(so);
+}
+
 static void not_an_elf_file_is_an_error(void **state)
 {
     (void)state;
@@ -128,9 +165,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(honest_candidate_passes),
         cmocka_unit_test(file_io_is_refused),
+        cmocka_unit_test(weak_import_is_refused),
         cmocka_unit_test(dlopen_is_refused),
         cmocka_unit_test(extra_export_is_refused),
         cmocka_unit_test(vendor_library_needs_permission),
+        cmocka_unit_test(hidden_functions_are_listed),
         cmocka_unit_test(not_an_elf_file_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

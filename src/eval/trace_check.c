@@ -1,0 +1,84 @@
+#include "eval/trace_check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool kbv_trace_name_is(const char *traced, const char *fn)
+{
+    const size_t cut = KBV_TRACE_NAME_MAX - 1;
+    if (strlen(traced) < cut)
+        return strcmp(traced, fn) == 0;
+    return strncmp(traced, fn, cut) == 0;
+}
+
+static bool is_own(const char *traced, const kbv_symbol_list *own)
+{
+    for (int i = 0; own && i < own->n; i++)
+        if (kbv_trace_name_is(traced, own->names[i]))
+            return true;
+    return false;
+}
+
+static void fail(kbv_trace_verdict *v, const char *flag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(kbv_trace_verdict *v, const char *flag, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    v->flag = flag;
+    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    va_end(ap);
+}
+
+void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, kbv_trace_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    if (!t->available)
+        return;
+    v->judged = true;
+    if (t->lost > 0) {
+        fail(v, "trace-incomplete", "traced pass: %d activity records were lost (too many "
+             "launches to account for)", t->lost);
+        return;
+    }
+    if (t->foreign_stream > 0) {
+        fail(v, "trace-foreign-stream", "traced pass: %s (%d records off the stream the "
+             "harness gave)", t->first_offender, t->foreign_stream);
+        return;
+    }
+    if (t->outside_call > 0) {
+        fail(v, "trace-outside-call", "traced pass: %s (%d records outside the calls' "
+             "windows)", t->first_offender, t->outside_call);
+        return;
+    }
+    for (int c = 0; c < t->calls; c++) {
+        bool found = false;
+        for (int i = 0; i < t->n_names && !found; i++)
+            found = (t->call_names[c] >> i & 1u) && is_own(t->names[i], own);
+        if (!found) {
+            const char *ran = "no kernel at all";
+            for (int i = 0; i < t->n_names; i++)
+                if (t->call_names[c] >> i & 1u) {
+                    ran = t->names[i];
+                    break;
+                }
+            fail(v, "trace-no-own-kernel", "traced pass: call %d ran no kernel of the "
+                 "candidate's own object (it ran: %.120s)", c, ran);
+            return;
+        }
+    }
+    const double allowed = t->event_ms * (1.0 + KBV_TRACE_BUSY_SLACK) +
+                           KBV_TRACE_BUSY_SLACK_MS_PER_CALL * t->calls;
+    if (t->busy_ms > allowed) {
+        fail(v, "trace-time-mismatch", "traced pass: the device was busy %.3f ms inside the "
+             "calls, the events timed %.3f ms", t->busy_ms, t->event_ms);
+        return;
+    }
+    if (t->policy_window > 0) {
+        fail(v, "l2-persisting", "traced pass: %d kernels were launched with an L2 "
+             "access-policy window", t->policy_window);
+        return;
+    }
+}

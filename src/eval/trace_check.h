@@ -1,0 +1,32 @@
+/* The strict protocol's judgement of a traced pass (kbv_child_trace_calls):
+ * every kernel, copy and set on the harness stream and inside a call's
+ * window, at least one kernel of the candidate's own object in every call,
+ * the device's busy time consistent with the event-timed time, no L2
+ * access-policy window. Pure: the CUDA side is src/runner/runner_trace.c. */
+#ifndef KBV_TRACE_CHECK_H
+#define KBV_TRACE_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "eval/child.h"
+#include "eval/symbols.h"
+
+/* Slack allowed between the device's busy time and the events' time:
+ * relative, and absolute per call (timestamps of two clocks' resolution). */
+#define KBV_TRACE_BUSY_SLACK 0.10
+#define KBV_TRACE_BUSY_SLACK_MS_PER_CALL 0.05
+
+typedef struct kbv_trace_verdict {
+    bool judged;               /* false: no trace here (CPU, or CUPTI refused) */
+    const char *flag;          /* NULL: passed; else the failing flag's name */
+    char reason[320];
+} kbv_trace_verdict;
+
+/* own: the functions the candidate's object defines (kbv_symbols.functions). */
+void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, kbv_trace_verdict *v);
+
+/* Whether a kernel name from a trace (cut at KBV_TRACE_NAME_MAX - 1) is fn. */
+bool kbv_trace_name_is(const char *traced, const char *fn);
+
+#endif

@@ -1,0 +1,27 @@
+/* Honest control (L1/88, MinGPT's tanh GELU) on the CPU backend: the eight
+ * elementwise PyTorch ops fused, in the reference's order, in float. It must
+ * pass every protocol with no failing flag; the L1/88 cheats share its
+ * arithmetic, so they fail for their hack and not for their numerics. */
+#include <kbv/candidate.h>
+#include <math.h>
+
+static float gelu(float x)
+{
+    return (x * 0.5f) * (1.0f + tanhf((x + x * x * x * 0.044715f) * 0.7978845608028654f));
+}
+
+int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *inputs, int n_inputs,
+                const kbv_tensor *params, int n_params, kbv_tensor *outputs, int n_outputs)
+{
+    (void)env; (void)state; (void)params; (void)n_params;
+    if (n_inputs != 1 || n_outputs != 1)
+        return 1;
+    int64_t n = 1;
+    for (int d = 0; d < inputs[0].ndim; d++)
+        n *= inputs[0].shape[d];
+    const float *x = inputs[0].data;
+    float *y = outputs[0].data;
+    for (int64_t i = 0; i < n; i++)
+        y[i] = gelu(x[i]);
+    return 0;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The cheat corpus on the GPU: every .cu case of tests/cheats/manifest.tsv
+# (honest controls and one cheat per known hack) evaluated with
+# `kbv eval --device cuda` at the full catalog shapes, each compared with its
+# expected verdicts and strict reason (tests/cheats/corpus.py says how). Prints
+# the table "case | hack | standard | verified | strict | strict reason |
+# expected?" and, last, "cheats: X/Y as expected, honest controls: A/B pass with
+# no flag"; exits non-zero on any mismatch.
+#   tests/gpu/cheats.sh [BUILD_DIR]        (default build; a carried build works)
+# Environment: OUT (logs, default out/gpu), SEED (default 7), SIZE (full|small,
+# default full), ONLY (comma-separated case names), KBV_CACHE_DIR (default
+# out/kbv-cache, shared with tests/gpu/run.sh so baselines are measured once).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+case "$build" in /*) ;; *) build=$PWD/$build ;; esac
+out=${OUT:-out/gpu}
+mkdir -p "$out"
+export KBV_CACHE_DIR=${KBV_CACHE_DIR:-$PWD/out/kbv-cache} KBV_INCLUDE_DIR=$PWD/include
+export LD_LIBRARY_PATH=$build/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
+if [ ! -x "$build/kbv" ]; then
+    echo "cheats: no kbv in $build" >&2
+    echo "cheats: not run (no build)"
+    exit 1
+fi
+work="$out/cheats"
+rm -rf "$work"
+args=(--kbv "$build/kbv" --device cuda --size "${SIZE:-full}" --seed "${SEED:-7}" --work "$work")
+[ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+python3 tests/cheats/corpus.py "${args[@]}" | tee "$out/cheats.txt"
+exit "${PIPESTATUS[0]}"
