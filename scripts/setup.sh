@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config git
           libjansson-dev libcmocka-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libelf-dev
+          openmpi-bin libopenmpi-dev   # kbv eval --mpi (tests/e2e/mpi_cpu.sh)
           python3 python3-numpy python3-torch
           chromium)  # headless: the report page test (tests/e2e/report_page.sh)
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/results.h"
+
 int kbv_run_option_take(const char *cmd, int argc, char **argv, int *a, bool allow_timeout,
                         kbv_run_options *o)
 {
@@ -40,6 +42,40 @@ int kbv_run_options_check(const char *cmd, const kbv_run_options *o)
     }
     if (o->size && strcmp(o->size, "full") && strcmp(o->size, "small")) {
         fprintf(stderr, "%s: --size must be full or small, got '%s'\n", cmd, o->size);
+        return 2;
+    }
+    return 0;
+}
+
+int kbv_protocols_parse(const char *cmd, const char *list, unsigned *mask)
+{
+    *mask = 0;
+    const char *p = list;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        bool known = false;
+        if (len == 3 && !strncmp(p, "all", 3)) {
+            *mask = (1u << KBV_PROTO_COUNT) - 1;
+            known = true;
+        }
+        for (int k = 0; k < KBV_PROTO_COUNT && !known; k++) {
+            const char *name = kbv_protocol_name((kbv_protocol)k);
+            if (len == strlen(name) && !strncmp(p, name, len)) {
+                *mask |= 1u << k;
+                known = true;
+            }
+        }
+        if (!known) {
+            fprintf(stderr, "%s: --protocols takes standard, verified, strict or all, "
+                            "comma-separated; got '%.*s'\n", cmd, (int)len, p);
+            return 2;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (*mask == 0) {
+        fprintf(stderr, "%s: --protocols needs at least one protocol\n", cmd);
         return 2;
     }
     return 0;

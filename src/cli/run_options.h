@@ -21,4 +21,9 @@ int kbv_run_option_take(const char *cmd, int argc, char **argv, int *a, bool all
 /* Checks --device and --size. 0 when valid, else 2 after reporting. */
 int kbv_run_options_check(const char *cmd, const kbv_run_options *o);
 
+/* Parses --protocols: names from standard, verified, strict (or "all"),
+ * comma-separated, into a mask with bit p set for protocol p. 0 when valid,
+ * else 2 after reporting. */
+int kbv_protocols_parse(const char *cmd, const char *list, unsigned *mask);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,16 +208,28 @@ const char *kbv_candidate_include_dir(void)
 typedef struct tool_run {
     int wait_status;      /* as waitpid reports it */
     bool timed_out;
+    bool cancelled;       /* *cancel became nonzero first */
     bool truncated;       /* output longer than the buffer */
     double seconds;
 } tool_run;
 
+/* The longest wait between two looks at a cancel flag: a signal that sets
+ * it just before poll() starts would otherwise go unseen until the deadline. */
+#define CANCEL_POLL_MS 50
+
+static bool cancelled(const volatile sig_atomic_t *cancel)
+{
+    return cancel && *cancel;
+}
+
 /* Runs argv (PATH lookup) in cwd (NULL: ours) in its own process group, with
  * stdout and stderr captured into out (cap bytes, NUL-terminated, the head
- * kept), stdin from /dev/null. On timeout the whole group is killed. A tool
- * that cannot be started is an error; its exit status is not. */
-static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s, char *out,
-                           size_t cap, tool_run *run)
+ * kept), stdin from /dev/null. On timeout, or when *cancel (if given) turns
+ * nonzero, the whole group is killed. A tool that cannot be started is an
+ * error; its exit status is not. */
+static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s,
+                           const volatile sig_atomic_t *cancel, char *out, size_t cap,
+                           tool_run *run)
 {
     kbv_status st = KBV_OK;
     int pipefd[2] = {-1, -1};
@@ -265,12 +278,19 @@ static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s
     double deadline = start + timeout_s;
     for (;;) {
         double left = deadline - now_s();
+        if (cancelled(cancel)) {
+            run->cancelled = true;
+            break;
+        }
         if (left <= 0) {
             run->timed_out = true;
             break;
         }
         struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)(left * 1000.0) + 1);
+        int ms = (int)(left * 1000.0) + 1;
+        if (cancel && ms > CANCEL_POLL_MS)
+            ms = CANCEL_POLL_MS;
+        int pr = poll(&pfd, 1, ms);
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr < 0)
@@ -293,7 +313,7 @@ static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s
         out[used] = '\0';
     }
     /* the tool closed its output; give it until the deadline to exit */
-    while (!run->timed_out) {
+    while (!run->timed_out && !run->cancelled) {
         pid_t w = waitpid(pid, &run->wait_status, WNOHANG);
         if (w == pid) {
             pid = -1;
@@ -301,7 +321,9 @@ static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s
         }
         if (w < 0 && errno != EINTR)
             KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "waitpid: %s", strerror(errno));
-        if (now_s() >= deadline)
+        if (cancelled(cancel))
+            run->cancelled = true;
+        else if (now_s() >= deadline)
             run->timed_out = true;
         else
             nanosleep(&(struct timespec){.tv_nsec = 5 * 1000 * 1000}, NULL);
@@ -382,7 +404,7 @@ static kbv_status compiler_version(const char *compiler, char *out, size_t cap)
     }
     char *argv[] = {(char *)compiler, "--version", NULL};
     tool_run run;
-    KBV_TRY_GOTO(run_tool(argv, NULL, VERSION_TIMEOUT_S, out, cap, &run), st, done);
+    KBV_TRY_GOTO(run_tool(argv, NULL, VERSION_TIMEOUT_S, NULL, out, cap, &run), st, done);
     if (run.timed_out || !WIFEXITED(run.wait_status) || WEXITSTATUS(run.wait_status) != 0)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "%s --version failed: %.200s", compiler, out);
     if (version_count < VERSION_SLOTS) {
@@ -568,6 +590,31 @@ static kbv_status build_argv(const char *compiler, lang lg, const char *arch, co
 
 /* ---- the cache -------------------------------------------------------- */
 
+/* How often a process waiting for another's build of the same entry looks. */
+#define LOCK_POLL_MS 10
+
+/* Waits until no other process is building this entry: building it twice
+ * would cost a compiler's time for the same bytes. Returns the lock's fd, or
+ * -1 when the build should go ahead without it: the file system has no locks,
+ * the wait passed wait_s, or the build was cancelled (entries are renamed
+ * into place, so an unlocked build is still safe). */
+static int lock_entry(const char *lock_path, double wait_s, const volatile sig_atomic_t *cancel)
+{
+    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    double deadline = now_s() + wait_s;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || now_s() >= deadline ||
+            cancelled(cancel)) {
+            close(fd);
+            return -1;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = LOCK_POLL_MS * 1000 * 1000}, NULL);
+    }
+    return fd;
+}
+
 static kbv_status sha256_parts(const void *const *parts, const size_t *lens, int n,
                                unsigned char digest[32])
 {
@@ -656,6 +703,8 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     char *src = NULL, *header = NULL;
     size_t src_len = 0, header_len = 0;
     char tmp[PATH_MAX] = "";
+    char lock_path[PATH_MAX + 128] = "";
+    int lock_fd = -1;
     char path[PATH_MAX + 64];
     char version[VERSION_CAP];
     argv_buf *args = NULL;
@@ -727,8 +776,21 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
         goto done;
     }
 
-    /* build privately, then publish with one rename */
+    double timeout = o->timeout_s > 0 ? o->timeout_s : KBV_COMPILE_DEFAULT_TIMEOUT_S;
     KBV_TRY_GOTO(mkdir_p(shard), st, done);
+    snprintf(lock_path, sizeof lock_path, "%s.lock", entry);
+    /* another process may be building it right now: its result will do */
+    lock_fd = lock_entry(lock_path, timeout, o->cancel);
+    if (load_entry(entry, r)) {
+        r->cached = true;
+        goto done;
+    }
+    if (cancelled(o->cancel)) {
+        appendf(r->log, sizeof r->log, "compilation stopped before it started\n");
+        goto done;
+    }
+
+    /* build privately, then publish with one rename */
     if (snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-XXXXXX", shard, r->key) >= (int)sizeof tmp) {
         tmp[0] = '\0';
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "cache path too long: %s", shard);
@@ -741,12 +803,16 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     snprintf(path, sizeof path, "%s/%s", tmp, lg == LANG_CUDA ? "candidate.cu" : "candidate.c");
     KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
 
-    double timeout = o->timeout_s > 0 ? o->timeout_s : KBV_COMPILE_DEFAULT_TIMEOUT_S;
     tool_run run;
-    KBV_TRY_GOTO(run_tool(args->v, tmp, timeout, r->log, sizeof r->log - 160, &run), st, done);
+    KBV_TRY_GOTO(run_tool(args->v, tmp, timeout, o->cancel, r->log, sizeof r->log - 160, &run),
+                 st, done);
     r->seconds = run.seconds;
     if (run.truncated)
         appendf(r->log, sizeof r->log, "\n[compiler output truncated]\n");
+    if (run.cancelled) {
+        appendf(r->log, sizeof r->log, "\ncompilation stopped after %.1f s\n", run.seconds);
+        goto done;  /* not cached: the compiler was killed, not the source's fault */
+    }
     if (run.timed_out) {
         appendf(r->log, sizeof r->log, "\ncompiler timed out after %g s\n", timeout);
         goto done;  /* not cached: it may be the machine, not the source */
@@ -783,6 +849,12 @@ done:
         kbv_status rm = kbv_sandbox_remove_dir(tmp);
         if (rm != KBV_OK && st == KBV_OK)
             st = kbv_relay_at(__FILE__, __LINE__, rm);
+    }
+    if (lock_fd >= 0) {
+        /* unlinked while held: a waiter that already opened it finds the
+         * entry; one that opens it afresh locks a new file and finds it too */
+        unlink(lock_path);
+        close(lock_fd);
     }
     free(args);
     free(header);

@@ -14,13 +14,20 @@
  *     <cache>/build/<key[0:2]>/<key>/{candidate.so, compile.log, ok|failed}
  *
  * Each build happens in a private temporary directory that is renamed into
- * place, so concurrent kbv processes never see a half-written entry. A
+ * place, so concurrent kbv processes never see a half-written entry. While
+ * one process builds an entry it holds <key>.lock beside it (flock), and a
+ * second process that wants the same entry waits for that build instead of
+ * repeating it (a compile-ahead pool and an evaluator, or two shards on one
+ * cache); the lock only saves work, correctness never depends on it (a
+ * lock file left by a killed process is taken over by the next build). A
  * failed compilation is cached too (the same source fails the same way); a
- * compiler timeout is not (it may be the machine's load). */
+ * compiler timeout is not (it may be the machine's load), nor a build
+ * stopped through `cancel`. */
 #ifndef KBV_COMPILE_H
 #define KBV_COMPILE_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #include "core/status.h"
@@ -37,6 +44,10 @@ typedef struct kbv_compile_opts {
     double timeout_s;          /* 0: KBV_COMPILE_DEFAULT_TIMEOUT_S */
     const char *nvcc;          /* NULL: $KBV_NVCC, else "nvcc" on PATH, else /usr/local/cuda/bin/nvcc */
     const char *cc;            /* NULL: $CC, else "cc" */
+    /* When not NULL and it turns nonzero (a signal handler sets it), the
+     * build stops at once: the compiler's process group is killed, the
+     * temporary directory removed, nothing cached; r->ok is false. */
+    const volatile sig_atomic_t *cancel;
 } kbv_compile_opts;
 
 typedef struct kbv_compile_result {

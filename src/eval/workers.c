@@ -102,8 +102,10 @@ static kbv_status probe_here(const char *device, const char *size, kbv_device_pr
     KBV_TRY(gpu_count(&p->n_gpus));
     if (p->n_gpus > KBV_MAX_GPUS)
         p->n_gpus = KBV_MAX_GPUS;
-    for (int d = 0; d < p->n_gpus; d++)
+    for (int d = 0; d < p->n_gpus; d++) {
         KBV_TRY(kbv_device_name(d, p->names[d], sizeof p->names[d]));
+        KBV_TRY(kbv_device_arch(d, p->arch[d], sizeof p->arch[d]));
+    }
     return KBV_OK;
 }
 
@@ -250,8 +252,7 @@ static int recv_msg(int fd, msg_head *h, char **payload)
 
 /* ---- a worker process --------------------------------------------------- */
 
-/* Narrows CUDA_VISIBLE_DEVICES to the ordinal-th visible device. */
-static kbv_status narrow_visible(int ordinal)
+kbv_status kbv_visible_gpu_narrow(int ordinal)
 {
     char token[256];
     const char *list = getenv("CUDA_VISIBLE_DEVICES");
@@ -286,9 +287,7 @@ static off_t file_size(const char *path)
     return stat(path, &sb) ? -1 : sb.st_size;
 }
 
-/* Another worker may have measured baselines since this one loaded the
- * cache: reload it when the file grew, rather than measure them again. */
-static void refresh_cache(kbv_baseline_cache *cache, off_t *known)
+void kbv_baseline_cache_refresh(kbv_baseline_cache *cache, off_t *known)
 {
     off_t size = file_size(cache->path);
     if (size < 0 || size == *known)
@@ -316,7 +315,7 @@ static int worker_loop(const kbv_workers_opts *o, const kbv_worker_ops *ops, int
     eo.device = -1;
     kbv_status st = rec ? KBV_OK : kbv_fail(KBV_ERR_NOMEM, "worker record");
     if (st == KBV_OK && device >= 0) {
-        st = narrow_visible(device);
+        st = kbv_visible_gpu_narrow(device);
         eo.device = 0;
     }
     if (st == KBV_OK)
@@ -338,7 +337,7 @@ static int worker_loop(const kbv_workers_opts *o, const kbv_worker_ops *ops, int
         free(payload);
         if (recv_msg(fd, &h, &payload) != 1 || h.type != MSG_JOB)
             break;   /* the parent closed the socket: no more work */
-        refresh_cache(&cache, &known);
+        kbv_baseline_cache_refresh(&cache, &known);
         kbv_clear_error();
         st = ops->evaluate(ops->ctx, ev, &cache, h.job, rec);
         int sent;

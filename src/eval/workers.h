@@ -19,6 +19,7 @@
 #define KBV_WORKERS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "core/status.h"
 #include "eval/baseline.h"
@@ -33,12 +34,23 @@ typedef struct kbv_device_probe {
     kbv_eval_opts opts;              /* device (-1 CPU, 0 the first GPU) and size resolved */
     int n_gpus;                      /* GPUs visible (0 on a CPU run) */
     char names[KBV_MAX_GPUS][128];   /* kbv_device_name of each visible GPU */
+    char arch[KBV_MAX_GPUS][16];     /* kbv_device_arch of each: what candidates are built for */
     char cpu_name[128];              /* kbv_device_name(-1) */
 } kbv_device_probe;
 
 /* kbv_eval_opts_resolve(device, size) and the visible GPUs, computed in a
  * child process that exits afterwards. */
 kbv_status kbv_devices_probe(const char *device, const char *size, kbv_device_probe *out);
+
+/* Narrows CUDA_VISIBLE_DEVICES to the ordinal-th visible device, before
+ * CUDA is initialised: this process and the candidates it starts then see
+ * that GPU alone, as ordinal 0. */
+kbv_status kbv_visible_gpu_narrow(int ordinal);
+
+/* Another process on this node may have measured baselines since this one
+ * loaded its cache (known: the file's size then, -1 when unknown): reloads
+ * it when the file grew, rather than measure them again. */
+void kbv_baseline_cache_refresh(kbv_baseline_cache *cache, off_t *known);
 
 /* "0,1,3": distinct ordinals below n_visible, at most cap of them. */
 kbv_status kbv_gpu_list_parse(const char *s, int n_visible, int *out, int cap, int *n);

@@ -65,14 +65,18 @@ typedef struct acc {
 static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p)
 {
     const kbv_proto_result *best = NULL;
+    bool evaluated = false;
     for (int i = 0; i < n; i++) {
         const kbv_proto_result *r = &s[i].r->proto[p];
+        evaluated |= !r->skipped;
         if (!r->correct)
             continue;
         /* The fastest correct sample; an untimed one only when none is timed. */
         if (!best || (r->t_kernel_ms > 0 && !(best->t_kernel_ms <= r->t_kernel_ms)))
             best = r;
     }
+    if (!evaluated)
+        return;   /* not a problem of this protocol (kbv eval --protocols) */
     a->problems++;
     if (!best)
         return;

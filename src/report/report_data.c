@@ -100,8 +100,8 @@ static kbv_fail_kind fault_class(const char *kind)
 kbv_fail_kind kbv_classify_failure(const kbv_record *r, kbv_protocol p)
 {
     const kbv_proto_result *pr = &r->proto[p];
-    if (pr->correct)
-        return KBV_FAIL_NONE;
+    if (pr->correct || pr->skipped)
+        return KBV_FAIL_NONE;   /* a protocol not evaluated did not fail */
     const char *rest;
     int slot = reason_draw(pr->reason, &rest);
     if (r->has_fault) {

@@ -92,6 +92,22 @@ for r in recs:
     assert len(r["source_sha256"]) == 64
     assert set(r["protocols"]) == {"standard", "verified", "strict"}
 PY
+check "phase_s: every phase present, non-negative, summing to at most the total" \
+    python3 - "$OUT" <<'PY'
+import json, sys
+phases = ("compile", "load", "baselines", "correctness", "timing", "audit")
+for l in open(sys.argv[1]):
+    if not l.strip():
+        continue
+    r = json.loads(l)
+    ph = r["phase_s"]
+    assert set(ph) == set(phases) | {"total"}, ph
+    assert all(ph[k] is not None and ph[k] >= 0 for k in ph), (r["file"], ph)
+    assert sum(ph[k] for k in phases) <= ph["total"] + 1e-6, (r["file"], ph)
+    assert ph["total"] > 0, (r["file"], ph)
+    if r["compile"]["ok"] and r["fault"] is None:   # ran: loaded, judged, audited
+        assert ph["load"] > 0 and ph["correctness"] > 0 and ph["audit"] > 0, (r["file"], ph)
+PY
 check "progress: one line per sample, .cu and README noted" python3 - "$TMP/eval1.err" $((n_examples + 6)) <<'PY'
 import sys
 err = open(sys.argv[1]).read()
@@ -154,6 +170,38 @@ for model in os.listdir(sys.argv[2]):
     assert any(l.startswith(model[:24]) for l in out.splitlines()), (model, out)
 assert "standard (vs fp32)" in out and "strict (vs tf32)" in out
 PY
+
+# ---- --protocols verified: strict's work skipped, recorded as not evaluated ---------
+OUTV="$TMP/verified.jsonl"
+"$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --seed 1 --protocols verified \
+    >/dev/null 2>"$TMP/evalv.err"
+check "--protocols verified exits 0" test $? -eq 0
+check "--protocols verified: 9 draws, no strict or standard verdict, same verified verdicts" \
+    python3 - "$OUTV" "$OUT" <<'PY'
+import json, sys
+recs = {r["sample"]: r for r in map(json.loads, open(sys.argv[1])) if r}
+full = {r["sample"]: r for r in map(json.loads, open(sys.argv[2]))
+        if r["model"] == "e2e-known"}
+assert sorted(recs) == sorted(full), (sorted(recs), sorted(full))
+for k, r in recs.items():
+    p = r["protocols"]
+    assert p["strict"]["evaluated"] is False and p["standard"]["evaluated"] is False, p
+    assert "evaluated" not in p["verified"], p
+    assert p["strict"]["t_kernel_ms"] is None and not p["strict"]["correct"]
+    assert p["verified"]["correct"] == full[k]["protocols"]["verified"]["correct"], k
+    assert len(r["draws"]) <= 9 and all(d["dist"] not in ("D5", "D6", "D7", "D8")
+                                        for d in r["draws"]), r["draws"]
+assert len(recs[0]["draws"]) == 9 and recs[0]["protocols"]["verified"]["t_kernel_ms"] > 0
+PY
+"$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --protocols verified \
+    >/dev/null 2>"$TMP/evalv2.err"
+check "a verified rerun resumes every sample" grep -q "^kbv eval: 0 evaluated" "$TMP/evalv2.err"
+"$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --protocols standard,verified \
+    >/dev/null 2>"$TMP/evalv3.err"
+check "adding a protocol evaluates every sample again" \
+    grep -q "^kbv eval: 6 evaluated" "$TMP/evalv3.err"
+"$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --protocols verified,fast >/dev/null 2>&1
+check "an unknown protocol is a usage error (2)" test $? -eq 2
 
 # ---- resume: nothing new --------------------------------------------------------
 "$KBV" eval "$TMP"/runs/* --out "$OUT" --device cpu --size small \

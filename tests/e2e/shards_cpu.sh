@@ -263,6 +263,12 @@ children_of() { # children_of PID: its child processes
         [ "${f#* }" = "$1" ] && echo "$pid"
     done
 }
+workers_of() { # workers_of PID: its worker processes (not its compile-ahead pool)
+    local pid
+    for pid in $(children_of "$1"); do
+        [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != kbv-compile ] && echo "$pid"
+    done
+}
 
 # A worker killed mid-run: its job is retried, the run completes.
 "$KBV" eval "$SLOW" --out "$TMP/wkill.jsonl" --device cpu --size small --seed 3 --workers 2 \
@@ -270,7 +276,7 @@ children_of() { # children_of PID: its child processes
 bg_pid=$!
 victim=
 if wait_first_record "$TMP/wkill.jsonl" "$bg_pid"; then
-    victim=$(children_of "$bg_pid" | head -1)
+    victim=$(workers_of "$bg_pid" | head -1)
     [ -n "$victim" ] && kill -9 "$victim"
 fi
 wait "$bg_pid"
@@ -294,7 +300,7 @@ PY
 bg_pid=$!
 workers=
 if wait_first_record "$TMP/pkill.jsonl" "$bg_pid"; then
-    workers=$(children_of "$bg_pid" | tr '\n' ' ')
+    workers=$(children_of "$bg_pid" | tr '\n' ' ')   # the workers and the compile-ahead pool
     kill -9 "$bg_pid"
 fi
 wait "$bg_pid" 2>/dev/null

@@ -40,17 +40,29 @@ fi
 # GPU unit tests (cmocka binaries gpu_test_*).
 for t in "$build"/${GPU_TESTS:-gpu_test_*}; do
     [ -x "$t" ] || continue
-    if timeout 300 "$t" >"$out/$(basename "$t").log" 2>&1; then r=ok; else r=FAILED; fi
+    if timeout "${GPU_TEST_TIMEOUT:-300}" "$t" >"$out/$(basename "$t").log" 2>&1; then r=ok; else r=FAILED; fi
     note "$(basename "$t"): $r ($(grep -E '^\[  PASSED  \]|^\[  FAILED  \]' "$out/$(basename "$t").log" | tr '\n' ' '))"
 done
 
-# The bundled example runs, end to end on the GPU.
+# The bundled example runs, end to end on the GPU (demo-c: ten problems of L1/33-100,
+# full size; a rerun resumes where a timed-out one stopped).
 t0=$(date +%s)
-if timeout "${EVAL_TIMEOUT:-300}" "$build/kbv" eval examples/runs/demo-a examples/runs/demo-b --device cuda \
+if timeout "${EVAL_TIMEOUT:-600}" "$build/kbv" eval examples/runs/demo-a examples/runs/demo-b \
+        examples/runs/demo-c --device cuda \
         --out "$out/demo.jsonl" >"$out/demo.txt" 2>"$out/demo.err"; then r=ok; else r=FAILED; fi
 note "examples eval: $r ($(( $(date +%s) - t0 )) s)"
 cat "$out/demo.err" | tail -20 >&2
 cat "$out/demo.txt"
+
+# The cheat corpus (tests/cheats): each hack against the check that names it (CHEATS=0 skips).
+if [ "${CHEATS:-1}" != 0 ]; then
+    t0=$(date +%s)
+    OUT="$out" timeout "${CHEATS_TIMEOUT:-600}" tests/gpu/cheats.sh "$build" >"$out/cheats.log" 2>&1
+    last=$(tail -1 "$out/cheats.log")
+    case "$last" in cheats:*) ;; *) last="cheats: FAILED (see cheats.log)" ;; esac
+    note "$last ($(( $(date +%s) - t0 )) s)"
+    grep '^|' "$out/cheats.log"
+fi
 
 # Baselines beside PyTorch eager, same inputs, same precision mode.
 t0=$(date +%s)
@@ -58,6 +70,28 @@ if timeout "${BENCH_TIMEOUT:-300}" python3 bench/baselines_vs_torch.py --kbv "$b
         --modes fp32,tf32 $quick --out "$out/bench_baselines.tsv" >"$out/bench.txt" 2>"$out/bench.err"; then
     r=ok; else r=FAILED; tail -20 "$out/bench.err"; fi
 note "bench baselines vs torch: $r ($(( $(date +%s) - t0 )) s)"
+
+# Evaluation throughput: kbv against a KernelBench-style evaluator (THROUGHPUT=0 skips;
+# THROUGHPUT_BUDGET bounds it, seconds).
+if [ "${THROUGHPUT:-1}" != 0 ]; then
+    t0=$(date +%s)
+    timeout "${THROUGHPUT_TIMEOUT:-600}" bench/throughput/run.sh "$build" --out "$out/throughput" \
+        >"$out/throughput.txt" 2>"$out/throughput.err"
+    r=$?
+    grep '^throughput:' "$out/throughput.txt" | grep -v 'per-candidate rows' >"$out/throughput.sum"
+    [ -s "$out/throughput.sum" ] || { echo "throughput: FAILED (exit $r, see throughput.err)" >"$out/throughput.sum"; tail -5 "$out/throughput.err"; }
+    while IFS= read -r line; do note "$line"; done <"$out/throughput.sum"
+    note "throughput bench: exit $r ($(( $(date +%s) - t0 )) s)"
+    sed -n '/^Evaluation throughput/,$p' "$out/throughput.txt"
+fi
+
+# Scaling over the GPUs of this node (two or more; SCALING=0 skips).
+if [ "${SCALING:-1}" != 0 ] && [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+    t0=$(date +%s)
+    SCALING_OUT="$out/scaling" timeout "${SCALING_TIMEOUT:-300}" bench/scaling.sh "$build" \
+        >"$out/scaling.txt" 2>&1
+    note "scaling: $(grep -E '^0,1|same verdicts' "$out/scaling.txt" | tr -s ' ' | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
+fi
 
 echo
 echo "================ summary ================"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -229,7 +230,7 @@ static bool process_running(pid_t pid)
 static void test_compiler_timeout_kills_the_group(void **state)
 {
     (void)state;
-    char script[400], pidfile[400];
+    char script[512], pidfile[400];
     snprintf(pidfile, sizeof pidfile, "%s/sleeper.pid", dir);
     char text[1200];
     snprintf(text, sizeof text,
@@ -298,9 +299,146 @@ static void test_concurrent_builders(void **state)
     DIR *d = opendir(shard);
     assert_non_null(d);
     struct dirent *e;
-    while ((e = readdir(d)) != NULL)
+    while ((e = readdir(d)) != NULL) {
         assert_null(strstr(e->d_name, ".tmp-"));
+        assert_null(strstr(e->d_name, ".lock"));
+    }
     closedir(d);
+}
+
+/* No .tmp- build directory and no .lock file left in the shard of key. */
+static void assert_shard_clean(const char *key)
+{
+    char shard[PATH_MAX + 40];
+    snprintf(shard, sizeof shard, "%s/build/%.2s", cache, key);
+    DIR *d = opendir(shard);
+    if (!d)
+        return;   /* never created: clean */
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        assert_null(strstr(e->d_name, ".tmp-"));
+        assert_null(strstr(e->d_name, ".lock"));
+    }
+    closedir(d);
+}
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/* Processes that want one entry while it is being built wait for that build
+ * (the entry's lock) instead of running the compiler again. */
+static void test_one_build_for_concurrent_wants(void **state)
+{
+    (void)state;
+    char script[512], log[400], text[900];
+    snprintf(log, sizeof log, "%s/slowcc.log", dir);
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "if [ \"$1\" != --version ]; then echo build >> %s; sleep 0.5; fi\n"
+             "exec cc \"$@\"\n", log);
+    snprintf(script, sizeof script, "%s", write_source("slowcc-logged.sh", text));
+    assert_int_equal(chmod(script, 0755), 0);
+    const char *src = write_source("wanted.c", "/* wanted */\n#include <kbv/candidate.h>\n"
+                                               "KBV_EXPORT int kbv_forward(const kbv_env *e, "
+                                               "void *s, const kbv_tensor *i, int ni, const "
+                                               "kbv_tensor *p, int np, kbv_tensor *o, int no) "
+                                               "{ return 0; }\n");
+    enum { N = 3 };
+    pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        assert_true(pids[i] >= 0);
+        if (pids[i] == 0) {
+            kbv_compile_opts o = {.source = src, .cc = script};
+            static kbv_compile_result r;
+            if (kbv_compile(&o, &r) != KBV_OK || !r.ok || r.seconds < 0.5)
+                _exit(1);
+            _exit(r.cached ? 10 : 0);
+        }
+    }
+    int built = 0, found = 0;
+    for (int i = 0; i < N; i++) {
+        int ws;
+        assert_int_equal(waitpid(pids[i], &ws, 0), pids[i]);
+        assert_true(WIFEXITED(ws));
+        built += WEXITSTATUS(ws) == 0;
+        found += WEXITSTATUS(ws) == 10;
+    }
+    assert_int_equal(built, 1);
+    assert_int_equal(found, N - 1);
+    assert_int_equal(count_lines(log), 1);
+    kbv_compile_opts o = {.source = src, .cc = script};
+    assert_int_equal(kbv_compile(&o, &res), KBV_OK);
+    assert_true(res.cached);
+    assert_shard_clean(res.key);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void *stop_later(void *arg)
+{
+    (void)arg;
+    usleep(300 * 1000);
+    stop_flag = 1;
+    return NULL;
+}
+
+/* A build stopped through opts.cancel: its compiler and what it started are
+ * killed at once, the build directory removed, nothing cached. */
+static void test_cancel_stops_the_compiler(void **state)
+{
+    (void)state;
+    char script[512], pidfile[400], text[1200];
+    snprintf(pidfile, sizeof pidfile, "%s/cancelled.pid", dir);
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "if [ \"$1\" = --version ]; then echo slowcc 2.0; exit 0; fi\n"
+             "sleep 30 &\n"
+             "echo $! > %s\n"
+             "wait\n", pidfile);
+    snprintf(script, sizeof script, "%s", write_source("cancelcc.sh", text));
+    assert_int_equal(chmod(script, 0755), 0);
+
+    stop_flag = 0;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stop_later, NULL), 0);
+    kbv_compile_opts o = {.source = write_source("cancelled.c", good_c), .cc = script,
+                          .cancel = &stop_flag};
+    assert_int_equal(kbv_compile(&o, &res), KBV_OK);
+    pthread_join(th, NULL);
+    assert_false(res.ok);
+    assert_false(res.cached);
+    assert_non_null(strstr(res.log, "compilation stopped"));
+    assert_true(res.seconds < 5.0);
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    int sleeper = 0;
+    assert_int_equal(fscanf(f, "%d", &sleeper), 1);
+    fclose(f);
+    for (int i = 0; i < 200 && process_running(sleeper); i++)
+        usleep(10 * 1000);
+    assert_false(process_running(sleeper));
+    char entry[PATH_MAX + 120];
+    snprintf(entry, sizeof entry, "%s/build/%.2s/%s", cache, res.key, res.key);
+    assert_int_not_equal(access(entry, F_OK), 0);
+    assert_shard_clean(res.key);
+
+    /* already stopped: the compiler never runs */
+    unlink(pidfile);
+    o.source = write_source("cancelled2.c", "/* again */\n#include <kbv/candidate.h>\n");
+    assert_int_equal(kbv_compile(&o, &res), KBV_OK);
+    assert_false(res.ok);
+    assert_non_null(strstr(res.log, "stopped before it started"));
+    assert_int_not_equal(access(pidfile, F_OK), 0);
 }
 
 static bool have_nvcc(void)
@@ -356,6 +494,8 @@ int main(void)
         cmocka_unit_test(test_missing_compiler_is_an_error),
         cmocka_unit_test(test_compiler_timeout_kills_the_group),
         cmocka_unit_test(test_concurrent_builders),
+        cmocka_unit_test(test_one_build_for_concurrent_wants),
+        cmocka_unit_test(test_cancel_stops_the_compiler),
         cmocka_unit_test(test_cuda_candidate_exports_forward),
     };
     return cmocka_run_group_tests(tests, make_dirs, remove_dirs);

@@ -226,6 +226,27 @@ static void test_speedup_from_times_when_absent(void **state)
     kbv_metrics_free(&m);
 }
 
+/* A protocol not evaluated (kbv eval --protocols) has no problems: its
+ * numbers are undefined rather than 0% correct, and the others are intact. */
+static void test_protocol_not_evaluated(void **state)
+{
+    (void)state;
+    kbv_record r[2];
+    r[0] = rec("G", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("G", 1, 2, 0, false, 0, 0, 0, 0);
+    for (int i = 0; i < 2; i++)
+        kbv_proto_skip(&r[i].proto[KBV_PROTO_STRICT], "not evaluated");
+    kbv_metrics m;
+    assert_int_equal(kbv_metrics_compute(r, 2, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "G", 0);
+    assert_int_equal(g->p[KBV_PROTO_VERIFIED].n_problems, 2);
+    assert_true(fabs(g->p[KBV_PROTO_VERIFIED].correct_pct - 50.0) < EPS);
+    assert_int_equal(g->p[KBV_PROTO_STRICT].n_problems, 0);
+    assert_true(isnan(g->p[KBV_PROTO_STRICT].correct_pct));
+    assert_true(isnan(g->p[KBV_PROTO_STRICT].fallback));
+    kbv_metrics_free(&m);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -245,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_later_record_replaces_earlier),
         cmocka_unit_test(test_levels_models_and_exclusions),
         cmocka_unit_test(test_speedup_from_times_when_absent),
+        cmocka_unit_test(test_protocol_not_evaluated),
         cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

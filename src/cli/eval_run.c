@@ -1,0 +1,293 @@
+#include "cli/eval_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/protocol.h"
+#include "report/metrics.h"
+#include "report/table.h"
+
+void eval_print_error(const char *what)
+{
+    fprintf(stderr, "kbv eval: %s:\n%s\n", what, kbv_last_error());
+    kbv_clear_error();
+}
+
+void eval_run_init(eval_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->pool = KBV_COMPILE_AHEAD_NONE;
+}
+
+const char *eval_run_path(const eval_run *run, int i)
+{
+    return run->rs.jobs[run->plan[i].job].path;
+}
+
+void eval_run_identity(const eval_run *run, int i, kbv_record *rec)
+{
+    const eval_planned *p = &run->plan[i];
+    const kbv_job *job = &run->rs.jobs[p->job];
+    kbv_record_init(rec);
+    snprintf(rec->model, sizeof rec->model, "%s", job->model);
+    snprintf(rec->file, sizeof rec->file, "%s", job->path);
+    kbv_problem_key(p->def, rec->problem, sizeof rec->problem);
+    rec->sample = job->sample;
+    snprintf(rec->device, sizeof rec->device, "%s", run->device_name);
+    snprintf(rec->size, sizeof rec->size, "%s", run->size_name);
+}
+
+bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
+                   const char *device_name, const char *size_name)
+{
+    bool ok = false;
+    kbv_record *rec = malloc(sizeof *rec);
+    run->device_name = device_name;
+    run->size_name = size_name;
+    if (!rec) {
+        fprintf(stderr, "kbv eval: out of memory\n");
+        return false;
+    }
+    for (int d = 0; d < cfg->n_dirs; d++)
+        if (kbv_runset_scan(cfg->dirs[d], want, &run->rs, stderr) != KBV_OK) {
+            eval_print_error("scanning run directories");
+            goto done;
+        }
+    if (run->rs.n == 0)
+        fprintf(stderr, "kbv eval: no %s candidates in the run director%s given\n",
+                want == KBV_CAND_C ? ".c" : ".cu", cfg->n_dirs == 1 ? "y" : "ies");
+    if (kbv_results_open(cfg->out, &run->res) != KBV_OK) {
+        eval_print_error("opening the results file");
+        goto done;
+    }
+    run->res_open = true;
+    if (run->res.repaired)
+        fprintf(stderr, "kbv eval: %s ended in a torn record (an interrupted run); it is "
+                        "ignored and that sample evaluated again\n", cfg->out);
+    run->plan = calloc((size_t)run->rs.n + 1, sizeof *run->plan);
+    if (!run->plan) {
+        fprintf(stderr, "kbv eval: out of memory\n");
+        goto done;
+    }
+    /* The plan: this shard's selected samples not yet in the results file. */
+    for (int j = 0; j < run->rs.n; j++) {
+        const kbv_job *job = &run->rs.jobs[j];
+        if (cfg->problems &&
+            !kbv_problem_set_contains(&cfg->selection, job->level, job->problem_id))
+            continue;
+        if (kbv_shard_of(job->model, job->level, job->problem_id, job->sample,
+                         cfg->shard.count) != cfg->shard.index) {
+            run->in_other_shards++;
+            continue;
+        }
+        run->total++;
+        char key[32];
+        snprintf(key, sizeof key, "L%d/%d", job->level, job->problem_id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        if (!def) {
+            fprintf(stderr, "kbv eval: skipping %s: there is no problem %s\n", job->path, key);
+            continue;
+        }
+        run->plan[run->n_plan] = (eval_planned){.job = j, .def = def};
+        eval_run_identity(run, run->n_plan, rec);
+        if (kbv_file_sha256(job->path, rec->source_sha256) != KBV_OK) {
+            eval_print_error(job->path);
+            run->failed++;
+            continue;
+        }
+        /* a sample recorded by a run of fewer protocols is evaluated again */
+        if (kbv_results_has_protocols(&run->res, rec,
+                                      cfg->protocols ? cfg->protocols : KBV_PROTOCOLS_ALL)) {
+            run->resumed++;
+            continue;
+        }
+        run->n_plan++;
+    }
+    ok = true;
+done:
+    free(rec);
+    return ok;
+}
+
+void eval_run_announce(const eval_run *run, const eval_config *cfg, const char *extra)
+{
+    fprintf(stderr, "kbv eval: %d candidate%s", run->total, run->total == 1 ? "" : "s");
+    if (cfg->shard.count > 1)
+        fprintf(stderr, " in this shard (%d in the others)", run->in_other_shards);
+    fprintf(stderr, ", device %s, size %s%s\n", run->device_name, run->size_name,
+            extra ? extra : "");
+}
+
+void eval_run_compile_ahead(eval_run *run, const eval_config *cfg, const char *arch)
+{
+    if (cfg->compile_jobs < 1 || run->n_plan < 1)
+        return;
+    run->sources = calloc((size_t)run->n_plan, sizeof *run->sources);
+    if (!run->sources) {
+        fprintf(stderr, "kbv eval: no memory for compile-ahead; evaluators compile for "
+                        "themselves\n");
+        return;
+    }
+    for (int i = 0; i < run->n_plan; i++) {
+        const char *path = eval_run_path(run, i);
+        run->sources[i] = kbv_path_is_generation_failure(path) ? NULL : path;
+    }
+    kbv_compile_ahead_opts o = {.sources = run->sources, .n = run->n_plan,
+                                .parallel = cfg->compile_jobs < run->n_plan ? cfg->compile_jobs
+                                                                            : run->n_plan,
+                                .arch = arch};
+    if (kbv_compile_ahead_start(&o, &run->pool) != KBV_OK)
+        eval_print_error("starting compile-ahead (evaluators compile for themselves)");
+}
+
+void eval_run_reached(const eval_run *run, int i)
+{
+    kbv_compile_ahead_reached(&run->pool, i);
+}
+
+/* "standard PASS, verified PASS, strict FAIL (D6: ...)" */
+static void progress_line(int done, int total, const kbv_record *rec, double seconds)
+{
+    fprintf(stderr, "[%d/%d] %s %s sample %d:", done, total, rec->model, rec->problem,
+            rec->sample);
+    const char *reason = NULL;
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        const kbv_proto_result *r = &rec->proto[p];
+        if (r->skipped)
+            continue;   /* not evaluated (--protocols) */
+        fprintf(stderr, " %s %s", kbv_protocol_name((kbv_protocol)p), r->correct ? "PASS" : "FAIL");
+        if (isfinite(r->speedup) && r->correct)
+            fprintf(stderr, " %.2fx", r->speedup);
+        if (!r->correct && !reason)
+            reason = r->reason;
+    }
+    fprintf(stderr, " (%.1f s)", seconds);
+    if (reason && reason[0])
+        fprintf(stderr, " -- %s", reason);
+    fprintf(stderr, "\n");
+}
+
+kbv_status eval_run_done(eval_run *run, int i, const kbv_record *rec, double seconds)
+{
+    (void)i;
+    KBV_TRY(kbv_results_append(&run->res, rec));
+    run->evaluated++;
+    progress_line(run->evaluated + run->resumed + run->failed, run->total, rec, seconds);
+    return KBV_OK;
+}
+
+void eval_run_failed(eval_run *run, int i, const char *why)
+{
+    fprintf(stderr, "kbv eval: could not evaluate %s:\n%s\n", eval_run_path(run, i), why);
+    run->failed++;
+}
+
+kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double seconds)
+{
+    kbv_record *want = malloc(sizeof *want);
+    if (!want)
+        return kbv_fail(KBV_ERR_NOMEM, "checking a record");
+    eval_run_identity(run, i, want);
+    bool same = !strcmp(want->model, rec->model) && !strcmp(want->problem, rec->problem) &&
+                want->sample == rec->sample && !strcmp(want->device, rec->device) &&
+                !strcmp(want->size, rec->size);
+    free(want);
+    if (!same) {
+        eval_run_failed(run, i, "a worker returned the record of another sample or device");
+        return KBV_OK;
+    }
+    KBV_TRY(eval_run_done(run, i, rec, seconds));
+    return KBV_OK;
+}
+
+/* Metrics over the records of this device and size, to the table and the summary. */
+static int report(const char *out, const char *summary, const char *device, const char *size)
+{
+    kbv_record_list all, mine;
+    memset(&mine, 0, sizeof mine);
+    kbv_metrics m;
+    memset(&m, 0, sizeof m);
+    int status = 1;
+    if (kbv_records_load(out, &all) != KBV_OK) {
+        eval_print_error("reading the results back");
+        return 1;
+    }
+    int other = 0;
+    for (int i = 0; i < all.n; i++) {
+        const kbv_record *r = &all.items[i];
+        if (strcmp(r->device, device) || strcmp(r->size, size)) {
+            other++;
+            continue;
+        }
+        if (kbv_record_list_push(&mine, r) != KBV_OK) {
+            eval_print_error("collecting records");
+            goto done;
+        }
+    }
+    if (other)
+        fprintf(stderr, "kbv eval: %d record%s of another device or size left out of the "
+                        "summary\n", other, other == 1 ? "" : "s");
+    if (all.malformed)
+        fprintf(stderr, "kbv eval: %d malformed line%s in %s ignored (first: line %d; a record "
+                        "torn by an interrupted run)\n", all.malformed,
+                all.malformed == 1 ? "" : "s", out, all.first_malformed_line);
+    if (kbv_metrics_compute(mine.items, mine.n, &m) != KBV_OK) {
+        eval_print_error("computing the metrics");
+        goto done;
+    }
+    kbv_summary_info info = {.results_path = out, .device = device, .size = size,
+                             .n_records = mine.n};
+    kbv_table_print(stdout, &m, &info);
+    if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
+        eval_print_error("writing the summary");
+        goto done;
+    }
+    fprintf(stderr, "kbv eval: summary in %s\n", summary);
+    status = 0;
+done:
+    kbv_metrics_free(&m);
+    kbv_record_list_free(&mine);
+    kbv_record_list_free(&all);
+    return status;
+}
+
+/* Stops the pool and says what it did. */
+static void stop_compile_ahead(eval_run *run)
+{
+    if (run->pool.pid < 0)
+        return;
+    kbv_compile_ahead_stats s;
+    kbv_compile_ahead_stop(&run->pool, &s);
+    fprintf(stderr, "kbv eval: compile-ahead: %d built, %d did not compile, %d already "
+                    "cached, %d reached by an evaluator first, %d left to the evaluators",
+            s.built, s.failed, s.cached, s.passed, s.left);
+    if (s.built + s.failed > 0)
+        fprintf(stderr, " (all within %.1f s)", s.seconds);
+    fprintf(stderr, "\n");
+}
+
+int eval_run_finish(eval_run *run, const eval_config *cfg)
+{
+    stop_compile_ahead(run);
+    if (run->resumed)
+        fprintf(stderr, "kbv eval: %d sample%s already in %s (resumed)\n", run->resumed,
+                run->resumed == 1 ? "" : "s", cfg->out);
+    fprintf(stderr, "kbv eval: %d evaluated, %d could not be evaluated\n", run->evaluated,
+            run->failed);
+    int status = report(cfg->out, cfg->summary, run->device_name, run->size_name);
+    return run->failed ? 1 : status;
+}
+
+void eval_run_free(eval_run *run)
+{
+    stop_compile_ahead(run);
+    if (run->res_open)
+        kbv_results_close(&run->res);
+    kbv_runset_free(&run->rs);
+    free(run->sources);
+    free(run->plan);
+    memset(run, 0, sizeof *run);
+    run->pool = KBV_COMPILE_AHEAD_NONE;
+}

@@ -1,0 +1,109 @@
+/* One kbv eval run's bookkeeping, shared by its three ways of evaluating (in
+ * this process, in worker processes, across MPI ranks): the plan of samples
+ * to evaluate, the results file and its single writer, the compile-ahead
+ * pool, the progress lines and the final report. */
+#ifndef KBV_CLI_EVAL_RUN_H
+#define KBV_CLI_EVAL_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/run_options.h"
+#include "core/status.h"
+#include "eval/compile_ahead.h"
+#include "eval/runset.h"
+#include "eval/shard.h"
+#include "graph/problem_def.h"
+#include "report/results.h"
+
+#define KBV_EVAL_MAX_DIRS 256
+
+/* The command line, checked. */
+typedef struct eval_config {
+    const char *dirs[KBV_EVAL_MAX_DIRS];
+    int n_dirs;
+    const char *out;                 /* the results file (a shard's name when sharded) */
+    const char *summary;
+    const char *problems;            /* --problems as given, or NULL */
+    kbv_problem_set selection;
+    kbv_run_options ro;
+    kbv_shard shard;
+    const char *gpus;                /* --gpus as given, or NULL */
+    int workers;                     /* --workers, 0 when not given */
+    int compile_jobs;                /* --compile-jobs (0: no compile-ahead) */
+    unsigned protocols;              /* --protocols (bit p: protocol p), 0 when not given: all */
+    bool mpi;
+} eval_config;
+
+/* A sample to evaluate: its job in the run set and its problem. */
+typedef struct eval_planned {
+    int job;
+    const kbv_problem_def *def;
+} eval_planned;
+
+typedef struct eval_run {
+    kbv_runset rs;
+    eval_planned *plan;
+    int n_plan;
+    kbv_results res;
+    bool res_open;
+    const char *device_name;         /* what records say (resume compares it) */
+    const char *size_name;
+    int total, evaluated, resumed, failed, in_other_shards;
+    kbv_compile_ahead pool;
+    const char **sources;            /* the pool's: each planned job's source */
+} eval_run;
+
+/* An empty run (nothing open, no pool). */
+void eval_run_init(eval_run *run);
+
+/* Scans the run directories for candidates of kind want, opens the results
+ * file and plans: the selected samples of this shard not yet recorded there
+ * with this device and size. Errors are reported on stderr; false then. */
+bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
+                   const char *device_name, const char *size_name);
+
+/* "kbv eval: N candidates, device D, size S[, K workers]" */
+void eval_run_announce(const eval_run *run, const eval_config *cfg, const char *extra);
+
+/* Starts compiling the planned candidates ahead (cfg->compile_jobs builders;
+ * arch as the evaluators compile, NULL on the CPU). Never fails the run: a
+ * pool that cannot start is reported and the evaluators compile for themselves. */
+void eval_run_compile_ahead(eval_run *run, const eval_config *cfg, const char *arch);
+
+/* Plan position i is being evaluated now (tells the pool; any process). */
+void eval_run_reached(const eval_run *run, int i);
+
+/* The identity fields of position i's record (what resume compares). */
+void eval_run_identity(const eval_run *run, int i, kbv_record *rec);
+
+/* Appends position i's finished record and prints its progress line. An
+ * error means nothing more can be recorded. */
+kbv_status eval_run_done(eval_run *run, int i, const kbv_record *rec, double seconds);
+
+/* As eval_run_done, for a record evaluated elsewhere (a worker, a rank):
+ * one that is not position i's sample on this device and size is refused
+ * as a failure of that job. */
+kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double seconds);
+
+/* Position i could not be evaluated, and why (it is not recorded). */
+void eval_run_failed(eval_run *run, int i, const char *why);
+
+/* Position i's candidate file. */
+const char *eval_run_path(const eval_run *run, int i);
+
+/* Stops the pool (reporting what it did), prints the counts and the metrics
+ * table, writes the summary. The exit status: 0, or 1 when something could
+ * not be evaluated or reported. */
+int eval_run_finish(eval_run *run, const eval_config *cfg);
+
+/* Stops the pool if it still runs and frees everything. */
+void eval_run_free(eval_run *run);
+
+/* The --mpi run (eval_mpi.c): rank 0 coordinates, the others evaluate. */
+int eval_mpi(const eval_config *cfg);
+
+/* "kbv eval: WHAT:\n<the error trace>" on stderr, and clears the error. */
+void eval_print_error(const char *what);
+
+#endif

@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# End-to-end: compile-ahead (--compile-jobs) on the CPU backend at small size.
+#   - verdicts with --compile-jobs 2 (in one process, and with --workers 2) equal
+#     --compile-jobs 0's, a compile error included
+#   - each distinct source is compiled exactly once, by the pool or the evaluator
+#   - the evaluator finds the pool's builds: records say cached, with the build's
+#     seconds; --compile-jobs 0 never finds one on a cold cache
+#   - a run killed while the pool compiles leaves no pool, builder or compiler
+#     process and no temporary build directory; the rerun records each sample once
+# The compiler is a wrapper around cc that logs every build (and can be slowed).
+# usage: tests/e2e/compile_ahead_cpu.sh BUILD_DIR
+set -u
+BUILD=${1:?usage: compile_ahead_cpu.sh BUILD_DIR}
+BUILD=$(cd "$BUILD" && pwd)
+KBV="$BUILD/kbv"
+TMP=$(mktemp -d /tmp/kbv_e2e_ahead.XXXXXX)
+export KBV_RUNNER="$BUILD/kbv-runner"
+unset SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
+passed=0
+failed=0
+bg_pid=
+
+cleanup() {
+    if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then kill -9 "$bg_pid"; fi
+    if [ -n "${KBV_E2E_KEEP:-}" ]; then echo "# kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "ok   - $1"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/       /'; }
+check() { # check DESCRIPTION COMMAND...
+    local desc=$1; shift
+    local out
+    if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "$out"; fi
+}
+
+# ---- the compiler: cc, each build logged (and its pid), slowed by CC_SLEEP ----
+export CC="$TMP/cc-logged"
+cat > "$CC" <<'SH'
+#!/bin/sh
+if [ "$1" != --version ]; then
+    echo "$$" >> "$CC_LOG"
+    [ -n "${CC_SLEEP:-}" ] && sleep "$CC_SLEEP"
+fi
+exec cc "$@"
+SH
+chmod +x "$CC"
+
+# ---- candidates: slow correct ReLUs (distinct sources) and one that does not compile ----
+RUN="$TMP/runs/e2e-ahead"
+mkdir -p "$RUN"
+N=8
+for i in $(seq 0 $((N - 1))); do
+cat > "$RUN/level_1_problem_19_sample_$i.c" <<C
+#include <kbv/candidate.h>
+int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *inputs, int n_inputs,
+                const kbv_tensor *params, int n_params, kbv_tensor *outputs, int n_outputs)
+{
+    (void)env; (void)state; (void)params; (void)n_params; (void)n_inputs; (void)n_outputs;
+    int64_t n = 1;
+    for (int d = 0; d < inputs[0].ndim; d++) n *= inputs[0].shape[d];
+    float *x = inputs[0].data; float *y = outputs[0].data;
+    for (volatile long k = 0; k < 1000000; k++) {} /* sample $i */
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0;
+    return 0;
+}
+C
+done
+printf '#include <kbv/candidate.h>\nint kbv_forward(void) { return nope; }\n' \
+    > "$RUN/level_1_problem_19_sample_$N.c"
+N=$((N + 1))
+COMMON=(--device cpu --size small --seed 11)
+
+# run NAME ARGS...: a run on a cold cache of its own; its compiler log in NAME.cc
+run() {
+    local name=$1; shift
+    KBV_CACHE_DIR="$TMP/cache-$name" CC_LOG="$TMP/$name.cc" \
+        "$KBV" eval "$RUN" --out "$TMP/$name.jsonl" "${COMMON[@]}" "$@" \
+        >"$TMP/$name.out" 2>"$TMP/$name.err"
+}
+builds() { [ -f "$1" ] && grep -c . "$1" || echo 0; }
+
+# same_verdicts REF FILE: the same samples, compile outcomes and verdicts
+same_verdicts() {
+python3 - "$@" <<'PY'
+import json, sys
+def load(path):
+    recs = {}
+    for l in open(path):
+        if l.strip():
+            r = json.loads(l)
+            k = (r["model"], r["problem"], r["sample"], r["source_sha256"])
+            assert k not in recs, ("recorded twice", k)
+            recs[k] = (r["compile"]["ok"],) + tuple(
+                r["protocols"][p]["correct"] for p in ("standard", "verified", "strict"))
+    return recs
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert set(a) == set(b), ("samples differ", sorted(set(a) ^ set(b)))
+bad = [k for k in a if a[k] != b[k]]
+assert not bad, ("verdicts differ", [(k, a[k], b[k]) for k in bad])
+assert sum(1 for v in a.values() if not v[0]) == 1, "expected one compile error"
+assert sum(1 for v in a.values() if all(v)) == len(a) - 1, "expected the others correct"
+PY
+}
+# misses FILE MAX: at most MAX records were built by their evaluator, every
+# record's compile seconds is the build's (> 0, also when found cached)
+misses() {
+python3 - "$@" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+built_here = [r["sample"] for r in recs if not r["compile"]["cached"]]
+assert len(built_here) <= int(sys.argv[2]), ("built by the evaluator", built_here)
+assert all(r["compile"]["seconds"] > 0 for r in recs), [r["compile"] for r in recs]
+PY
+}
+# clean_cache DIR: no temporary build directory or lock file left
+clean_cache() {
+    local left
+    left=$(find "$1" -name '.tmp-*' -o -name '*.lock' 2>/dev/null)
+    [ -z "$left" ] || { echo "left in the cache: $left"; return 1; }
+}
+
+# ---- the reference: no compile-ahead ------------------------------------------------------
+run ref --compile-jobs 0
+rc=$?
+check "--compile-jobs 0 exits 0" test "$rc" -eq 0
+check "--compile-jobs 0: $N records" test "$(grep -c . "$TMP/ref.jsonl")" -eq "$N"
+check "--compile-jobs 0: every candidate built once, by its evaluator, never found cached" \
+    bash -c "test \$(grep -c . '$TMP/ref.cc') -eq $N && ! grep -q '\"cached\":true' '$TMP/ref.jsonl'"
+check "--compile-jobs 0 starts no pool" bash -c "! grep -q 'compile-ahead:' '$TMP/ref.err'"
+
+# ---- compile-ahead in one process ------------------------------------------------------------
+run ahead --compile-jobs 2
+rc=$?
+check "--compile-jobs 2 exits 0" test "$rc" -eq 0
+check "--compile-jobs 2: the same verdicts as --compile-jobs 0 (a compile error included)" \
+    same_verdicts "$TMP/ref.jsonl" "$TMP/ahead.jsonl"
+check "--compile-jobs 2: each source compiled exactly once ($(builds "$TMP/ahead.cc") of $N)" \
+    test "$(builds "$TMP/ahead.cc")" -eq "$N"
+check "--compile-jobs 2: the evaluator found the pool's builds (at most the first built by itself)" \
+    misses "$TMP/ahead.jsonl" 1
+check "--compile-jobs 2 reports what the pool did" python3 - "$TMP/ahead.err" "$N" <<'PY'
+import re, sys
+err = open(sys.argv[1]).read()
+m = re.search(r"compile-ahead: (\d+) built, (\d+) did not compile, (\d+) already cached, "
+              r"(\d+) reached by an evaluator first, (\d+) left", err)
+assert m, err
+built, bad = int(m.group(1)), int(m.group(2))
+assert bad == 1 and built + bad >= int(sys.argv[2]) - 1, m.group(0)
+PY
+check "--compile-jobs 2: no temporary directory or lock left in the cache" \
+    clean_cache "$TMP/cache-ahead"
+
+# ---- compile-ahead with workers ---------------------------------------------------------------
+run workers --compile-jobs 2 --workers 2
+rc=$?
+check "--workers 2 --compile-jobs 2 exits 0" test "$rc" -eq 0
+check "--workers 2 --compile-jobs 2: the same verdicts" \
+    same_verdicts "$TMP/ref.jsonl" "$TMP/workers.jsonl"
+check "--workers 2 --compile-jobs 2: each source compiled exactly once" \
+    test "$(builds "$TMP/workers.cc")" -eq "$N"
+check "--workers 2 --compile-jobs 2: the workers found the pool's builds (at most 2 built by them)" \
+    misses "$TMP/workers.jsonl" 2
+
+# ---- a run killed while the pool compiles --------------------------------------------------------
+alive() { # alive PID: a process that has not ended (zombies have ended)
+    local line
+    line=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    line=${line##*) }
+    [ "${line%% *}" != Z ]
+}
+pool_processes() { # processes named kbv-compile whose run directory is ours
+    local s pid
+    for s in /proc/[0-9]*/comm; do
+        pid=${s#/proc/}; pid=${pid%/comm}
+        [ "$(cat "$s" 2>/dev/null)" = kbv-compile ] || continue
+        tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$RUN" && echo "$pid"
+    done
+}
+export CC_SLEEP=2
+KBV_CACHE_DIR="$TMP/cache-kill" CC_LOG="$TMP/kill.cc" \
+    "$KBV" eval "$RUN" --out "$TMP/kill.jsonl" "${COMMON[@]}" --compile-jobs 2 \
+    >/dev/null 2>"$TMP/kill.err" &
+bg_pid=$!
+# the pool's third build has started: the first two are done, the next ones sleep
+for _ in $(seq 1 600); do
+    [ "$(builds "$TMP/kill.cc")" -ge 3 ] && break
+    kill -0 "$bg_pid" 2>/dev/null || break
+    sleep 0.05
+done
+pool=$(pool_processes | tr '\n' ' ')
+in_flight=
+for p in $(cat "$TMP/kill.cc" 2>/dev/null); do alive "$p" && in_flight="$in_flight $p"; done
+kill -9 "$bg_pid" 2>/dev/null
+wait "$bg_pid" 2>/dev/null
+bg_pid=
+unset CC_SLEEP
+check "killed with the pool compiling (pool:$pool; compilers running:$in_flight)" \
+    bash -c "test -n '$pool' && test -n '$in_flight'"
+left=
+for _ in $(seq 1 100); do
+    left=
+    for p in $pool $in_flight; do alive "$p" && left="$left $p"; done
+    [ -z "$left" ] && break
+    sleep 0.05
+done
+check "the pool, its builders and their compilers ended with the run" test -z "$left"
+check "the stopped builds left no temporary directory or lock" clean_cache "$TMP/cache-kill"
+KBV_CACHE_DIR="$TMP/cache-kill" CC_LOG="$TMP/kill.cc" \
+    "$KBV" eval "$RUN" --out "$TMP/kill.jsonl" "${COMMON[@]}" --compile-jobs 2 \
+    >/dev/null 2>"$TMP/rerun.err"
+rc=$?
+check "the rerun exits 0" test "$rc" -eq 0
+check "after the rerun: every sample exactly once, verdicts as without compile-ahead" \
+    same_verdicts "$TMP/ref.jsonl" "$TMP/kill.jsonl"
+
+# ---- usage ------------------------------------------------------------------------------------
+"$KBV" eval "$RUN" --out "$TMP/never.jsonl" "${COMMON[@]}" --compile-jobs -1 >/dev/null 2>"$TMP/usage.err"
+rc=$?
+check "--compile-jobs -1 is a usage error" \
+    bash -c "test $rc -eq 2 && grep -q -- '--compile-jobs needs a number' '$TMP/usage.err' && ! test -e '$TMP/never.jsonl'"
+"$KBV" eval --help >"$TMP/help.txt"
+check "eval --help documents --compile-jobs" grep -q -- '--compile-jobs N' "$TMP/help.txt"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
