@@ -128,7 +128,7 @@ kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_t
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     void *copy_scratch = NULL;
-    int is_f64, dim;
+    int is_f64, dim = 0;
     KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     int64_t outer, len, inner;
@@ -217,7 +217,7 @@ kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_ten
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     void *copy_scratch = NULL;
-    int is_f64, dim;
+    int is_f64, dim = 0;
     KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(&args[0]), args[0].dtype, op_name(node)));
@@ -237,7 +237,7 @@ kbv_status kbv_cuda_op_flip(kbv_backend *be, const kbv_node *node, const kbv_ten
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     void *copy_scratch = NULL;
-    int dim;
+    int dim = 0;
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(&args[0]), args[0].dtype, "flip"));
     kbv_tensor x;
@@ -271,7 +271,7 @@ kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tens
     kbv_cuda *cu = kbv_cuda_of(be);
     kbv_status st = KBV_OK;
     void *sa = NULL, *sb = NULL;
-    int dim;
+    int dim = 0;
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     if (args[0].dtype != out->dtype || args[1].dtype != out->dtype)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operands of another dtype than the output");

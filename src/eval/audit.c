@@ -193,7 +193,7 @@ kbv_status kbv_audit_problem(kbv_backend *const be[KBV_MODE_COUNT], const kbv_gr
                     r32.be->release(r32.be, o32.data);
                     goto done;
                 }
-                bool judged, pass;
+                bool judged = false, pass = false;
                 double diff = 0;
                 st = passes_allclose(be[KBV_MODE_FP32], &otf, &o32, &judged, &pass, &diff);
                 if (st == KBV_OK && judged) {

@@ -34,7 +34,9 @@ static int teardown_all(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static char *build(const char *key, kbv_prompt_options opt)
+/* not inlined: GCC 12 at -O3 takes the returned pointer for the address of
+ * the local it was read from (-Wdangling-pointer) */
+__attribute__((noinline)) static char *build(const char *key, kbv_prompt_options opt)
 {
     const kbv_problem_def *def = kbv_problem_find(key);
     assert_non_null(def);
