@@ -147,7 +147,8 @@ void eval_run_reached(const eval_run *run, int i)
     kbv_compile_ahead_reached(&run->pool, i);
 }
 
-/* "standard PASS, verified PASS, strict FAIL (D6: ...)" */
+/* "[3/9] m L1/19 sample 0: standard PASS 1.02x verified PASS 1.01x strict FAIL
+ * [trace-foreign-stream] (2.1 s) -- traced pass: ..." */
 static void progress_line(int done, int total, const kbv_record *rec, double seconds)
 {
     fprintf(stderr, "[%d/%d] %s %s sample %d:", done, total, rec->model, rec->problem,
@@ -160,6 +161,8 @@ static void progress_line(int done, int total, const kbv_record *rec, double sec
         fprintf(stderr, " %s %s", kbv_protocol_name((kbv_protocol)p), r->correct ? "PASS" : "FAIL");
         if (isfinite(r->speedup) && r->correct)
             fprintf(stderr, " %.2fx", r->speedup);
+        for (int k = 0; k < r->n_flags; k++)   /* strict's audit flags, advisory ones too */
+            fprintf(stderr, "%s%s%s", k ? ", " : " [", r->flags[k], k + 1 == r->n_flags ? "]" : "");
         if (!r->correct && !reason)
             reason = r->reason;
     }
