@@ -218,52 +218,35 @@ static kbv_status graph_make(cudnnHandle_t h, graph_entry *e)
     KBV_TRY_GOTO(tensor_make(UID_W, k->w, k->nd, e->key.align_w, dt, &e->tw), st, done);
     KBV_TRY_GOTO(tensor_make(UID_Y, k->y, k->nd, e->key.align_y, dt, &e->ty), st, done);
     KBV_TRY_GOTO(conv_make(k, dt, &e->conv), st, done);
+    /* the operation's attribute names: forward, or backward data for a
+     * transposed convolution (its x is cuDNN's dy, its y cuDNN's dx) */
+    typedef struct op_attrs {
+        cudnnBackendDescriptorType_t type;
+        cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+    } op_attrs;
+    static const op_attrs fwd = {
+        CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
+    static const op_attrs bwd_data = {
+        CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
+    const op_attrs *a = k->transposed ? &bwd_data : &fwd;
     const float alpha = 1.0f, beta = 0.0f;
-    if (k->transposed) {
-        DNN_TRY_GOTO(cudnnBackendCreateDescriptor(
-                         CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR, &e->op),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->tx),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->tw),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->ty),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->conv),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT,
-                         1, &alpha),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT,
-                         1, &beta),
-                     st, done);
-    } else {
-        DNN_TRY_GOTO(cudnnBackendCreateDescriptor(
-                         CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &e->op),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->tx),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->tw),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->ty),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->conv),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT,
-                         1, &alpha),
-                     st, done);
-        DNN_TRY_GOTO(SET(e->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT,
-                         1, &beta),
-                     st, done);
-    }
+    DNN_TRY_GOTO(cudnnBackendCreateDescriptor(a->type, &e->op), st, done);
+    DNN_TRY_GOTO(SET(e->op, a->x, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->tx), st, done);
+    DNN_TRY_GOTO(SET(e->op, a->w, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->tw), st, done);
+    DNN_TRY_GOTO(SET(e->op, a->y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->ty), st, done);
+    DNN_TRY_GOTO(SET(e->op, a->conv, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e->conv), st, done);
+    DNN_TRY_GOTO(SET(e->op, a->alpha, CUDNN_TYPE_FLOAT, 1, &alpha), st, done);
+    DNN_TRY_GOTO(SET(e->op, a->beta, CUDNN_TYPE_FLOAT, 1, &beta), st, done);
     DNN_TRY_GOTO(cudnnBackendFinalize(e->op), st, done);
     DNN_TRY_GOTO(cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &e->graph),
                  st, done);
