@@ -23,6 +23,14 @@ unset SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RA
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN=(mpirun --oversubscribe -np 3)
+# When a rank dies, mpirun sends the others SIGTERM and, after this many
+# seconds, SIGKILL: rank 0 needs the time to report its jobs in flight on a
+# loaded machine (Open MPI's default is 1 s).
+GRACE=(--mca odls_base_sigkill_timeout 10)
+# A rank stopped inside a shared-memory transfer can stall its peers' MPI
+# progress on one host; across nodes (what the silence limit is for) messages
+# travel by TCP, which the silent-rank case therefore uses.
+AS_NODES=(--mca btl tcp,self)
 passed=0
 failed=0
 bg_pid=
@@ -164,7 +172,7 @@ check "after the rerun: every sample exactly once, verdicts as the reference's" 
     same_samples "$TMP/ref.jsonl" "$TMP/kill.jsonl"
 
 # ---- an evaluating rank killed mid-run -------------------------------------------------------
-"${MPIRUN[@]}" "$KBV" eval "$TMP"/runs/* --out "$TMP/rank.jsonl" "${COMMON[@]}" --mpi \
+"${MPIRUN[@]}" "${GRACE[@]}" "$KBV" eval "$TMP"/runs/* --out "$TMP/rank.jsonl" "${COMMON[@]}" --mpi \
     >/dev/null 2>"$TMP/rank.err" &
 bg_pid=$!
 victim=
@@ -187,7 +195,8 @@ check "after the rerun: every sample exactly once, verdicts as the reference's" 
     same_samples "$TMP/ref.jsonl" "$TMP/rank.jsonl"
 
 # ---- an evaluating rank stopped (silent, not dead) ---------------------------------------------
-KBV_MPI_SILENCE_S=10 "${MPIRUN[@]}" "$KBV" eval "$TMP"/runs/* --out "$TMP/silent.jsonl" \
+KBV_MPI_SILENCE_S=10 "${MPIRUN[@]}" "${GRACE[@]}" "${AS_NODES[@]}" "$KBV" eval "$TMP"/runs/* \
+    --out "$TMP/silent.jsonl" \
     "${COMMON[@]}" --mpi >/dev/null 2>"$TMP/silent.err" &
 bg_pid=$!
 victim=
