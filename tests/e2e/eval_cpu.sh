@@ -13,8 +13,6 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kbv_e2e_eval.XXXXXX)
 export KBV_CACHE_DIR="$TMP/cache"
 export KBV_RUNNER="$BUILD/kbv-runner"
-passed=0
-failed=0
 bg_pid=
 
 cleanup() {
@@ -23,13 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/       /'; }
-check() { # check DESCRIPTION COMMAND...
-    local desc=$1; shift
-    local out
-    if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "$out"; fi
-}
+. "$(dirname "$0")/lib/check.sh"
 
 # ---- candidates with known verdicts (L1/19, ReLU) ----------------------------
 KNOWN="$TMP/runs/e2e-known"

@@ -31,8 +31,6 @@ GRACE=(--mca odls_base_sigkill_timeout 10)
 # progress on one host; across nodes (what the silence limit is for) messages
 # travel by TCP, which the silent-rank case therefore uses.
 AS_NODES=(--mca btl tcp,self)
-passed=0
-failed=0
 bg_pid=
 
 cleanup() {
@@ -42,13 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/       /'; }
-check() { # check DESCRIPTION COMMAND...
-    local desc=$1; shift
-    local out
-    if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "$out"; fi
-}
+. "$(dirname "$0")/lib/check.sh"
 
 # ranks_of TEXT: kbv processes (not their compile-ahead pools) whose command line has TEXT
 ranks_of() {

@@ -16,8 +16,6 @@ TMP=$(mktemp -d /tmp/kbv_e2e_shards.XXXXXX)
 export KBV_CACHE_DIR="$TMP/cache"
 export KBV_RUNNER="$BUILD/kbv-runner"
 unset SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
-passed=0
-failed=0
 bg_pid=
 
 cleanup() {
@@ -26,13 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/       /'; }
-check() { # check DESCRIPTION COMMAND...
-    local desc=$1; shift
-    local out
-    if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "$out"; fi
-}
+. "$(dirname "$0")/lib/check.sh"
 
 # same_samples REFERENCE FILE...: the files' records together hold exactly the
 # reference's samples, each once, with the same verdicts (times may differ).
