@@ -78,26 +78,7 @@ gone() { # gone TEXT: no kbv process with TEXT left, after a moment
 
 # same_samples REFERENCE FILE...: the files' records together hold exactly the
 # reference's samples, each once, with the same verdicts (times may differ).
-same_samples() {
-python3 - "$@" <<'PY'
-import json, sys
-def load(path):
-    return [json.loads(l) for l in open(path) if l.strip()]
-def key(r):
-    return (r["model"], r["problem"], r["sample"], r["source_sha256"], r["device"], r["size"])
-def verdicts(r):
-    return tuple(r["protocols"][p]["correct"] for p in ("standard", "verified", "strict"))
-ref = {key(r): verdicts(r) for r in load(sys.argv[1])}
-got = {}
-for path in sys.argv[2:]:
-    for r in load(path):
-        assert key(r) not in got, ("recorded twice", key(r), path)
-        got[key(r)] = verdicts(r)
-assert set(got) == set(ref), ("samples differ", sorted(set(got) ^ set(ref)))
-bad = [k for k in ref if got[k] != ref[k]]
-assert not bad, ("verdicts differ", [(k, ref[k], got[k]) for k in bad])
-PY
-}
+. "$(dirname "$0")/lib/records.sh"
 
 # ---- run directories: the examples' C candidates, several sample numbers each ----
 for dir in "$SRC"/examples/runs/*/; do
