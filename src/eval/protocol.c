@@ -96,6 +96,8 @@ typedef struct sample {
     kbv_child *child;
     bool child_dead;                                    /* faulted: a new one is needed */
     int l2_persisting;                                  /* calls that left persisting L2 set */
+    kbv_symbols syms;                                   /* the candidate's, read once */
+    bool have_syms;
     double sol_ms;                                      /* NAN when unknown (CPU runs) */
     kbv_phase_clock clock;                              /* where the time goes: rec->phase_s */
 } sample;
@@ -794,9 +796,23 @@ done:
     return st;
 }
 
+/* The built candidate's symbols, read on first use: the allowlist and the
+ * traced pass both judge them. */
+static kbv_status sample_symbols(sample *s, const char *so_path, const kbv_symbols **out)
+{
+    if (!s->have_syms) {
+        KBV_TRY(kbv_symbols_read(so_path, &s->syms));
+        s->have_syms = true;
+    }
+    *out = &s->syms;
+    return KBV_OK;
+}
+
 /* Stops the runner and releases what a sample holds. */
 static void sample_free(sample *s)
 {
+    if (s->have_syms)
+        kbv_symbols_free(&s->syms);
     if (s->child)
         kbv_child_stop(s->child);
     for (int j = 0; j < KBV_DEF_MAX_PARAMS; j++)
@@ -942,11 +958,10 @@ static kbv_status traced_pass(sample *s, const char *so_path, kbv_record *rec,
         return KBV_OK;
     }
     s->l2_persisting += res.l2_persisting;
-    kbv_symbols syms;
-    KBV_TRY(kbv_symbols_read(so_path, &syms));
+    const kbv_symbols *syms = NULL;
+    KBV_TRY(sample_symbols(s, so_path, &syms));
     kbv_trace_verdict v;
-    kbv_trace_judge(&res.trace, &syms.functions, &v);
-    kbv_symbols_free(&syms);
+    kbv_trace_judge(&res.trace, &syms->functions, &v);
     if (v.flag) {
         *flag = v.flag;
         snprintf(why, cap, "%s", v.reason);
@@ -1060,10 +1075,10 @@ static void set_time(kbv_proto_result *p, double t_ms, double spread_ms, double 
 
 /* Strict audit: what the built candidate imports and exports (its dynamic
  * symbols, not its source) is on the allowlist. false with the reason. */
-static bool binary_allowed(const char *so_path, char *why, size_t cap)
+static bool binary_allowed(sample *s, const char *so_path, char *why, size_t cap)
 {
-    kbv_symbols syms;
-    if (kbv_symbols_read(so_path, &syms) != KBV_OK) {
+    const kbv_symbols *syms = NULL;
+    if (sample_symbols(s, so_path, &syms) != KBV_OK) {
         snprintf(why, cap, "binary allowlist: cannot read the candidate's symbols: %s",
                  kbv_last_error());
         kbv_clear_error();
@@ -1071,8 +1086,7 @@ static bool binary_allowed(const char *so_path, char *why, size_t cap)
     }
     kbv_symbol_policy policy = {.allow_vendor_libs = false};
     char reason[256];
-    bool ok = kbv_symbols_allowed(&syms, &policy, reason, sizeof reason);
-    kbv_symbols_free(&syms);
+    bool ok = kbv_symbols_allowed(syms, &policy, reason, sizeof reason);
     if (!ok)
         snprintf(why, cap, "binary allowlist: %s", reason);
     return ok;
@@ -1122,7 +1136,7 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     set_correctness(&P[KBV_PROTO_VERIFIED], &vs.ver, ver_ok, N_VERIFIED);
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
-    if (wanted(s, KBV_PROTO_STRICT) && !binary_allowed(so_path, why, sizeof why)) {
+    if (wanted(s, KBV_PROTO_STRICT) && !binary_allowed(s, so_path, why, sizeof why)) {
         kbv_proto_add_flag(&P[KBV_PROTO_STRICT], "binary-allowlist");
         fail_proto(&P[KBV_PROTO_STRICT], why);
         strict_ok = false;
