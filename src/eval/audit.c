@@ -4,102 +4,381 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tensors for one backend: inputs, params, and the output of one run. */
-typedef struct run_set {
-    kbv_backend *be;
+/* The base parameters stay fixed across draws, as the paper's module's do. */
+#define BASE_PARAM_SEED 0x5eedULL
+/* Seed mixes: D5's redrawn parameters, and an input redrawn alone. */
+#define D5_PARAM_SEED_MIX 0xD5A5A5A5D5A5A5A5ULL
+#define REDRAW_SEED_MIX 0x9E3779B97F4A7C15ULL
+
+static const char *const dist_label[KBV_DIST_COUNT] = {"base", "D1", "D2", "D3", "D4",
+                                                       "D5",   "D6", "D7", "D8"};
+
+/* One problem's tensors, laid out as protocol.c lays out a sample's: inputs
+ * and params in their own dtypes in the services backend's memory (every
+ * fp32 mode runs on them), and the oracle's float64 copies of them. */
+typedef struct audit_state {
+    kbv_backend *const *be;                     /* indexed by kbv_mode */
+    kbv_backend *svc;                           /* fills and comparisons: the fp32 backend */
+    const kbv_graph *g;
     kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS];
-} run_set;
+    kbv_tensor in64[KBV_DEF_MAX_INPUTS], par64[KBV_DEF_MAX_PARAMS];
+    bool in64_owned[KBV_DEF_MAX_INPUTS], par64_owned[KBV_DEF_MAX_PARAMS]; /* else shared (integer) */
+    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];    /* shapes, dtypes and names, for the judge */
+    kbv_tensor zeros;                           /* an all-zero first output, when it is float */
+    bool float_out, copy_fits;
+    bool have_first;                            /* first_hash is set */
+    uint64_t first_hash;                        /* of the first draw's oracle output */
+    bool varies, depends[KBV_DEF_MAX_INPUTS];
+    int trivial_judged;                         /* base draws the trivial outputs were judged on */
+} audit_state;
+
+/* One draw's outputs of every mode, kept on the device for the comparisons. */
+typedef struct mode_outputs {
+    kbv_tensor out[KBV_MODE_COUNT][KBV_DEF_MAX_OUTPUTS];
+    bool have[KBV_MODE_COUNT];
+} mode_outputs;
 
 static bool is_float(kbv_dtype dt) { return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16; }
 
-static void run_set_free(const kbv_graph *g, run_set *rs)
+static size_t tensor_bytes(const kbv_tensor *t)
 {
-    for (int i = 0; i < g->n_inputs; i++)
-        if (rs->in[i].data)
-            rs->be->release(rs->be, rs->in[i].data);
-    for (int j = 0; j < g->n_params; j++)
-        if (rs->par[j].data)
-            rs->be->release(rs->be, rs->par[j].data);
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return (size_t)n * kbv_dtype_size(t->dtype);
 }
 
-static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype def_dtype,
-                               kbv_tensor *t)
+static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
     kbv_value_tensor(v, t);
-    t->dtype = is_float(def_dtype) ? be->float_dtype : def_dtype;
-    size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
+    t->dtype = dtype;
+    size_t bytes = tensor_bytes(t);
     return be->alloc(be, bytes ? bytes : 1, &t->data);
 }
 
-static kbv_status run_set_make(kbv_backend *be, const kbv_graph *g, run_set *rs)
+/* t's float64 copy for the oracle; integer tensors are shared as they are. */
+static kbv_status twin_alloc(audit_state *a, const kbv_tensor *t, kbv_tensor *t64, bool *owned)
 {
-    kbv_status st = KBV_OK;
-    memset(rs, 0, sizeof *rs);
-    rs->be = be;
-    for (int i = 0; i < g->n_inputs; i++)
-        KBV_TRY_GOTO(tensor_alloc(be, &g->values[i], g->def->inputs[g->values[i].def_index].dtype,
-                                  &rs->in[i]),
-                     st, fail);
+    kbv_backend *be64 = a->be[KBV_MODE_FP64];
+    *t64 = *t;
+    if (!is_float(t->dtype))
+        return KBV_OK;
+    t64->dtype = KBV_F64;
+    t64->data = NULL;
+    size_t bytes = tensor_bytes(t64);
+    void *p = NULL;
+    KBV_TRY(be64->alloc(be64, bytes ? bytes : 1, &p));
+    t64->data = p;
+    *owned = true;
+    return KBV_OK;
+}
+
+static void release_outputs(kbv_backend *be, const kbv_graph *g, kbv_tensor *t)
+{
+    for (int k = 0; k < g->n_outputs; k++)
+        if (t[k].data)
+            be->release(be, t[k].data);
+}
+
+static void release_mode(audit_state *a, kbv_mode m, mode_outputs *o)
+{
+    if (o->have[m])
+        release_outputs(a->be[m], a->g, o->out[m]);
+    o->have[m] = false;
+}
+
+/* ---- filling ------------------------------------------------------------ */
+
+/* Input i under draw d, and its float64 copy. */
+static kbv_status fill_input(audit_state *a, int i, const kbv_draw *d)
+{
+    const kbv_graph *g = a->g;
+    kbv_backend *be64 = a->be[KBV_MODE_FP64];
+    KBV_TRY(a->svc->fill(a->svc, &g->def->inputs[g->values[i].def_index], g->values[i].def_index,
+                         d, &a->in[i]));
+    /* the other backends' streams read what this one wrote */
+    KBV_TRY(a->svc->sync(a->svc));
+    if (a->in64_owned[i]) {
+        KBV_TRY(be64->convert(be64, &a->in[i], &a->in64[i]));
+        KBV_TRY(be64->sync(be64));
+    }
+    return KBV_OK;
+}
+
+static kbv_status fill_inputs(audit_state *a, const kbv_draw *d)
+{
+    for (int i = 0; i < a->g->n_inputs; i++)
+        KBV_TRY(fill_input(a, i, d));
+    return KBV_OK;
+}
+
+/* Params from draw d (base, or D5's redraw) and their float64 copies. */
+static kbv_status fill_params(audit_state *a, const kbv_draw *d)
+{
+    const kbv_graph *g = a->g;
+    kbv_backend *be64 = a->be[KBV_MODE_FP64];
     for (int j = 0; j < g->n_params; j++) {
         const kbv_value *v = &g->values[g->n_inputs + j];
-        KBV_TRY_GOTO(tensor_alloc(be, v, g->def->params[v->def_index].dtype, &rs->par[j]), st,
-                     fail);
-        kbv_draw pd = {KBV_DIST_BASE, 0x5eedULL};
-        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[v->def_index], v->def_index, &pd,
-                                    &rs->par[j]),
-                     st, fail);
+        KBV_TRY(a->svc->fill_param(a->svc, &g->def->params[v->def_index], v->def_index, d,
+                                   &a->par[j]));
     }
+    KBV_TRY(a->svc->sync(a->svc));
+    for (int j = 0; j < g->n_params; j++)
+        if (a->par64_owned[j])
+            KBV_TRY(be64->convert(be64, &a->par[j], &a->par64[j]));
+    KBV_TRY(be64->sync(be64));
     return KBV_OK;
-fail:
-    run_set_free(g, rs);
-    return st;
 }
 
-static kbv_status fill_input(run_set *rs, const kbv_graph *g, int i, const kbv_draw *d)
+static const kbv_draw base_params = {KBV_DIST_BASE, BASE_PARAM_SEED};
+
+/* ---- the state ---------------------------------------------------------- */
+
+static void state_free(audit_state *a)
 {
-    return rs->be->fill(rs->be, &g->def->inputs[g->values[i].def_index], g->values[i].def_index,
-                        d, &rs->in[i]);
+    if (!a)
+        return;
+    kbv_backend *be64 = a->be ? a->be[KBV_MODE_FP64] : NULL;
+    for (int i = 0; i < KBV_DEF_MAX_INPUTS; i++) {
+        if (a->in64_owned[i])
+            be64->release(be64, a->in64[i].data);
+        if (a->in[i].data)
+            a->svc->release(a->svc, a->in[i].data);
+    }
+    for (int j = 0; j < KBV_DEF_MAX_PARAMS; j++) {
+        if (a->par64_owned[j])
+            be64->release(be64, a->par64[j].data);
+        if (a->par[j].data)
+            a->svc->release(a->svc, a->par[j].data);
+    }
+    if (a->zeros.data)
+        a->svc->release(a->svc, a->zeros.data);
+    free(a);
 }
 
-/* Runs g and copies its first output to host memory (malloc'd into *host). */
-static kbv_status run_to_host(const kbv_graph *g, run_set *rs, kbv_tensor *out, void **host,
-                              size_t *bytes)
+/* An all-zero tensor shaped like the first output, in the fp32 reference's dtype. */
+static kbv_status zeros_make(audit_state *a, const kbv_value *ov)
 {
-    kbv_tensor outs[KBV_DEF_MAX_OUTPUTS];
-    memset(outs, 0, sizeof outs);
-    KBV_TRY(kbv_graph_run(g, rs->be, rs->in, rs->par, outs));
+    KBV_TRY(tensor_alloc(a->svc, ov, a->svc->float_dtype, &a->zeros));
+    size_t bytes = tensor_bytes(&a->zeros);
+    void *z = calloc(1, bytes ? bytes : 1);
+    if (!z)
+        return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes of zeros", bytes);
+    kbv_status st = a->svc->from_host(a->svc, a->zeros.data, z, bytes);
+    free(z);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
+/* Allocates every tensor and fills the base params; state_free undoes a partial one. */
+static kbv_status state_init(audit_state *a, kbv_backend *const be[KBV_MODE_COUNT],
+                             const kbv_graph *g)
+{
+    a->be = be;
+    a->svc = be[KBV_MODE_FP32];
+    a->g = g;
+    for (int i = 0; i < g->n_inputs; i++) {
+        KBV_TRY(tensor_alloc(a->svc, &g->values[i], g->def->inputs[g->values[i].def_index].dtype,
+                             &a->in[i]));
+        KBV_TRY(twin_alloc(a, &a->in[i], &a->in64[i], &a->in64_owned[i]));
+    }
+    for (int j = 0; j < g->n_params; j++) {
+        const kbv_value *v = &g->values[g->n_inputs + j];
+        KBV_TRY(tensor_alloc(a->svc, v, g->def->params[v->def_index].dtype, &a->par[j]));
+        KBV_TRY(twin_alloc(a, &a->par[j], &a->par64[j], &a->par64_owned[j]));
+    }
+    KBV_TRY(fill_params(a, &base_params));
+    for (int k = 0; k < g->n_outputs; k++)
+        kbv_value_tensor(&g->values[g->outputs[k]], &a->outputs[k]);
+    const kbv_value *ov = &g->values[g->outputs[0]];
+    const kbv_value *iv = &g->values[0];
+    a->float_out = is_float(ov->dtype);
+    a->copy_fits = g->n_inputs > 0 && a->float_out && is_float(iv->dtype) &&
+                   kbv_value_numel(iv) == kbv_value_numel(ov);
+    if (a->float_out)
+        KBV_TRY(zeros_make(a, ov));
+    return KBV_OK;
+}
+
+/* ---- one draw ----------------------------------------------------------- */
+
+/* Runs mode m (the oracle on the float64 copies) and waits for it: the
+ * comparisons run on the services backend. */
+static kbv_status run_mode(audit_state *a, kbv_mode m, mode_outputs *o)
+{
+    kbv_backend *be = a->be[m];
+    bool oracle = m == KBV_MODE_FP64;
+    KBV_TRY(kbv_graph_run(a->g, be, oracle ? a->in64 : a->in, oracle ? a->par64 : a->par,
+                          o->out[m]));
+    o->have[m] = true;
+    KBV_TRY(be->sync(be));
+    return KBV_OK;
+}
+
+/* Does the output hold one value throughout? One host copy per problem
+ * (the first draw's); later draws are told apart by device hashes, as
+ * full-size outputs run to GBs. */
+static kbv_status oracle_is_uniform(audit_state *a, const kbv_tensor *t, bool *uniform)
+{
+    kbv_backend *be64 = a->be[KBV_MODE_FP64];
+    size_t bytes = tensor_bytes(t), es = kbv_dtype_size(t->dtype);
+    char *host = malloc(bytes ? bytes : 1);
+    if (!host)
+        return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes", bytes);
+    kbv_status st = be64->to_host(be64, host, t->data, bytes);
+    *uniform = true;
+    for (size_t k = es; st == KBV_OK && k < bytes && *uniform; k += es)
+        *uniform = memcmp(host + k, host, es) == 0;
+    free(host);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
+static kbv_status oracle_hash(audit_state *a, const kbv_tensor *t, uint64_t *h)
+{
+    kbv_backend *be64 = a->be[KBV_MODE_FP64];
+    return be64->hash(be64, t->data, tensor_bytes(t), h);
+}
+
+/* The degenerate checks on draw d, under the base params: does the oracle's
+ * first output vary, and does it move when one input alone is redrawn? */
+static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_tensor *oracle0)
+{
     kbv_status st = KBV_OK;
-    *out = outs[0];
-    *bytes = (size_t)kbv_value_numel(&g->values[g->outputs[0]]) * kbv_dtype_size(outs[0].dtype);
-    *host = malloc(*bytes ? *bytes : 1);
-    if (!*host)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "audit: %zu bytes", *bytes);
-    KBV_TRY_GOTO(rs->be->to_host(rs->be, *host, outs[0].data, *bytes), st, done);
-done:
-    for (int k = 1; k < g->n_outputs; k++)
-        if (outs[k].data)
-            rs->be->release(rs->be, outs[k].data);
-    if (st != KBV_OK) {
-        rs->be->release(rs->be, outs[0].data);
-        free(*host);
-        *host = NULL;
+    const kbv_graph *g = a->g;
+    kbv_backend *be64 = a->be[KBV_MODE_FP64];
+    kbv_tensor alt_out[KBV_DEF_MAX_OUTPUTS];
+    bool have_alt = false;
+    uint64_t h_this = 0, h_alt = 0;
+    KBV_TRY_GOTO(oracle_hash(a, oracle0, &h_this), st, done);
+    if (!a->have_first) {
+        bool uniform = true;
+        KBV_TRY_GOTO(oracle_is_uniform(a, oracle0, &uniform), st, done);
+        a->varies = !uniform;
+        a->first_hash = h_this;
+        a->have_first = true;
+    } else {
+        a->varies |= h_this != a->first_hash;
     }
+    for (int i = 0; i < g->n_inputs; i++) {
+        const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
+        if (a->depends[i] || in->gen == KBV_GEN_SCALAR)
+            continue;
+        kbv_draw other = {d->dist, d->seed ^ REDRAW_SEED_MIX};
+        KBV_TRY_GOTO(fill_input(a, i, &other), st, done);
+        KBV_TRY_GOTO(kbv_graph_run(g, be64, a->in64, a->par64, alt_out), st, done);
+        have_alt = true;
+        KBV_TRY_GOTO(oracle_hash(a, &alt_out[0], &h_alt), st, done);
+        release_outputs(be64, g, alt_out);
+        have_alt = false;
+        a->depends[i] = h_alt != h_this;
+        KBV_TRY_GOTO(fill_input(a, i, d), st, done);
+    }
+done:
+    if (have_alt)
+        release_outputs(be64, g, alt_out);
     return st;
 }
 
-/* allclose(cand, ref) on every element (the paper's gate). A draw whose
- * reference is not finite is not judged, as the protocols skip it. */
-static kbv_status passes_allclose(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
-                                  bool *judged, bool *pass, double *max_diff)
+/* The tf32 baseline's outputs judged as a candidate's: each output compared
+ * with the fp32 reference, the oracle and fp32-strict as protocol.c's
+ * compare_all does, then kbv_judge_draw (the baseline is its own tf32). */
+static kbv_status judge_tf32(audit_state *a, const mode_outputs *o, kbv_draw_verdict *v)
 {
-    kbv_compare_stats cs;
-    KBV_TRY(be->compare(be, cand, ref, NULL, NULL, 1e-3, 1e-3, &cs));
-    *judged = cs.ref_nonfinite == 0;
-    *pass = cs.allclose_fail == 0;
-    if (max_diff)
-        *max_diff = cs.max_abs_diff;
+    kbv_compare_stats tf32[KBV_DEF_MAX_OUTPUTS];
+    for (int k = 0; k < a->g->n_outputs; k++) {
+        double tol = kbv_allclose_tol(a->outputs[k].dtype);
+        KBV_TRY(a->svc->compare(a->svc, &o->out[KBV_MODE_TF32][k], &o->out[KBV_MODE_FP32][k],
+                                &o->out[KBV_MODE_FP64][k], &o->out[KBV_MODE_FP32_STRICT][k], tol,
+                                tol, &tf32[k]));
+    }
+    kbv_judge_input in = {.n_outputs = a->g->n_outputs, .outputs = a->outputs, .cand = tf32,
+                          .tf32 = tf32, .tol = kbv_allclose_tol(a->outputs[0].dtype),
+                          .integrity = NULL};
+    kbv_judge_draw(&in, v);
     return KBV_OK;
 }
+
+/* Counts one draw on a gate; the first failure's reason is kept with its label. */
+static void gate_add(kbv_audit_gate *gate, const char *label, bool skipped, bool pass,
+                     const char *reason)
+{
+    if (skipped) {
+        gate->skipped++;
+        return;
+    }
+    gate->judged++;
+    if (!pass && gate->failed++ == 0)
+        snprintf(gate->first_failure, sizeof gate->first_failure, "%s: %s", label, reason);
+}
+
+/* The paper's weak-test question on a base draw: would an all-zero output,
+ * or a copy of input 0, pass allclose against the fp32 reference? A draw
+ * whose reference is not finite is skipped, as the protocols skip it. */
+static kbv_status check_trivial(audit_state *a, const kbv_tensor *ref, kbv_audit_result *out)
+{
+    double tol = kbv_allclose_tol(a->outputs[0].dtype);
+    kbv_compare_stats cs;
+    KBV_TRY(a->svc->compare(a->svc, &a->zeros, ref, NULL, NULL, tol, tol, &cs));
+    if (cs.ref_nonfinite > 0)
+        return KBV_OK;
+    a->trivial_judged++;
+    out->zeros_pass &= cs.allclose_fail == 0;
+    if (a->copy_fits) {
+        kbv_tensor copy = a->in[0];
+        copy.ndim = ref->ndim;
+        memcpy(copy.shape, ref->shape, sizeof copy.shape);
+        memcpy(copy.stride, ref->stride, sizeof copy.stride);
+        KBV_TRY(a->svc->compare(a->svc, &copy, ref, NULL, NULL, tol, tol, &cs));
+        out->copy_pass &= cs.allclose_fail == 0;
+    }
+    return KBV_OK;
+}
+
+/* Draw d of seed `seed_index`: the degenerate checks, then the tf32 baseline
+ * against both gates, then (base draws) the trivial outputs. */
+static kbv_status audit_draw(audit_state *a, const kbv_draw *d, int seed_index,
+                             kbv_audit_result *out)
+{
+    kbv_status st = KBV_OK;
+    mode_outputs o;
+    memset(&o, 0, sizeof o);
+    char label[24];
+    snprintf(label, sizeof label, "%s seed %d", dist_label[d->dist], seed_index + 1);
+
+    KBV_TRY(fill_inputs(a, d));
+    KBV_TRY_GOTO(run_mode(a, KBV_MODE_FP64, &o), st, done);
+    KBV_TRY_GOTO(check_degenerate(a, d, &o.out[KBV_MODE_FP64][0]), st, done);
+    bool redraw_params = d->dist == KBV_DIST_D5;
+    if (redraw_params) {
+        /* as protocol.c's D5: every parameter redrawn so that each matters;
+         * the oracle reruns on them */
+        kbv_draw pd = {KBV_DIST_D5, d->seed ^ D5_PARAM_SEED_MIX};
+        release_mode(a, KBV_MODE_FP64, &o);
+        KBV_TRY_GOTO(fill_params(a, &pd), st, done);
+        KBV_TRY_GOTO(run_mode(a, KBV_MODE_FP64, &o), st, done);
+    }
+    KBV_TRY_GOTO(run_mode(a, KBV_MODE_FP32, &o), st, done);
+    KBV_TRY_GOTO(run_mode(a, KBV_MODE_FP32_STRICT, &o), st, done);
+    KBV_TRY_GOTO(run_mode(a, KBV_MODE_TF32, &o), st, done);
+    kbv_draw_verdict v;
+    KBV_TRY_GOTO(judge_tf32(a, &o, &v), st, done);
+    if (d->dist <= KBV_DIST_D4) {
+        gate_add(&out->tf32_standard, label, v.std_skipped, v.std_pass, v.std_reason);
+        if (!v.std_skipped && v.max_abs_diff > out->tf32_max_diff)
+            out->tf32_max_diff = v.max_abs_diff;
+    }
+    gate_add(&out->tf32_strict, label, false, v.strict_pass, v.strict_reason);
+    if (d->dist == KBV_DIST_BASE && a->float_out)
+        KBV_TRY_GOTO(check_trivial(a, &o.out[KBV_MODE_FP32][0], out), st, done);
+    /* the next draws' degenerate checks see the base params again */
+    if (redraw_params)
+        KBV_TRY_GOTO(fill_params(a, &base_params), st, done);
+done:
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        release_mode(a, (kbv_mode)m, &o);
+    return st;
+}
+
+/* ---- the audit ---------------------------------------------------------- */
 
 bool kbv_audit_degenerate(const kbv_audit_result *r) { return r->constant || r->n_ignored > 0; }
 
@@ -107,143 +386,33 @@ kbv_status kbv_audit_problem(kbv_backend *const be[KBV_MODE_COUNT], const kbv_gr
                              int seeds, kbv_audit_result *out)
 {
     kbv_status st = KBV_OK;
-    run_set r64, r32, rtf;
-    bool have64 = false, have32 = false, havetf = false;
-    void *first = NULL, *cur = NULL, *alt = NULL;
-    size_t bytes = 0;
-    bool varies = false, depends[KBV_DEF_MAX_INPUTS] = {false};
-    kbv_tensor zeros = {0};
     memset(out, 0, sizeof *out);
     out->zeros_pass = out->copy_pass = true;
-
-    KBV_TRY_GOTO(run_set_make(be[KBV_MODE_FP64], g, &r64), st, done);
-    have64 = true;
-    KBV_TRY_GOTO(run_set_make(be[KBV_MODE_FP32], g, &r32), st, done);
-    have32 = true;
-    KBV_TRY_GOTO(run_set_make(be[KBV_MODE_TF32], g, &rtf), st, done);
-    havetf = true;
-    const kbv_value *ov = &g->values[g->outputs[0]];
-    bool float_out = is_float(ov->dtype);
-    const kbv_value *iv = &g->values[0];
-    bool copy_fits = g->n_inputs > 0 && float_out && is_float(iv->dtype) &&
-                     kbv_value_numel(iv) == kbv_value_numel(ov);
-    if (float_out) {
-        KBV_TRY_GOTO(tensor_alloc(be[KBV_MODE_FP32], ov, ov->dtype, &zeros), st, done);
-        size_t zbytes = (size_t)kbv_value_numel(ov) * kbv_dtype_size(zeros.dtype);
-        void *z = calloc(1, zbytes ? zbytes : 1);
-        if (!z)
-            KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "audit: zeros");
-        st = be[KBV_MODE_FP32]->from_host(be[KBV_MODE_FP32], zeros.data, z, zbytes);
-        free(z);
-        if (st != KBV_OK)
-            goto done;
-    }
-
+    audit_state *a = calloc(1, sizeof *a);
+    if (!a)
+        return kbv_fail(KBV_ERR_NOMEM, "audit state");
+    if (g->n_outputs < 1)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "audit: the graph has no outputs");
+    KBV_TRY_GOTO(state_init(a, be, g), st, done);
     for (int s = 0; s < seeds; s++) {
         for (int dist = KBV_DIST_BASE; dist < KBV_DIST_COUNT; dist++) {
             kbv_draw d = {(kbv_dist)dist, 1000003ULL * (uint64_t)(s + 1) + (uint64_t)dist};
-            for (int i = 0; i < g->n_inputs; i++) {
-                KBV_TRY_GOTO(fill_input(&r64, g, i, &d), st, done);
-                KBV_TRY_GOTO(fill_input(&r32, g, i, &d), st, done);
-                KBV_TRY_GOTO(fill_input(&rtf, g, i, &d), st, done);
-            }
-            kbv_tensor o64;
-            KBV_TRY_GOTO(run_to_host(g, &r64, &o64, &cur, &bytes), st, done);
-            r64.be->release(r64.be, o64.data);
-            if (!first) {
-                first = cur;
-                cur = NULL;
-                /* constant within one output counts too: compare elements to the first */
-                size_t es = kbv_dtype_size(o64.dtype);
-                for (size_t k = es; k < bytes && !varies; k += es)
-                    varies = memcmp((char *)first + k, first, es) != 0;
-            } else {
-                varies |= memcmp(cur, first, bytes) != 0;
-            }
-            const void *base_out = cur ? cur : first;
-
-            /* does the output move when one input alone is redrawn? */
-            for (int i = 0; i < g->n_inputs; i++) {
-                const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
-                if (depends[i] || in->gen == KBV_GEN_SCALAR)
-                    continue;
-                kbv_draw other = {d.dist, d.seed ^ 0x9E3779B97F4A7C15ULL};
-                KBV_TRY_GOTO(fill_input(&r64, g, i, &other), st, done);
-                KBV_TRY_GOTO(run_to_host(g, &r64, &o64, &alt, &bytes), st, done);
-                r64.be->release(r64.be, o64.data);
-                depends[i] = memcmp(alt, base_out, bytes) != 0;
-                free(alt);
-                alt = NULL;
-                KBV_TRY_GOTO(fill_input(&r64, g, i, &d), st, done);
-            }
-            free(cur);
-            cur = NULL;
-
-            /* the paper's gate against the fp32 baseline: trivial outputs, and TF32 */
-            bool gated = dist == KBV_DIST_BASE || dist <= KBV_DIST_D4;
-            if (float_out && gated) {
-                kbv_tensor o32, otf;
-                void *h32 = NULL, *htf = NULL;
-                size_t b32;
-                KBV_TRY_GOTO(run_to_host(g, &r32, &o32, &h32, &b32), st, done);
-                free(h32);
-                st = run_to_host(g, &rtf, &otf, &htf, &b32);
-                free(htf);
-                if (st != KBV_OK) {
-                    r32.be->release(r32.be, o32.data);
-                    goto done;
-                }
-                bool judged = false, pass = false;
-                double diff = 0;
-                st = passes_allclose(be[KBV_MODE_FP32], &otf, &o32, &judged, &pass, &diff);
-                if (st == KBV_OK && judged) {
-                    out->tf32_judged++;
-                    if (!pass)
-                        out->tf32_fail++;
-                    if (diff > out->tf32_max_diff)
-                        out->tf32_max_diff = diff;
-                }
-                if (st == KBV_OK && judged && dist == KBV_DIST_BASE) {
-                    st = passes_allclose(be[KBV_MODE_FP32], &zeros, &o32, &judged, &pass, NULL);
-                    out->zeros_pass &= pass;
-                    if (st == KBV_OK && copy_fits) {
-                        kbv_tensor c = r32.in[0];
-                        c.ndim = o32.ndim;
-                        memcpy(c.shape, o32.shape, sizeof c.shape);
-                        memcpy(c.stride, o32.stride, sizeof c.stride);
-                        st = passes_allclose(be[KBV_MODE_FP32], &c, &o32, &judged, &pass, NULL);
-                        out->copy_pass &= pass;
-                    }
-                }
-                rtf.be->release(rtf.be, otf.data);
-                r32.be->release(r32.be, o32.data);
-                if (st != KBV_OK)
-                    goto done;
-            }
+            KBV_TRY_GOTO(audit_draw(a, &d, s, out), st, done);
             out->draws++;
         }
     }
-    out->constant = !varies;
+    out->constant = !a->varies;
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
-        if (!depends[i] && in->gen != KBV_GEN_SCALAR)
+        if (!a->depends[i] && in->gen != KBV_GEN_SCALAR)
             snprintf(out->ignored[out->n_ignored++], sizeof out->ignored[0], "%s", in->name);
     }
-    if (!float_out)
+    /* trivial outputs pass only where they were judged at all */
+    if (!a->float_out || a->trivial_judged == 0)
         out->zeros_pass = out->copy_pass = false;
-    if (!copy_fits)
+    if (!a->copy_fits)
         out->copy_pass = false;
 done:
-    free(first);
-    free(cur);
-    free(alt);
-    if (zeros.data)
-        be[KBV_MODE_FP32]->release(be[KBV_MODE_FP32], zeros.data);
-    if (havetf)
-        run_set_free(g, &rtf);
-    if (have32)
-        run_set_free(g, &r32);
-    if (have64)
-        run_set_free(g, &r64);
+    state_free(a);
     return st;
 }
