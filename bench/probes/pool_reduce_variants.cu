@@ -3,7 +3,7 @@
 // Runs every kernel of src/cuda/cuda_pool.cu (kbv_cuda_pool_algo) on the
 // full-size fp32 geometries of KernelBench L1/41-46, and every kernel of
 // src/cuda/cuda_reduce.cu (kbv_cuda_reduce_algo) on those of L1/47-49 and
-// 51-53; checks that each agrees with the current kernel (the first algo),
+// 51-53; checks that each agrees with the first algo (the reference kernel),
 // on uniform data and on data with ties and NaNs; times each as
 // bench/baselines_vs_torch.py times a call (CUDA events around one call,
 // synchronised, 3 warm-ups, median of 25, no L2 flush: the tensors are GBs);
@@ -64,7 +64,7 @@ struct PoolCase {
     int is_max;
     int64_t planes;
     kbv_cuda_window w;
-    double ratio_today; /* kbv / PyTorch eager measured with the current kernel */
+    double ratio_today; /* kbv / PyTorch eager measured with the first algo */
 };
 
 /* count_include_pad is PyTorch's default (True) in every average pooling here */
@@ -97,8 +97,8 @@ const ReduceCase kReduces[] = {
     {"L1/49", "max dim 1", KBV_OP_MAX, 0.89},       {"L1/51", "argmax dim 1", KBV_OP_ARGMAX, 0.88},
     {"L1/52", "argmin dim 1", KBV_OP_ARGMIN, 0.88}, {"L1/53", "min dim 1", KBV_OP_MIN, 0.88},
 };
-const char *const kReduceAlgos[KBV_CUDA_REDUCE_ALGO_COUNT] = {"column", "split4", "split8",
-                                                              "split16", "split16-strided"};
+const char *const kReduceAlgos[KBV_CUDA_REDUCE_ALGO_COUNT] = {
+    "column", "split4", "split8", "split16", "split16-strided", "s16-str-u8", "wide64-s8"};
 
 constexpr int kMaxAlgos =
     std::max((int)KBV_CUDA_REDUCE_ALGO_COUNT, (int)KBV_CUDA_POOL_ALGO_COUNT);

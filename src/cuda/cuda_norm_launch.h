@@ -57,6 +57,8 @@ typedef enum kbv_cuda_reduce_algo {
     KBV_CUDA_REDUCE_SPLIT8,          /* 32 x 8 */
     KBV_CUDA_REDUCE_SPLIT16,         /* 32 x 16 */
     KBV_CUDA_REDUCE_SPLIT16_STRIDED, /* 32 x 16, part p taking rows p, p + 16, ... */
+    KBV_CUDA_REDUCE_SPLIT16_STRIDED_U8, /* as SPLIT16_STRIDED, sums 8 loads in flight, not 16 */
+    KBV_CUDA_REDUCE_WIDE64_SPLIT8,   /* 64 columns x 8 parts, rows 8 apart */
     KBV_CUDA_REDUCE_ALGO_COUNT
 } kbv_cuda_reduce_algo;
 cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int is_f64, const void *x,

@@ -203,27 +203,28 @@ column_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t 
     }
 }
 
-/* Columns [32 * g, 32 * g + 32) of one outer index per block: thread
+/* Columns [COLS * g, COLS * g + COLS) of one outer index per block: thread
  * (lane, p) reduces part p of its column's len elements, either the
  * contiguous rows [p * part, p * part + part) (part a multiple of 16, so the
  * sums add the same runs of 16 as column_kernel) or, STRIDED, rows p,
- * p + SPLIT, p + 2 SPLIT, ... (PyTorch's order). Thread (lane, 0) then
+ * p + SPLIT, p + 2 SPLIT, ... (PyTorch's order); sums keep UNROLL loads in
+ * flight and add runs of UNROLL elements. Thread (lane, 0) then
  * combines the parts in order: sums in double; best values by `wins`, which
  * keeps the first index of a tie or a NaN whatever the parts' order. */
-template <typename T, int SPLIT, bool STRIDED>
-__global__ void __launch_bounds__(32 * SPLIT)
+template <typename T, int COLS, int SPLIT, bool STRIDED, int UNROLL>
+__global__ void __launch_bounds__(COLS * SPLIT)
 split_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t outer,
              int64_t len, int64_t inner, int64_t groups, int64_t part)
 {
-    __shared__ double part_sum[SPLIT][32];
-    __shared__ T part_v[SPLIT][32];
-    __shared__ int64_t part_i[SPLIT][32];
+    __shared__ double part_sum[SPLIT][COLS];
+    __shared__ T part_v[SPLIT][COLS];
+    __shared__ int64_t part_i[SPLIT][COLS];
     const bool is_sum = kind == SUM || kind == MEAN || kind == NORM;
     const bool want_max = kind == MAX || kind == ARGMAX;
     const int lane = threadIdx.x, p = threadIdx.y;
     constexpr int64_t step = STRIDED ? SPLIT : 1;
     for (int64_t b = blockIdx.x; b < outer * groups; b += gridDim.x) {
-        const int64_t o = b / groups, c = (b - o * groups) * 32 + lane;
+        const int64_t o = b / groups, c = (b - o * groups) * COLS + lane;
         const T *col = x + o * len * inner + c;
         const int64_t first = STRIDED ? p : p * part;
         const int64_t end = STRIDED ? len : min(len, first + part);
@@ -233,14 +234,14 @@ split_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t o
             if (is_sum) {
                 const bool sq = kind == NORM;
                 int64_t k = first;
-                for (; k + 15 * step < end; k += 16 * step) {
-                    T v[16];
+                for (; k + (UNROLL - 1) * step < end; k += UNROLL * step) {
+                    T v[UNROLL];
 #pragma unroll
-                    for (int u = 0; u < 16; u++)
+                    for (int u = 0; u < UNROLL; u++)
                         v[u] = col[(k + u * step) * inner];
                     T run = 0;
 #pragma unroll
-                    for (int u = 0; u < 16; u++)
+                    for (int u = 0; u < UNROLL; u++)
                         run += sq ? v[u] * v[u] : v[u];
                     acc += (double)run;
                 }
@@ -343,14 +344,15 @@ static int all_blocks(int64_t n)
     return (int)(b < 1 ? 1 : b > kMaxAllBlocks ? kMaxAllBlocks : b);
 }
 
-template <typename T, int SPLIT, bool STRIDED>
+template <typename T, int COLS, int SPLIT, bool STRIDED, int UNROLL = 16>
 void launch_split(cudaStream_t s, Kind kind, const T *x, void *y, int64_t outer, int64_t len,
                   int64_t inner)
 {
-    const int64_t groups = (inner + 31) / 32;
+    const int64_t groups = (inner + COLS - 1) / COLS;
     const int64_t part = ((len + SPLIT - 1) / SPLIT + 15) / 16 * 16;
-    split_kernel<T, SPLIT, STRIDED><<<blocks_for(outer * groups, 1), dim3(32, SPLIT), 0, s>>>(
-        kind, x, y, outer, len, inner, groups, part);
+    split_kernel<T, COLS, SPLIT, STRIDED, UNROLL>
+        <<<blocks_for(outer * groups, 1), dim3(COLS, SPLIT), 0, s>>>(kind, x, y, outer, len,
+                                                                      inner, groups, part);
 }
 
 template <typename T>
@@ -367,13 +369,23 @@ cudaError_t reduce_dim(cudaStream_t s, Kind kind, const T *x, void *y, int64_t o
         column_kernel<T><<<blocks_for(outer * inner, kThreads), kThreads, 0, s>>>(
             kind, x, y, outer, len, inner);
         break;
-    case KBV_CUDA_REDUCE_SPLIT4: launch_split<T, 4, false>(s, kind, x, y, outer, len, inner); break;
-    case KBV_CUDA_REDUCE_SPLIT8: launch_split<T, 8, false>(s, kind, x, y, outer, len, inner); break;
+    case KBV_CUDA_REDUCE_SPLIT4:
+        launch_split<T, 32, 4, false>(s, kind, x, y, outer, len, inner);
+        break;
+    case KBV_CUDA_REDUCE_SPLIT8:
+        launch_split<T, 32, 8, false>(s, kind, x, y, outer, len, inner);
+        break;
     case KBV_CUDA_REDUCE_SPLIT16:
-        launch_split<T, 16, false>(s, kind, x, y, outer, len, inner);
+        launch_split<T, 32, 16, false>(s, kind, x, y, outer, len, inner);
         break;
     case KBV_CUDA_REDUCE_SPLIT16_STRIDED:
-        launch_split<T, 16, true>(s, kind, x, y, outer, len, inner);
+        launch_split<T, 32, 16, true>(s, kind, x, y, outer, len, inner);
+        break;
+    case KBV_CUDA_REDUCE_SPLIT16_STRIDED_U8:
+        launch_split<T, 32, 16, true, 8>(s, kind, x, y, outer, len, inner);
+        break;
+    case KBV_CUDA_REDUCE_WIDE64_SPLIT8:
+        launch_split<T, 64, 8, true>(s, kind, x, y, outer, len, inner);
         break;
     default: return cudaErrorInvalidValue;
     }
@@ -382,18 +394,21 @@ cudaError_t reduce_dim(cudaStream_t s, Kind kind, const T *x, void *y, int64_t o
 
 /* The kernel for a reduction of [outer, len, inner] along len (inner > 1),
  * from bench/probes/pool_reduce_variants.cu on an H200 ([128, 4096, 4095]
- * along dim 1): sums read best as PyTorch does, 16 rows apart per thread of
- * a 32 x 16 block (1.05x the one-thread-per-column kernel); max, min and
- * their indices with four contiguous parts (1.03-1.04x). A part needs a
- * run of 16 elements at least, else the column kernel. */
+ * along dim 1, ms, 2026-11-30): sums read best with 64 columns x 8 parts,
+ * rows 8 apart (2.120; PyTorch's reduce_kernel 2.08-2.14; 32 x 16 strided
+ * 2.233, 128 x 4 2.151, 32 x 32 3.43, the column kernel 2.354); max, min and
+ * their indices with 32 x 16 strided parts whose sums keep 8 loads in
+ * flight, the kernel's register count being shared by every kind (2.23-2.26
+ * against 2.35-2.41 with four contiguous parts). A part needs a run of 16
+ * elements at least, else the column kernel. */
 int reduce_pick_algo(int op, int64_t outer, int64_t len, int64_t inner)
 {
     (void)outer;
     (void)inner;
     const bool sum = op == KBV_OP_SUM || op == KBV_OP_MEAN || op == KBV_OP_NORM_DIM;
     if (sum)
-        return len >= 16 * 16 ? KBV_CUDA_REDUCE_SPLIT16_STRIDED : KBV_CUDA_REDUCE_COLUMN;
-    return len >= 16 * 4 ? KBV_CUDA_REDUCE_SPLIT4 : KBV_CUDA_REDUCE_COLUMN;
+        return len >= 8 * 16 ? KBV_CUDA_REDUCE_WIDE64_SPLIT8 : KBV_CUDA_REDUCE_COLUMN;
+    return len >= 16 * 16 ? KBV_CUDA_REDUCE_SPLIT16_STRIDED_U8 : KBV_CUDA_REDUCE_COLUMN;
 }
 
 } /* namespace */
