@@ -217,7 +217,8 @@ cudaError_t launch_depthwise(cudaStream_t s, const kbv_cuda_window *w, int64_t b
 }
 
 /* One bias value per plane of `inner` elements: blocks walk planes along y
- * and each plane's elements along x, so no element needs a division. */
+ * and each plane's elements along x, so no element needs a division. For
+ * tensors of 2^31 elements or more. */
 template <typename T>
 __global__ void bias_add(T *__restrict__ y, const T *__restrict__ b, int64_t channels,
                          int64_t inner, int64_t planes)
@@ -228,6 +229,40 @@ __global__ void bias_add(T *__restrict__ y, const T *__restrict__ b, int64_t cha
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < inner;
              i += (int64_t)gridDim.x * blockDim.x)
             yp[i] += v;
+    }
+}
+
+/* The same over the flat tensor, one 16-byte vector per thread, each
+ * element's channel from two multiply-shift divisions: planes of an odd
+ * size (L1/50's 55 x 55) leave the per-plane kernel's blocks short and its
+ * rows unaligned (0.45 ms against PyTorch's 0.23 ms for [256, 96, 55, 55]
+ * on an H200). y is 16-byte aligned; n < 2^31. */
+template <typename T> struct alignas(16) Pack {
+    T v[16 / sizeof(T)];
+};
+
+template <typename T>
+__global__ void __launch_bounds__(256)
+bias_add_flat(T *__restrict__ y, const T *__restrict__ b, unsigned n, FastDiv inner,
+              FastDiv channels)
+{
+    constexpr unsigned W = 16 / sizeof(T);
+    const unsigned vectors = n / W;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < vectors;
+         t += gridDim.x * blockDim.x) {
+        Pack<T> p = reinterpret_cast<Pack<T> *>(y)[t];
+#pragma unroll
+        for (unsigned k = 0; k < W; k++) {
+            const unsigned plane = inner.div(t * W + k);
+            p.v[k] += b[channels.mod(plane, channels.div(plane))];
+        }
+        reinterpret_cast<Pack<T> *>(y)[t] = p;
+    }
+    /* the last n % W elements */
+    const unsigned i = vectors * W + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const unsigned plane = inner.div(i);
+        y[i] += b[channels.mod(plane, channels.div(plane))];
     }
 }
 
@@ -251,6 +286,19 @@ extern "C" cudaError_t kbv_cuda_launch_bias_add(cudaStream_t s, int is_f64, int6
     if (planes == 0 || inner == 0)
         return cudaSuccess;
     const int threads = 256;
+    const int64_t n = planes * inner;
+    if (n < INT_MAX && ((uintptr_t)y & 15) == 0) {
+        const int64_t vectors = n / (is_f64 ? 2 : 4);
+        const unsigned grid = (unsigned)((vectors > 0 ? vectors : 1) + threads - 1) / threads;
+        const FastDiv in((unsigned)inner), ch((unsigned)channels);
+        if (is_f64)
+            bias_add_flat<double><<<grid, threads, 0, s>>>(
+                static_cast<double *>(y), static_cast<const double *>(b), (unsigned)n, in, ch);
+        else
+            bias_add_flat<float><<<grid, threads, 0, s>>>(
+                static_cast<float *>(y), static_cast<const float *>(b), (unsigned)n, in, ch);
+        return cudaGetLastError();
+    }
     int64_t bx = (inner + threads - 1) / threads, by = planes;
     if (bx > 1024)
         bx = 1024;

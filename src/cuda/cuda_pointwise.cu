@@ -115,22 +115,41 @@ mul_mask_kernel(const T *__restrict__ x, const unsigned char *__restrict__ m, T 
         y[i] = x[i] * (T)(m[i % period] != 0);
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kThreads) round_half_kernel(T *__restrict__ y, int64_t n)
+template <typename T> __device__ __forceinline__ T round_half(T v)
 {
-    for (int64_t i = (int64_t)blockIdx.x * kThreads + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * kThreads)
-        y[i] = (T)__half2float(__float2half_rn((float)y[i]));
+    return (T)__half2float(__float2half_rn((float)v));
 }
 
 /* Exact double -> half rounding: through float only where that is exact. */
-template <>
-__global__ void __launch_bounds__(kThreads) round_half_kernel<double>(double *__restrict__ y,
-                                                                      int64_t n)
+template <> __device__ __forceinline__ double round_half<double>(double v)
 {
-    for (int64_t i = (int64_t)blockIdx.x * kThreads + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * kThreads)
-        y[i] = (double)__half2float(__double2half(y[i]));
+    return (double)__half2float(__double2half(v));
+}
+
+/* In place, 16 bytes per step where y allows (L1/97 rounds 2 GB of float
+ * outputs: 1.8 ms element by element on an H200). */
+template <typename T>
+__global__ void __launch_bounds__(kThreads) round_half_kernel(T *__restrict__ y, int64_t n, bool vec)
+{
+    const int64_t step = (int64_t)gridDim.x * kThreads;
+    const int64_t start = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+    int64_t done = 0;
+    if (vec) {
+        using V = typename Vec<T>::type;
+        constexpr int W = Vec<T>::width;
+        V *yv = reinterpret_cast<V *>(y);
+        const int64_t nv = n / W;
+        for (int64_t i = start; i < nv; i += step) {
+            V a = yv[i];
+#pragma unroll
+            for (int k = 0; k < W; k++)
+                lane<V, T>(a, k) = round_half<T>(lane<V, T>(a, k));
+            yv[i] = a;
+        }
+        done = nv * W;
+    }
+    for (int64_t i = done + start; i < n; i += step)
+        y[i] = round_half<T>(y[i]);
 }
 
 } /* namespace */
@@ -186,9 +205,12 @@ extern "C" cudaError_t kbv_cuda_launch_round_half(cudaStream_t s, int is_f64, vo
 {
     if (n == 0)
         return cudaSuccess;
+    const bool vec = aligned16(y);
     if (is_f64)
-        round_half_kernel<double><<<blocks_for(n, kThreads), kThreads, 0, s>>>((double *)y, n);
+        round_half_kernel<double>
+            <<<blocks_for(vec ? (n + 1) / 2 : n, kThreads), kThreads, 0, s>>>((double *)y, n, vec);
     else
-        round_half_kernel<float><<<blocks_for(n, kThreads), kThreads, 0, s>>>((float *)y, n);
+        round_half_kernel<float>
+            <<<blocks_for(vec ? (n + 3) / 4 : n, kThreads), kThreads, 0, s>>>((float *)y, n, vec);
     return cudaGetLastError();
 }
