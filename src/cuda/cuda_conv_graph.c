@@ -21,8 +21,11 @@
  *    alignments) and kept, like cuda_conv.c's algorithm: the fastest of the
  *    first KBV_CUDNN_GRAPH_PLANS plans that build (timed on the call's own
  *    tensors), or the first that builds (float64, or KBV_CUDNN_GRAPH_PLANS=1);
- *    a plan whose workspace exceeds 90% of the free device memory is
- *    skipped, as cuda_conv.c caps its search;
+ *    the first that builds is PyTorch's (benchmark=False), and no plan with
+ *    a larger workspace than it is considered, so that the baseline is at
+ *    least as fast as PyTorch's choice and never heavier; a plan whose
+ *    workspace exceeds 90% of the free device memory is skipped, as
+ *    cuda_conv.c caps its search;
  *  - a key with no plan is remembered, with the reason, so that the caller
  *    falls back at once on later calls.
  *
@@ -397,7 +400,12 @@ typedef struct candidate {
 } candidate;
 
 /* Gathers up to `want` candidates, mode A's ranking first, then the
- * fallback list; workspaces above cap are skipped. */
+ * fallback list; workspaces above cap are skipped, and so are those above
+ * the first candidate's: that one is PyTorch's choice (benchmark=False takes
+ * the first plan that builds), so the baseline's plan is never heavier than
+ * PyTorch's. Without this rule the fastest plans of L1/55, 60 and 66 took
+ * 1.5-2x PyTorch's peak memory in cuDNN workspace, which would flatter every
+ * candidate's memory ratio there. */
 static kbv_status gather(cudnnHandle_t h, const graph_entry *e, int want, int64_t cap,
                          candidate *c, int *n_out, int *seen_out)
 {
@@ -422,7 +430,8 @@ static kbv_status gather(cudnnHandle_t h, const graph_entry *e, int want, int64_
                 if (ws <= cap) {
                     c[n] = (candidate){cfgs[i], plan, ws, engine, INFINITY};
                     cfgs[i] = NULL; /* kept by the candidate */
-                    n++;
+                    if (n++ == 0)
+                        cap = ws;
                 } else {
                     destroy(&plan);
                 }
