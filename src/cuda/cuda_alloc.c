@@ -6,7 +6,14 @@
  * a block freed on the host can be reused at once: work enqueued later on
  * the same stream starts after the earlier users finish. Statistics count
  * rounded live bytes, as torch.cuda.memory_allocated does. Block counts are
- * small (live tensors of one graph), so plain arrays suffice. */
+ * small (live tensors of one graph), so plain arrays suffice.
+ *
+ * Each precision mode's backend has an allocator of its own on the same
+ * device, and blocks are reused only at their exact size: a run over many
+ * problems (kbv audit, kbv baseline) leaves each cache full of sizes no
+ * later problem asks for. So a failed cudaMalloc trims every allocator of
+ * the process, not just the one asking, before it tries again. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,18 +39,59 @@ static kbv_status push_block(kbv_cuda_block **arr, size_t *n, size_t *cap, kbv_c
     return KBV_OK;
 }
 
+#define MAX_ALLOCATORS 64
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static kbv_cuda_alloc *registry[MAX_ALLOCATORS];
+static size_t registry_n;
+
+static void registry_add(kbv_cuda_alloc *a)
+{
+    pthread_mutex_lock(&registry_lock);
+    if (!a->registered && registry_n < MAX_ALLOCATORS) {
+        registry[registry_n++] = a;
+        a->registered = true;
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_remove(kbv_cuda_alloc *a)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < registry_n; i++)
+        if (registry[i] == a) {
+            registry[i] = registry[--registry_n];
+            break;
+        }
+    a->registered = false;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* Every registered cache freed (a itself too, registered or not). */
+static kbv_status trim_all(kbv_cuda_alloc *a)
+{
+    kbv_status st = kbv_cuda_alloc_trim(a);
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < registry_n; i++) {
+        kbv_status si = registry[i] == a ? KBV_OK : kbv_cuda_alloc_trim(registry[i]);
+        if (st == KBV_OK)
+            st = si;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return st;
+}
+
 static kbv_status device_malloc(kbv_cuda_alloc *a, size_t bytes, void **ptr)
 {
     cudaError_t err = cudaMalloc(ptr, bytes);
     if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError(); /* not sticky: clear it and try again with the cache freed */
-        KBV_TRY(kbv_cuda_alloc_trim(a));
+        (void)cudaGetLastError(); /* not sticky: clear it and try again with the caches freed */
+        KBV_TRY(trim_all(a));
         err = cudaMalloc(ptr, bytes);
         if (err == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
             return kbv_fail(KBV_ERR_NOMEM,
-                            "cudaMalloc of %zu bytes failed after freeing the cache "
-                            "(%zu bytes in use)",
+                            "cudaMalloc of %zu bytes failed after freeing the caches "
+                            "(%zu bytes in use by this allocator)",
                             bytes, a->current);
         }
     }
@@ -62,6 +110,7 @@ kbv_status kbv_cuda_alloc_get(kbv_cuda_alloc *a, size_t bytes, void **ptr)
         return kbv_fail(KBV_ERR_NOMEM, "allocation of %zu bytes overflows", bytes);
 
     kbv_cuda_block b = {NULL, rounded};
+    registry_add(a);
     for (size_t i = a->n_cached; i-- > 0;) {
         if (a->cached[i].bytes == rounded) {
             b = a->cached[i];
@@ -120,6 +169,7 @@ kbv_status kbv_cuda_alloc_trim(kbv_cuda_alloc *a)
 
 void kbv_cuda_alloc_destroy(kbv_cuda_alloc *a)
 {
+    registry_remove(a);
     (void)kbv_cuda_alloc_trim(a);
     for (size_t i = 0; i < a->n_live; i++)
         cudaFree(a->live[i].ptr);

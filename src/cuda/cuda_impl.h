@@ -29,11 +29,13 @@ typedef struct kbv_cuda_alloc {
     size_t n_cached, cap_cached;
     size_t current, peak;       /* bytes of live blocks, as torch.cuda.memory_allocated */
     size_t cached_bytes;
+    bool registered;            /* on the process's list, whose caches a failed cudaMalloc trims */
 } kbv_cuda_alloc;
 
 size_t kbv_cuda_round_bytes(size_t bytes);
 /* A block of at least `bytes` (a cached one of the same rounded size when
- * there is one); on cudaMalloc failure trims the cache and retries once.
+ * there is one); on cudaMalloc failure trims the caches of every allocator
+ * of the process (one per precision mode share the device) and retries once.
  * bytes == 0 gives NULL and counts nothing. */
 kbv_status kbv_cuda_alloc_get(kbv_cuda_alloc *a, size_t bytes, void **ptr);
 /* Returns a live block to the cache; NULL is a no-op. */
