@@ -72,6 +72,8 @@ def main():
     ap.add_argument("--small", action="store_true", help="CI shapes instead of the catalog's")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--out", default="bench_baselines.tsv")
+    ap.add_argument("--profile", action="store_true",
+                    help="also list the GPU kernels each side runs per call (torch.profiler)")
     a = ap.parse_args()
 
     lib = ctypes.CDLL(a.lib)
@@ -142,6 +144,8 @@ def bench_problem(a, lib, key, modes, out):
             torch.cuda.synchronize()
             torch_peak = torch.cuda.max_memory_allocated()
             del y
+        if a.profile:
+            profile_kernels(lib, key, mode, a, ptrs, bufs, model, torch_args)
         kq1, kmed, kq3 = quartiles(kbv_t)
         tq1, tmed, tq3 = quartiles(torch_t)
         ratio = kmed / tmed
@@ -155,6 +159,34 @@ def bench_problem(a, lib, key, modes, out):
     del model, bufs, torch_args
     torch.cuda.empty_cache()
     return rows
+
+
+def profile_kernels(lib, key, mode, a, ptrs, bufs, model, torch_args, calls=3):
+    """Prints the kernels each side runs, with their mean device time per call:
+    the profiler's CUPTI trace sees libkbv's launches too (same process)."""
+    from torch.profiler import ProfilerActivity, profile
+    ms = (ctypes.c_double * calls)()
+    peak = ctypes.c_double(0)
+    sides = {}
+    with torch.no_grad():
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            if lib.kbv_bench_time_baseline(key.encode(), int(a.small), mode.encode(), ptrs, len(bufs),
+                                           0, calls, ms, ctypes.byref(peak)) != 0:
+                raise RuntimeError(f"{mode}: kbv_bench_time_baseline failed")
+            torch.cuda.synchronize()
+        sides["kbv"] = prof
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                model(*torch_args)
+            torch.cuda.synchronize()
+        sides["torch"] = prof
+    for side, prof in sides.items():
+        for ev in prof.key_averages():
+            dev_us = getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)
+            if dev_us <= 0 or ev.key.startswith("cuda") or ev.key.startswith("Memcpy"):
+                continue
+            print(f"  {key} {mode} {side:5s} {dev_us / calls / 1000:9.4f} ms/call x{ev.count / calls:g}  "
+                  f"{ev.key[:150]}", flush=True)
 
 
 def summarise(rows, modes, failed):

@@ -71,6 +71,34 @@ if timeout "${BENCH_TIMEOUT:-300}" python3 bench/baselines_vs_torch.py --kbv "$b
     r=ok; else r=FAILED; tail -20 "$out/bench.err"; fi
 note "bench baselines vs torch: $r ($(( $(date +%s) - t0 )) s)"
 
+# The audit: degenerate problems, weak gates, and the tf32 baseline judged by every
+# protocol's correctness gate (AUDIT=0 skips; AUDIT_PROBLEMS, AUDIT_SIZE, AUDIT_SEEDS,
+# AUDIT_TIMEOUT). One JSON line per problem as it finishes, so a timeout keeps what ran.
+if [ "${AUDIT:-1}" != 0 ]; then
+    t0=$(date +%s)
+    timeout "${AUDIT_TIMEOUT:-600}" "$build/kbv" audit --device cuda --json         --problems "${AUDIT_PROBLEMS:-L1}" --size "${AUDIT_SIZE:-full}" --seeds "${AUDIT_SEEDS:-1}"         >"$out/audit.jsonl" 2>"$out/audit.err"
+    r=$?
+    python3 - "$out/audit.jsonl" >"$out/audit.txt" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+bad = [r for r in rows if r["tf32_standard_failed"] or r["tf32_strict_failed"]]
+for r in bad:
+    print(f'audit: {r["problem"]}: tf32 fails: std {r["tf32_standard_failed"]}/{r["tf32_standard_judged"]}'
+          f' strict {r["tf32_strict_failed"]}/{r["tf32_strict_judged"]}:'
+          f' {r["tf32_standard_first_failure"] or r["tf32_strict_first_failure"]}')
+for r in rows:
+    if r["degenerate"] or r["zeros_pass"] or r["copy_pass"]:
+        print(f'audit: {r["problem"]}: degenerate={r["degenerate"]} ignores={r["ignores"]}'
+              f' zeros_pass={r["zeros_pass"]} copy_pass={r["copy_pass"]}')
+print(f"audit: {len(rows)} problems in {sum(r['seconds'] for r in rows):.0f} s; the tf32 baseline fails"
+      f" the standard gate on {sum(1 for r in rows if r['tf32_standard_failed'])},"
+      f" the strict gate on {sum(1 for r in rows if r['tf32_strict_failed'])};"
+      f" degenerate {sum(1 for r in rows if r['degenerate'])}")
+PY
+    cat "$out/audit.txt"
+    note "$(tail -1 "$out/audit.txt") (exit $r, $(( $(date +%s) - t0 )) s)"
+fi
+
 # Evaluation throughput: kbv against a KernelBench-style evaluator (THROUGHPUT=0 skips;
 # THROUGHPUT_BUDGET bounds it, seconds).
 if [ "${THROUGHPUT:-1}" != 0 ]; then
