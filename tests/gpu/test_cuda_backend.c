@@ -461,8 +461,8 @@ typedef struct op_case {
     const char *what;
     kbv_node_def def;
     int n_args;
-    kbv_tensor args[2];     /* shapes and strides (storage = `storage` elements) */
-    int64_t storage[2];
+    kbv_tensor args[3];     /* shapes and strides (storage = `storage` elements) */
+    int64_t storage[3];
     kbv_tensor out;         /* shape */
 } op_case;
 
@@ -474,7 +474,7 @@ static double *run_op(kbv_backend *be, const op_case *c)
     node.op = c->def.op;
     node.def = &c->def;
     node.n_args = c->n_args;
-    kbv_tensor args[2], out = c->out;
+    kbv_tensor args[3], out = c->out;
     for (int a = 0; a < c->n_args; a++) {
         args[a] = c->args[a];
         args[a].dtype = be->float_dtype;
@@ -715,6 +715,20 @@ static void test_matmul_shapes(void **state)
     set_arg(&c, 0, 4, SHAPE(2, 3, 5, 7));
     set_arg(&c, 1, 2, SHAPE(7, 4));
     set_out(&c, 4, SHAPE(2, 3, 5, 4));
+    check_op(&c);
+}
+
+/* Attention whose scores exceed the chunk cuda_attention.c computes at a
+ * time (256 MiB): three items of 6000 x 6000 scores go through one by one,
+ * each at its own offset into Q, K, V and the output. */
+static void test_attention_chunks(void **state)
+{
+    (void)state;
+    op_case c = make_case("sdpa [3,6000,16] (chunked batch)", KBV_OP_SDPA, 3);
+    set_arg(&c, 0, 3, SHAPE(3, 6000, 16));
+    set_arg(&c, 1, 3, SHAPE(3, 6000, 16));
+    set_arg(&c, 2, 3, SHAPE(3, 6000, 8));
+    set_out(&c, 3, SHAPE(3, 6000, 8));
     check_op(&c);
 }
 
@@ -965,6 +979,7 @@ int main(void)
         cmocka_unit_test(test_softmax_shapes),
         cmocka_unit_test(test_layout_shapes),
         cmocka_unit_test(test_matmul_shapes),
+        cmocka_unit_test(test_attention_chunks),
         cmocka_unit_test(test_fill_matches_cpu),
         cmocka_unit_test(test_every_problem_small),
         cmocka_unit_test(test_full_size_relu),
