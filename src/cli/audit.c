@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "core/clock.h"
 #include "eval/audit.h"
 #include "eval/protocol.h"
 #include "eval/runset.h"
@@ -81,13 +81,6 @@ static void gates_cell(const kbv_audit_result *r, char *buf, size_t cap)
     int n = snprintf(buf, cap, "%s, %s: %s", a, b, first);
     if (n >= (int)cap && cap > 4)
         memcpy(buf + cap - 4, "...", 4);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void print_json(const char *key, const kbv_problem_def *def, const kbv_audit_result *r,
@@ -195,7 +188,7 @@ int kbv_cmd_audit(int argc, char **argv)
                "%-12s %s\n", ev->device_name, kbv_size_name(opts.size), seeds,
                seeds == 1 ? "" : "s", "problem", "name", "verdict", "ignores", "trivial-pass",
                "tf32 vs gates");
-    const double started = now_s();
+    const double started = kbv_monotonic_s();
     for (int p = 0; p < kbv_problem_count(); p++) {
         const kbv_problem_def *def = kbv_problem_at(p);
         if (problems && !kbv_problem_set_contains(&sel, def->level, def->id))
@@ -203,7 +196,7 @@ int kbv_cmd_audit(int argc, char **argv)
         char key[32];
         kbv_problem_key(def, key, sizeof key);
         kbv_audit_result r;
-        const double t0 = now_s();
+        const double t0 = kbv_monotonic_s();
         if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
             kbv_audit_problem(ev->be, g, seeds, &r) != KBV_OK) {
             fprintf(stderr, "kbv audit: %s:\n%s\n", key, kbv_last_error());
@@ -217,7 +210,7 @@ int kbv_cmd_audit(int argc, char **argv)
         tf32_fails_standard += r.tf32_standard.failed > 0;
         tf32_fails_strict += r.tf32_strict.failed > 0;
         if (json)
-            print_json(key, def, &r, now_s() - t0);
+            print_json(key, def, &r, kbv_monotonic_s() - t0);
         else
             print_row(key, def, &r);
         fflush(stdout);
@@ -230,7 +223,7 @@ int kbv_cmd_audit(int argc, char **argv)
         printf("\n%d problem%s audited: %d degenerate, %d where a trivial output passes the "
                "allclose gate; the tf32 baseline fails the standard gate on %d, the strict "
                "gate on %d (%.0f s)\n", shown, shown == 1 ? "" : "s", degenerate, weak,
-               tf32_fails_standard, tf32_fails_strict, now_s() - started);
+               tf32_fails_standard, tf32_fails_strict, kbv_monotonic_s() - started);
     status = failed ? 1 : 0;
 done:
     kbv_evaluator_destroy(ev);

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/commands.h"
 #include "cli/eval_run.h"
 #include "cli/run_options.h"
+#include "core/clock.h"
 #include "eval/draws.h"
 #include "eval/protocol.h"
 #include "eval/workers.h"
@@ -80,13 +80,6 @@ static void usage(FILE *f)
             "some could not be (the reasons are on stderr; rerun to retry them), 2 on bad usage.\n"
             "docs/SCALING.md describes sharding, workers, compile-ahead, MPI and kbv merge.\n",
             kbv_mpi_available() ? "" : "\n                     (this kbv was built without MPI)");
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* A count from lo to hi, nothing else. */
@@ -255,7 +248,7 @@ static int evaluate_here(eval_run *run, kbv_evaluator *ev, kbv_baseline_cache *c
         const char *path = eval_run_path(run, i);
         eval_run_reached(run, i);
         eval_run_identity(run, i, rec);
-        double t0 = now_s();
+        double t0 = kbv_monotonic_s();
         if (kbv_sample_evaluate(ev, cache, run->plan[i].def, path, rec, NULL) != KBV_OK) {
             char what[1200];
             snprintf(what, sizeof what, "could not evaluate %s", path);
@@ -263,7 +256,7 @@ static int evaluate_here(eval_run *run, kbv_evaluator *ev, kbv_baseline_cache *c
             run->failed++;
             continue;
         }
-        if (eval_run_done(run, i, rec, now_s() - t0) != KBV_OK) {
+        if (eval_run_done(run, i, rec, kbv_monotonic_s() - t0) != KBV_OK) {
             eval_print_error("writing the results");
             status = 1;   /* nothing can be recorded: stop, what was written stays */
             break;

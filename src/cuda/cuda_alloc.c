@@ -110,7 +110,8 @@ kbv_status kbv_cuda_alloc_get(kbv_cuda_alloc *a, size_t bytes, void **ptr)
         return kbv_fail(KBV_ERR_NOMEM, "allocation of %zu bytes overflows", bytes);
 
     kbv_cuda_block b = {NULL, rounded};
-    registry_add(a);
+    if (!a->registered) /* once per allocator: no lock on the allocation path after that */
+        registry_add(a);
     for (size_t i = a->n_cached; i-- > 0;) {
         if (a->cached[i].bytes == rounded) {
             b = a->cached[i];

@@ -1,14 +1,5 @@
 #include "eval/phase.h"
 
-#include <time.h>
-
-double kbv_monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void kbv_phase_clock_start(kbv_phase_clock *c, kbv_record *rec, kbv_phase phase)
 {
     if (!rec->has_phases) {

@@ -5,6 +5,7 @@
 #ifndef KBV_PHASE_H
 #define KBV_PHASE_H
 
+#include "core/clock.h"
 #include "report/results.h"
 
 typedef struct kbv_phase_clock {
@@ -12,9 +13,6 @@ typedef struct kbv_phase_clock {
     kbv_phase current;
     double started, since;        /* CLOCK_MONOTONIC seconds */
 } kbv_phase_clock;
-
-/* Seconds on CLOCK_MONOTONIC. */
-double kbv_monotonic_s(void);
 
 /* Starts charging rec->phase_s (zeroed the first time a record is timed),
  * in phase `phase` (KBV_PHASE_NONE: none yet). */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "gen/atomic_file.h"
 #include "gen/chat.h"
 #include "gen/extract.h"
@@ -44,13 +45,6 @@ typedef struct outcome {
     long long prompt_tokens, completion_tokens;
     char detail[512];            /* why it failed or erred */
 } outcome;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void sleep_s(double s)
 {
@@ -270,7 +264,7 @@ static void run_job(gen_run *run, const gen_job *job, uint64_t *rng, outcome *o)
     char *body = NULL;
     kbv_chat_answer ans = {0};
     bool answered = false;
-    double t0 = now_s();
+    double t0 = kbv_monotonic_s();
     kbv_chat_request req = {
         .model = cfg->model,
         .prompt = run->prompts[job->problem],
@@ -322,7 +316,7 @@ static void run_job(gen_run *run, const gen_job *job, uint64_t *rng, outcome *o)
             goto done;
         sleep_s(kbv_gen_backoff_delay(cfg->backoff_s, attempt, retry_after, uniform01(rng)));
     }
-    o->elapsed_s = now_s() - t0;
+    o->elapsed_s = kbv_monotonic_s() - t0;
     o->prompt_tokens = ans.prompt_tokens;
     o->completion_tokens = ans.completion_tokens;
     o->detail[0] = '\0';
@@ -332,7 +326,7 @@ static void run_job(gen_run *run, const gen_job *job, uint64_t *rng, outcome *o)
         stop_run(run, o->detail);  /* an unwritable run directory fails every job */
     }
 done:
-    o->elapsed_s = now_s() - t0;
+    o->elapsed_s = kbv_monotonic_s() - t0;
     kbv_chat_answer_free(&ans);
     free(body);
 }
@@ -458,7 +452,7 @@ kbv_status kbv_generate(const kbv_gen_config *cfg, const kbv_problem_def *const 
     args = calloc((size_t)n_threads, sizeof *args);
     if (!threads || !args)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "generate: threads");
-    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)(now_s() * 1e9) << 17);
+    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)(kbv_monotonic_s() * 1e9) << 17);
     for (; started < n_threads; started++) {
         args[started] = (worker_arg){&run, seed + 0x632BE59BD9B4E019ull * (uint64_t)(started + 1)};
         int rc = pthread_create(&threads[started], NULL, worker, &args[started]);
