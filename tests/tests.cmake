@@ -3,7 +3,8 @@ pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 file(GLOB KBV_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${KBV_UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
-  add_executable(${name} ${src} ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/host_tensor.c)
+  add_executable(${name} ${src} ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/host_tensor.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/processes.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit)
   target_link_libraries(${name} PRIVATE kbvcore PkgConfig::CMOCKA)
   target_compile_definitions(${name} PRIVATE

@@ -18,12 +18,16 @@
 #include <unistd.h>
 
 #include "eval/child_proto.h"
-#include "eval/sandbox.h"
+#include "sandbox/filter.h"
+#include "sandbox/profiles.h"
+#include "sandbox/spawn.h"
+#include "sandbox/workdir.h"
 
 extern char **environ;
 
 #define EXIT_GRACE_S 2.0      /* for a runner to exit once asked or once its socket closed */
 #define MAX_ENV 256
+#define RUNNER_NOFILE 256     /* descriptors the runner may hold (the CUDA driver opens a few) */
 
 struct kbv_child {
     pid_t pid;                /* also the process group; -1 once reaped */
@@ -34,13 +38,17 @@ struct kbv_child {
     kbv_child_fault fault;    /* sticky: once set, every request returns it */
     char reason[KBV_PROTO_REASON_MAX];
     char dir[PATH_MAX];       /* the runner's private working directory */
+    int err_fd;               /* read end of the runner's stdout and stderr */
+    char output[KBV_CHILD_OUTPUT_CAP];  /* what it printed, the head kept */
+    size_t output_len;
+    size_t output_dropped;    /* bytes beyond the cap */
 };
 
 static const char *const fault_names[] = {
     [KBV_FAULT_NONE] = "none",       [KBV_FAULT_LOAD] = "load",
     [KBV_FAULT_RETURNED] = "returned", [KBV_FAULT_CRASH] = "crash",
     [KBV_FAULT_TIMEOUT] = "timeout", [KBV_FAULT_CUDA] = "cuda",
-    [KBV_FAULT_HARNESS] = "harness",
+    [KBV_FAULT_HARNESS] = "harness",  [KBV_FAULT_SANDBOX] = "sandbox",
 };
 _Static_assert(sizeof fault_names / sizeof fault_names[0] == KBV_FAULT_COUNT,
                "one name per fault");
@@ -201,6 +209,42 @@ static void runner_gone(kbv_child *c, const char *when)
     set_fault(c, KBV_FAULT_CRASH, "%s %s", what, when);
 }
 
+/* ---- what the runner prints ------------------------------------------- */
+
+/* Reads whatever the runner wrote to stdout and stderr, keeping the head. */
+static void drain_output(kbv_child *c)
+{
+    if (c->err_fd < 0)
+        return;
+    for (;;) {
+        char chunk[4096];
+        ssize_t n = read(c->err_fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;   /* EAGAIN: nothing more now; 0: the runner is gone */
+        size_t room = sizeof c->output - 1 - c->output_len;
+        size_t keep = (size_t)n < room ? (size_t)n : room;
+        memcpy(c->output + c->output_len, chunk, keep);
+        c->output_len += keep;
+        c->output[c->output_len] = '\0';
+        c->output_dropped += (size_t)n - keep;
+    }
+}
+
+const char *kbv_child_output(kbv_child *c, size_t *dropped)
+{
+    if (!c) {
+        if (dropped)
+            *dropped = 0;
+        return "";
+    }
+    drain_output(c);
+    if (dropped)
+        *dropped = c->output_dropped;
+    return c->output;
+}
+
 /* ---- one exchange ----------------------------------------------------- */
 
 static const char *type_name(uint32_t type)
@@ -254,8 +298,9 @@ static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double 
             set_fault(c, KBV_FAULT_TIMEOUT, "no answer in %g s %s", timeout_s, type_name(type));
             return;
         }
-        struct pollfd pfd = {.fd = c->sock, .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)(left * 1000.0) + 1);
+        struct pollfd pfd[2] = {{.fd = c->sock, .events = POLLIN},
+                                {.fd = c->err_fd, .events = POLLIN}};
+        int pr = poll(pfd, c->err_fd >= 0 ? 2 : 1, (int)(left * 1000.0) + 1);
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr < 0) {
@@ -264,7 +309,9 @@ static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double 
             set_fault(c, KBV_FAULT_HARNESS, "poll: %s", strerror(err));
             return;
         }
-        if (pr == 0)
+        if (c->err_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP)))
+            drain_output(c);
+        if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t n = recv(c->sock, rep, sizeof *rep, MSG_TRUNC);
         if (n < 0 && errno == EINTR)
@@ -289,6 +336,16 @@ static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double 
             return;
         }
         rep->reason[sizeof rep->reason - 1] = '\0';
+        if (rep->sandbox_denied > 0) {
+            /* the call never ran, but a candidate that tries it is not kept */
+            char name[64];
+            kill_and_reap(c, 0, NULL);
+            set_fault(c, KBV_FAULT_SANDBOX, "the candidate called %s, which the sandbox forbids "
+                      "(%d forbidden call%s, none of them run)",
+                      kbv_syscall_name(rep->sandbox_syscall, name, sizeof name),
+                      rep->sandbox_denied, rep->sandbox_denied == 1 ? "" : "s");
+            return;
+        }
         if (rep->fault != KBV_FAULT_NONE)
             set_fault(c, (kbv_child_fault)rep->fault, "%s", rep->reason);
         return;
@@ -332,19 +389,7 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     s->arena_bytes = a->bytes;
     s->flush_bytes = spec->flush_bytes;
     memcpy(s->ipc, a->ipc, sizeof s->ipc);
-    /* the runner works in its own directory: the candidate path must be absolute */
-    const char *cand = spec->candidate;
-    int n;
-    if (cand[0] == '/') {
-        n = snprintf(s->candidate, sizeof s->candidate, "%s", cand);
-    } else {
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd))
-            return kbv_fail(KBV_ERR_IO, "getcwd: %s", strerror(errno));
-        n = snprintf(s->candidate, sizeof s->candidate, "%s/%s", cwd, cand);
-    }
-    if (n < 0 || (size_t)n >= sizeof s->candidate)
-        return kbv_fail(KBV_ERR_INVALID, "candidate path too long: %s", cand);
+    /* s->candidate: the copy in the runner's private directory (kbv_child_start) */
     s->n_inputs = l->n_inputs;
     s->n_params = l->n_params;
     s->n_outputs = l->n_outputs;
@@ -362,7 +407,7 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
 static bool env_kept(const char *kv)
 {
     static const char *const exact[] = {"PATH", "HOME", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
-                                        "KBV_SECCOMP"};
+                                        "KBV_SANDBOX"};
     size_t len = strcspn(kv, "=");
     if (kv[len] != '=')
         return false;
@@ -372,41 +417,66 @@ static bool env_kept(const char *kv)
     return strncmp(kv, "CUDA_", 5) == 0;
 }
 
-/* In the forked child: only async-signal-safe calls until execve. Reports
- * an errno on exec_pipe when it cannot exec. */
-static void child_exec(const char *runner, int sock, int arena_fd, int devnull, int exec_pipe,
-                       pid_t parent, const char *dir, char *const envp[])
+/* Copies the compiled candidate into the runner's private directory: the
+ * runner sees that copy, never the compile cache it came from. */
+static kbv_status copy_candidate(const char *from, const char *dir, char *to, size_t cap)
 {
-    int err = 0;
-    setpgid(0, 0);
-    /* move everything above the fixed numbers first, so no dup2 clobbers another */
-    int s = fcntl(sock, F_DUPFD_CLOEXEC, 10);
-    int a = arena_fd >= 0 ? fcntl(arena_fd, F_DUPFD_CLOEXEC, 10) : -1;
-    int ep = fcntl(exec_pipe, F_DUPFD_CLOEXEC, 10);
-    int nul = fcntl(devnull, F_DUPFD_CLOEXEC, 10);
-    if (s < 0 || (arena_fd >= 0 && a < 0) || ep < 0 || nul < 0 || dup2(nul, 0) < 0 ||
-        dup2(s, KBV_PROTO_FD_SOCKET) < 0 || (a >= 0 && dup2(a, KBV_PROTO_FD_ARENA) < 0) ||
-        dup3(ep, 5, O_CLOEXEC) < 0) {
-        err = errno;
-        goto fail;
+    kbv_status st = KBV_OK;
+    int in = -1, out = -1;
+    if (snprintf(to, cap, "%s/candidate.so", dir) >= (int)cap)
+        return kbv_fail(KBV_ERR_INVALID, "private directory path too long: %s", dir);
+    in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return kbv_fail(KBV_ERR_IO, "cannot read %s: %s", from, strerror(errno));
+    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0500);
+    if (out < 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", to, strerror(errno));
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading %s: %s", from, strerror(errno));
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", to, strerror(errno));
+            off += w;
+        }
     }
-    if (a < 0)
-        close(KBV_PROTO_FD_ARENA);
-    exec_pipe = 5;
-    if (close_range(6, ~0u, 0) != 0) {
-        for (int fd = 6; fd < 4096; fd++)
-            close(fd);
-    }
-    err = kbv_sandbox_pre_exec(parent, dir);
-    if (err)
-        goto fail;
+done:
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0 && st == KBV_OK)
+        st = kbv_fail(KBV_ERR_IO, "writing %s: %s", to, strerror(errno));
+    return st;
+}
+
+/* Starts the runner confined: stdin /dev/null, stdout and stderr into the
+ * capture pipe, the protocol socket on fd 3, the arena's descriptor (when
+ * there is one) on fd 4, nothing else. */
+static kbv_status spawn_runner(kbv_child *c, const char *runner, const kbv_child_spec *spec,
+                               int sock, int out_w, char *const envp[])
+{
+    kbv_status st = KBV_OK;
+    kbv_policy policy = {0};
+    KBV_TRY_GOTO(kbv_profile_runner(&policy, runner, c->dir, spec->device >= 0), st, done);
+    int fds[5] = {-1, out_w, out_w, sock, spec->arena->fd};
     char *const argv[] = {(char *)runner, NULL};
-    execve(runner, argv, envp);
-    err = errno;
-fail:
-    while (write(exec_pipe, &err, sizeof err) < 0 && errno == EINTR)
-        ;
-    _exit(127);
+    kbv_spawn sp = {.path = runner, .argv = argv, .envp = envp, .policy = &policy,
+                    .cwd = c->dir, .fds = fds, .n_fds = spec->arena->fd >= 0 ? 5 : 4,
+                    .own_group = true, .die_with_parent = true,
+                    .limit_nofile = RUNNER_NOFILE};
+    KBV_TRY_GOTO(kbv_sandbox_spawn(&sp, &c->pid), st, done);
+    setpgid(c->pid, c->pid);  /* also here, so a kill(-pid) right away cannot miss */
+done:
+    kbv_policy_free(&policy);
+    return st;
 }
 
 kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_child_result *res)
@@ -414,8 +484,8 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     kbv_status st = KBV_OK;
     kbv_child *c = NULL;
     kbv_proto_setup *setup = NULL;
-    int sv[2] = {-1, -1}, ep[2] = {-1, -1}, devnull = -1;
-    const char *envp[MAX_ENV + 1];
+    int sv[2] = {-1, -1}, op[2] = {-1, -1};
+    const char *envp[MAX_ENV + 2];
     double t0 = now_s();
 
     *out = NULL;
@@ -424,7 +494,6 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
         return kbv_fail(KBV_ERR_INVALID, "kbv_child_start: incomplete spec");
     if (spec->device < 0 && spec->arena->fd < 0)
         return kbv_fail(KBV_ERR_INVALID, "kbv_child_start: a CPU run needs a memfd arena");
-    /* absolute: the child changes directory before it execs */
     const char *runner_arg = spec->runner ? spec->runner : kbv_runner_path();
     char runner[PATH_MAX];
     if (!realpath(runner_arg, runner) || access(runner, X_OK) != 0)
@@ -437,50 +506,45 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
         KBV_FAIL_GOTO(st, fail, KBV_ERR_NOMEM, "child state");
     c->pid = -1;
     c->sock = -1;
+    c->err_fd = -1;
     c->n_sets = spec->layout->n_sets;
     c->call_timeout_s = spec->call_timeout_s > 0 ? spec->call_timeout_s : 60.0;
     KBV_TRY_GOTO(build_setup(spec, setup), st, fail);
     KBV_TRY_GOTO(kbv_sandbox_private_dir(c->dir, sizeof c->dir), st, fail);
+    if (access(spec->candidate, R_OK) != 0) {
+        /* like a candidate that does not load: a fault, not kbv's error */
+        set_fault(c, KBV_FAULT_LOAD, "cannot read the candidate %s: %s", spec->candidate,
+                  strerror(errno));
+        result_fault(c, res);
+        *out = c;
+        c = NULL;
+        goto fail;
+    }
+    KBV_TRY_GOTO(copy_candidate(spec->candidate, c->dir, setup->candidate,
+                                sizeof setup->candidate), st, fail);
 
     int n_env = 0;
     for (char **e = environ; *e && n_env < MAX_ENV; e++)
         if (env_kept(*e))
             envp[n_env++] = *e;
+    envp[n_env++] = "CUDA_CACHE_DISABLE=1";   /* no JIT cache: the home is not there */
     envp[n_env] = NULL;
 
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
         KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "socketpair: %s", strerror(errno));
-    if (pipe2(ep, O_CLOEXEC) != 0)
+    /* the runner's writes never block: what the pipe cannot take is dropped */
+    if (pipe2(op, O_CLOEXEC) != 0 || fcntl(op[1], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(op[0], F_SETFL, O_NONBLOCK) != 0)
         KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "pipe: %s", strerror(errno));
-    devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull < 0)
-        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "/dev/null: %s", strerror(errno));
-
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0)
-        KBV_FAIL_GOTO(st, fail, KBV_ERR_CHILD, "fork: %s", strerror(errno));
-    if (pid == 0)
-        child_exec(runner, sv[1], spec->arena->fd, devnull, ep[1], parent, c->dir,
-                   (char *const *)envp);
-    c->pid = pid;
-    setpgid(pid, pid);  /* also here, so a kill(-pid) right away cannot miss */
+    KBV_TRY_GOTO(spawn_runner(c, runner, spec, sv[1], op[1], (char *const *)envp), st, fail);
     close(sv[1]);
     sv[1] = -1;
-    close(ep[1]);
-    ep[1] = -1;
+    close(op[1]);
+    op[1] = -1;
     c->sock = sv[0];
     sv[0] = -1;
-
-    int err = 0;
-    ssize_t n;
-    while ((n = read(ep[0], &err, sizeof err)) < 0 && errno == EINTR)
-        ;
-    if (n > 0) {
-        kill_and_reap(c, 0, NULL);
-        KBV_FAIL_GOTO(st, fail, KBV_ERR_CHILD, "cannot start runner %s: %s", runner,
-                      strerror(err));
-    }
+    c->err_fd = op[0];
+    op[0] = -1;
 
     kbv_proto_reply rep;
     double start_timeout = spec->start_timeout_s > 0 ? spec->start_timeout_s : 60.0;
@@ -495,6 +559,8 @@ fail:
         kill_and_reap(c, 0, NULL);
         if (c->sock >= 0)
             close(c->sock);
+        if (c->err_fd >= 0)
+            close(c->err_fd);
         if (c->dir[0])
             kbv_sandbox_remove_dir(c->dir);
         free(c);
@@ -502,11 +568,9 @@ fail:
     for (int i = 0; i < 2; i++) {
         if (sv[i] >= 0)
             close(sv[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
+        if (op[i] >= 0)
+            close(op[i]);
     }
-    if (devnull >= 0)
-        close(devnull);
     free(setup);
     return st;
 }
@@ -628,6 +692,8 @@ void kbv_child_stop(kbv_child *c)
     kill_and_reap(c, 0, NULL);  /* faulted or unresponsive: no grace */
     if (c->sock >= 0)
         close(c->sock);
+    if (c->err_fd >= 0)
+        close(c->err_fd);
     if (c->dir[0])
         (void)kbv_sandbox_remove_dir(c->dir);  /* best effort: stop cannot fail */
     free(c);

@@ -1,8 +1,11 @@
 /* The candidate process, seen from the evaluator.
  *
- * kbv_child_start forks and execs kbv-runner (a fresh address space: nothing
- * of the evaluator's memory, no expected outputs, no seeds), hands it the
- * shared arena and the tensor layout, and has it load the candidate. Every
+ * kbv_child_start starts kbv-runner confined (sandbox/spawn.h: a jail that
+ * shows it only the system's libraries, the devices and a private directory
+ * holding a copy of the candidate; a fresh address space: nothing of the
+ * evaluator's memory, no expected outputs, no seeds), hands it the shared
+ * arena and the tensor layout, and has it load the candidate. What it prints
+ * is captured (bounded), never shown on the terminal. Every
  * later request is one message on a socketpair with a deadline; on timeout
  * the runner's whole process group is killed. Whatever the candidate does --
  * crash, hang, return non-zero, leave a sticky CUDA error -- the request
@@ -20,6 +23,7 @@
 #include "graph/problem_def.h"
 
 #define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
+#define KBV_CHILD_OUTPUT_CAP (16 * 1024)  /* the runner's stdout and stderr kept */
 #define KBV_CHILD_MAX_CALLS 128   /* calls per request */
 
 /* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
@@ -31,6 +35,7 @@ typedef enum kbv_child_fault {
     KBV_FAULT_TIMEOUT,     /* a request passed its deadline */
     KBV_FAULT_CUDA,        /* a CUDA error after the call (sticky or launch) */
     KBV_FAULT_HARNESS,     /* the harness itself failed (spawn, protocol) */
+    KBV_FAULT_SANDBOX,     /* the candidate made a system call the sandbox forbids */
     KBV_FAULT_COUNT
 } kbv_child_fault;
 
@@ -122,6 +127,11 @@ kbv_status kbv_child_trace_calls(kbv_child *c, int set, int n_calls, kbv_child_r
  * given (inputs of one set, params, outputs), env->alloc scratch, and its own
  * cudaMalloc/cudaMallocAsync (CUPTI memory records). */
 kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *res);
+
+/* What the runner and the candidate printed so far (stdout and stderr, at
+ * most KBV_CHILD_OUTPUT_CAP bytes, the head kept; "" when nothing), and how
+ * many bytes beyond that were dropped. */
+const char *kbv_child_output(kbv_child *c, size_t *dropped);
 
 /* kbv_finish, exit, reap (kill the process group if it does not exit). */
 void kbv_child_stop(kbv_child *c);

@@ -1,7 +1,8 @@
 /* The wire protocol between the evaluator (eval/child.c) and kbv-runner.
  *
- * One SOCK_SEQPACKET socketpair, fd 3 in the runner; on CPU runs the arena
- * memfd is fd 4. Every message is one fixed-size struct below, starting with
+ * One SOCK_SEQPACKET socketpair, fd 3 in the runner; the arena's descriptor
+ * (a memfd on CPU runs, an exported CUDA allocation on GPU runs) is fd 4;
+ * stdout and stderr are a pipe the evaluator reads. Every message is one fixed-size struct below, starting with
  * a header carrying a magic, the protocol version, the message type and a
  * sequence number; a message of any other size, magic, version, type or
  * sequence is a protocol error. The evaluator sends SETUP once, then
@@ -14,7 +15,7 @@
 #include "eval/child.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 2u
+#define KBV_PROTO_VERSION 3u
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_PROTO_NAME_MAX 64
@@ -77,6 +78,8 @@ typedef struct kbv_proto_reply {
     double times_ms[KBV_CHILD_MAX_CALLS];
     char reason[KBV_PROTO_REASON_MAX];
     int32_t l2_persisting;   /* CALL, TRACE: calls after which persisting L2 was set */
+    int32_t sandbox_denied;  /* every reply: forbidden system calls made so far */
+    int32_t sandbox_syscall; /* the first of them */
     int32_t pad;
     kbv_child_trace trace;   /* TRACE */
 } kbv_proto_reply;

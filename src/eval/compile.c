@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eval/sandbox.h"
 #include "kbv_build_config.h"
-
-extern char **environ;
+#include "sandbox/filter.h"
+#include "sandbox/profiles.h"
+#include "sandbox/spawn.h"
+#include "sandbox/workdir.h"
 
 #define SOURCE_MAX_BYTES (4u << 20)
 #define MAX_ARGS 64
@@ -31,6 +31,11 @@ extern char **environ;
 #define VERSION_CAP 4096
 #define VERSION_TIMEOUT_S 60.0
 #define FLAGS_PREFIX "// kbv: nvcc-flags="
+/* A compiler's limits: a source that makes it allocate without end (an
+ * #include of an endless file, template or constexpr bombs) or write a huge
+ * object is stopped by the kernel, not by the machine running out. */
+#define COMPILER_MEMORY_DEFAULT_MB 4096
+#define COMPILER_FILE_MAX_BYTES (256u << 20)
 #define DIRECTIVE_PREFIX "// kbv:"
 
 typedef enum lang { LANG_CUDA, LANG_C } lang;
@@ -222,56 +227,110 @@ static bool cancelled(const volatile sig_atomic_t *cancel)
     return cancel && *cancel;
 }
 
-/* Runs argv (PATH lookup) in cwd (NULL: ours) in its own process group, with
- * stdout and stderr captured into out (cap bytes, NUL-terminated, the head
- * kept), stdin from /dev/null. On timeout, or when *cancel (if given) turns
- * nonzero, the whole group is killed. A tool that cannot be started is an
- * error; its exit status is not. */
+/* The compilers' seccomp program, built once. */
+static pthread_once_t tool_filter_once = PTHREAD_ONCE_INIT;
+static kbv_bpf tool_filter;
+static char tool_filter_error[512];
+
+static void tool_filter_init(void)
+{
+    if (kbv_filter_tool_build(&tool_filter) != KBV_OK) {
+        snprintf(tool_filter_error, sizeof tool_filter_error, "%s", kbv_last_error());
+        kbv_clear_error();
+    }
+}
+
+static rlim_t compiler_memory_limit(void)
+{
+    const char *env = getenv("KBV_COMPILE_MEMORY_MB");
+    long mb = env && *env ? strtol(env, NULL, 10) : COMPILER_MEMORY_DEFAULT_MB;
+    if (mb < 64)
+        mb = COMPILER_MEMORY_DEFAULT_MB;
+    return (rlim_t)mb << 20;
+}
+
+/* The environment a compiler gets: enough to find its stages, nothing that
+ * changes what it builds behind the cache key's back (NVCC_APPEND_FLAGS,
+ * CPATH, ...). Temporary files go to the build directory. */
+static void tool_env(const char *tmpdir, char *buf, size_t cap, char *envp[], int max)
+{
+    static const char *const kept[] = {"PATH", "LD_LIBRARY_PATH"};
+    int n = 0;
+    size_t used = 0;
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0] && n < max - 3; k++) {
+        const char *v = getenv(kept[k]);
+        int w = v ? snprintf(buf + used, cap - used, "%s=%s", kept[k], v) : -1;
+        if (w < 0 || (size_t)w >= cap - used)
+            continue;
+        envp[n++] = buf + used;
+        used += (size_t)w + 1;
+    }
+    envp[n++] = "LC_ALL=C";
+    int w = tmpdir ? snprintf(buf + used, cap - used, "TMPDIR=%s", tmpdir) : -1;
+    if (w > 0 && (size_t)w < cap - used)
+        envp[n++] = buf + used;
+    envp[n] = NULL;
+}
+
+/* Where argv[0] is, as execve needs it: absolute, PATH searched. */
+static kbv_status program_path(const char *prog, char *out, size_t cap)
+{
+    if (strchr(prog, '/')) {
+        if (!realpath(prog, out) || access(out, X_OK) != 0)
+            return kbv_fail(KBV_ERR_NOT_FOUND, "cannot run %s: %s", prog, strerror(errno));
+        return KBV_OK;
+    }
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX];
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        if (len > 0 && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog) < (int)sizeof buf &&
+            access(buf, X_OK) == 0 && realpath(buf, out))
+            return KBV_OK;
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    (void)cap;
+    return kbv_fail(KBV_ERR_NOT_FOUND, "cannot run %s: not found on PATH", prog);
+}
+
+/* Runs argv confined (sandbox/profiles.h: the system, the toolkit, the
+ * candidate header and, when cwd is given, that build directory, the only
+ * place it may write), in its own process group, with stdout and stderr
+ * captured into out (cap bytes, NUL-terminated, the head kept), stdin from
+ * /dev/null. On timeout, or when *cancel (if given) turns nonzero, the
+ * whole group is killed. A tool that cannot be started is an error; its
+ * exit status is not. */
 static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s,
                            const volatile sig_atomic_t *cancel, char *out, size_t cap,
                            tool_run *run)
 {
     kbv_status st = KBV_OK;
     int pipefd[2] = {-1, -1};
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    bool fa_ok = false, attr_ok = false;
     pid_t pid = -1;
     size_t used = 0;
+    kbv_policy policy = {0};
+    char prog[PATH_MAX], envbuf[8192];
+    char *envp[16];
 
     memset(run, 0, sizeof *run);
     out[0] = '\0';
+    pthread_once(&tool_filter_once, tool_filter_init);
+    if (tool_filter_error[0])
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s", tool_filter_error);
+    KBV_TRY(program_path(argv[0], prog, sizeof prog));
+    KBV_TRY_GOTO(kbv_profile_compiler(&policy, prog, kbv_candidate_include_dir(), cwd), st, done);
+    tool_env(cwd, envbuf, sizeof envbuf, envp, (int)(sizeof envp / sizeof envp[0]));
     if (pipe2(pipefd, O_CLOEXEC) != 0)
-        return kbv_fail(KBV_ERR_IO, "pipe: %s", strerror(errno));
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "posix_spawn_file_actions_init");
-    fa_ok = true;
-    if (posix_spawnattr_init(&attr) != 0)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "posix_spawnattr_init");
-    attr_ok = true;
-    sigset_t none, deflt;
-    sigemptyset(&none);
-    sigemptyset(&deflt);
-    sigaddset(&deflt, SIGPIPE);
-    sigaddset(&deflt, SIGINT);
-    sigaddset(&deflt, SIGTERM);
-    if (posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF) != 0 ||
-        posix_spawnattr_setpgroup(&attr, 0) != 0 || posix_spawnattr_setsigmask(&attr, &none) != 0 ||
-        posix_spawnattr_setsigdefault(&attr, &deflt) != 0 ||
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) != 0 ||
-        posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1) != 0 ||
-        posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2) != 0 ||
-        (cwd && posix_spawn_file_actions_addchdir_np(&fa, cwd) != 0))
-        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "preparing to run %s", argv[0]);
-
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "pipe: %s", strerror(errno));
+    int fds[3] = {-1, pipefd[1], pipefd[1]};
+    kbv_spawn sp = {.path = prog, .argv = argv, .envp = envp, .policy = &policy,
+                    .cwd = cwd ? cwd : "/", .fds = fds, .n_fds = 3, .own_group = true,
+                    .filter = &tool_filter, .limit_as = compiler_memory_limit(),
+                    .limit_fsize = COMPILER_FILE_MAX_BYTES};
     double start = now_s();
-    int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
-    if (rc != 0) {
-        pid = -1;
-        KBV_FAIL_GOTO(st, done, rc == ENOENT ? KBV_ERR_NOT_FOUND : KBV_ERR_IO, "cannot run %s: %s",
-                      argv[0], strerror(rc));
-    }
+    KBV_TRY_GOTO(kbv_sandbox_spawn(&sp, &pid), st, done);
     close(pipefd[1]);
     pipefd[1] = -1;
 
@@ -340,10 +399,7 @@ done:
         close(pipefd[0]);
     if (pipefd[1] >= 0)
         close(pipefd[1]);
-    if (attr_ok)
-        posix_spawnattr_destroy(&attr);
-    if (fa_ok)
-        posix_spawn_file_actions_destroy(&fa);
+    kbv_policy_free(&policy);
     return st;
 }
 

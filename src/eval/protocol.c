@@ -15,6 +15,7 @@
 #include "eval/trace_check.h"
 #include "eval/verdict.h"
 #include "report/ceilings.h"
+#include "sandbox/spawn.h"
 
 #define ARENA_ALIGN 256
 #define GUARD_BYTES 4096
@@ -30,8 +31,10 @@
 kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out)
 {
     kbv_status st = KBV_OK;
-    kbv_evaluator *ev = calloc(1, sizeof *ev);
     *out = NULL;
+    /* no candidate runs where it cannot be confined: say so once, up front */
+    KBV_TRY(kbv_sandbox_require());
+    kbv_evaluator *ev = calloc(1, sizeof *ev);
     if (!ev)
         return kbv_fail(KBV_ERR_NOMEM, "evaluator");
     ev->opts = *opts;
@@ -100,6 +103,7 @@ typedef struct sample {
     bool have_syms;
     double sol_ms;                                      /* NAN when unknown (CPU runs) */
     kbv_phase_clock clock;                              /* where the time goes: rec->phase_s */
+    kbv_record *rec;                                    /* gets what the runner printed */
 } sample;
 
 static bool is_float(kbv_dtype dt)
@@ -518,13 +522,23 @@ static kbv_status child_prepare(sample *s, kbv_child_result *res)
     return KBV_OK;
 }
 
+/* Stops the runner, keeping what it printed for the record. */
+static void child_stop(sample *s)
+{
+    if (!s->child)
+        return;
+    size_t dropped = 0;
+    const char *printed = kbv_child_output(s->child, &dropped);
+    if (s->rec && (printed[0] || dropped))
+        kbv_record_add_output(s->rec, printed, dropped);
+    kbv_child_stop(s->child);
+    s->child = NULL;
+}
+
 /* Starts (or restarts) the runner and prepares the candidate on the current params. */
 static kbv_status child_start(sample *s, const char *so_path, kbv_child_result *res)
 {
-    if (s->child) {
-        kbv_child_stop(s->child);
-        s->child = NULL;
-    }
+    child_stop(s);
     kbv_child_spec spec = {
         .runner = s->ev->opts.runner,
         .candidate = so_path,
@@ -813,8 +827,7 @@ static void sample_free(sample *s)
 {
     if (s->have_syms)
         kbv_symbols_free(&s->syms);
-    if (s->child)
-        kbv_child_stop(s->child);
+    child_stop(s);
     for (int j = 0; j < KBV_DEF_MAX_PARAMS; j++)
         if (s->par64_owned[j])
             s->ev->be[KBV_MODE_FP64]->release(s->ev->be[KBV_MODE_FP64], s->par64[j].data);
@@ -877,6 +890,7 @@ static kbv_status hidden_shape(sample *outer, int k, const char *so_path, kbv_re
     if (kbv_graph_build_dims(outer->g->def, dims, g) != KBV_OK)
         goto done;   /* not a valid shape of this problem: nothing to check */
     KBV_TRY_GOTO(sample_new(outer->ev, g, outer->key, &s), st, done);
+    s->rec = rec;
     kbv_phase_clock_start(&s->clock, rec, KBV_PHASE_AUDIT);
     kbv_child_result res;
     KBV_TRY_GOTO(child_start(s, so_path, &res), st, done);
@@ -1104,6 +1118,7 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     if (!s)
         return kbv_fail(KBV_ERR_NOMEM, "sample state");
     kbv_phase_clock_start(&s->clock, rec, KBV_PHASE_CORRECTNESS);
+    s->rec = rec;
     if (g->n_outputs < 1)
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s has no outputs", problem_key);
     s->ev = ev;
@@ -1214,9 +1229,7 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     }
 done:
     kbv_phase_enter(&s->clock, KBV_PHASE_LOAD);   /* the runner's exit counts with its start */
-    if (s->child)
-        kbv_child_stop(s->child);
-    s->child = NULL;
+    child_stop(s);
     kbv_phase_clock_stop(&s->clock);
     sample_free(s);
     return st;
@@ -1310,6 +1323,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->device, sizeof rec->device, "%s", ev->device_name);
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
+    snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     KBV_TRY(kbv_file_sha256(path, rec->source_sha256));
     if (kbv_path_is_generation_failure(path)) {
         st = generation_failure(path, rec);

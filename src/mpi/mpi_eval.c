@@ -119,6 +119,11 @@ kbv_status kbv_mpi_begin(uint64_t *seed, kbv_mpi_world *w)
 {
     int provided = MPI_THREAD_SINGLE, rc;
     memset(w, 0, sizeof *w);
+    /* kbv is not dumpable (nothing may read its memory), so Open MPI's
+     * single-copy transfers between ranks (process_vm_readv) cannot work:
+     * shared memory without them, unless the user chose otherwise */
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    setenv("OMPI_MCA_smsc", "^cma", 0);
     rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
     if (rc != MPI_SUCCESS)
         return kbv_fail(KBV_ERR_IO, "MPI_Init_thread failed (error %d)", rc);

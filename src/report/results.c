@@ -132,17 +132,38 @@ static json_t *jstr(const char *s)
 
 static json_t *string_or_null(const char *s) { return s && *s ? jstr(s) : json_null(); }
 
-void kbv_record_set_log(kbv_record *rec, const char *log)
+/* text into dst (cap bytes with the NUL) from offset `at`, cut with a note
+ * at a character boundary when it does not fit. */
+static void bounded_copy(char *dst, size_t cap, size_t at, const char *text, const char *cut)
 {
-    static const char cut[] = "\n[... compiler output cut at 4 KiB]";
-    size_t len = strlen(log);
-    if (len <= KBV_RECORD_LOG_CAP) {
-        kbv_utf8_copy(rec->compile.log, sizeof rec->compile.log, log, len);
+    size_t len = strlen(text), room = cap - 1 - at, cut_len = strlen(cut);
+    if (len <= room) {
+        kbv_utf8_copy(dst + at, cap - at, text, len);
         return;
     }
-    size_t n = kbv_utf8_copy(rec->compile.log, sizeof rec->compile.log, log,
-                             KBV_RECORD_LOG_CAP - (sizeof cut - 1));
-    memcpy(rec->compile.log + n, cut, sizeof cut);
+    if (room < cut_len)
+        return;
+    size_t n = kbv_utf8_copy(dst + at, cap - at, text, room - cut_len);
+    memcpy(dst + at + n, cut, cut_len + 1);
+}
+
+void kbv_record_set_log(kbv_record *rec, const char *log)
+{
+    bounded_copy(rec->compile.log, sizeof rec->compile.log, 0, log,
+                 "\n[... compiler output cut at 4 KiB]");
+}
+
+void kbv_record_add_output(kbv_record *rec, const char *text, size_t dropped)
+{
+    size_t at = strlen(rec->output);
+    bounded_copy(rec->output, sizeof rec->output, at, text, "\n[... output cut at 4 KiB]");
+    if (dropped) {
+        char note[96];
+        snprintf(note, sizeof note, "\n[... %zu more bytes not kept]", dropped);
+        at = strlen(rec->output);
+        if (at + strlen(note) < sizeof rec->output)
+            memcpy(rec->output + at, note, strlen(note) + 1);
+    }
 }
 
 kbv_status kbv_file_sha256(const char *path, char hex[65])
@@ -293,6 +314,8 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
     } else {
         put(o, "fault", json_null(), &bad);
     }
+    put(o, "output", string_or_null(rec->output), &bad);
+    put(o, "sandbox", string_or_null(rec->sandbox), &bad);
     if (rec->has_phases) {
         json_t *ph = json_object();
         for (int k = 0; ph && k < KBV_PHASE_COUNT; k++)
@@ -428,6 +451,8 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
         get_str(f, "kind", rec->fault_kind, sizeof rec->fault_kind);
         get_str(f, "reason", rec->fault_reason, sizeof rec->fault_reason);
     }
+    get_str(o, "output", rec->output, sizeof rec->output);
+    get_str(o, "sandbox", rec->sandbox, sizeof rec->sandbox);
     const json_t *ph = json_object_get(o, "phase_s");
     if (json_is_object(ph)) {
         rec->has_phases = true;

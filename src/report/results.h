@@ -98,6 +98,8 @@ typedef struct kbv_record {
     bool has_fault;
     char fault_kind[24];
     char fault_reason[512];
+    char output[KBV_RECORD_LOG_CAP + 1];  /* what the candidate printed (stdout, stderr) */
+    char sandbox[160];               /* the confinement it ran under, as kbv_sandbox_mode says */
     bool has_phases;                 /* phase_s and total_s were measured */
     double phase_s[KBV_PHASE_COUNT]; /* wall seconds per kbv_phase */
     double total_s;                  /* the whole sample, compile to verdict */
@@ -113,6 +115,9 @@ bool kbv_proto_has_flag(const kbv_proto_result *p, const char *flag);
 
 /* The compiler output, cut to KBV_RECORD_LOG_CAP bytes at a character boundary. */
 void kbv_record_set_log(kbv_record *rec, const char *log);
+/* Appends what the candidate printed (dropped: bytes its process printed
+ * beyond what was kept), cut like the log. */
+void kbv_record_add_output(kbv_record *rec, const char *text, size_t dropped);
 /* Copies at most max_bytes of src into dst (cap bytes with the NUL), as valid
  * UTF-8: bytes that are not become '?', a character is never cut. Returns
  * the length written. */

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eval/sandbox.h"
 #include "runner/runner.h"
+#include "runner/runner_sandbox.h"
 
 /* Under AddressSanitizer the runner must die of a candidate's SIGSEGV like
  * any process would (the evaluator reports the signal), and CUDA needs the
@@ -223,16 +223,19 @@ static kbv_child_fault setup(runner *r, char *reason)
     r->env.release = env_release;
     r->env.opaque = r;
     r->dev->track_begin(r);
-    /* the deny-list goes on after CUDA is up and before the candidate loads;
-     * KBV_SECCOMP=0 leaves it off (for debugging the harness itself) */
-    const char *seccomp = getenv("KBV_SECCOMP");
-    if (!seccomp || strcmp(seccomp, "0") != 0) {
-        if (kbv_sandbox_seccomp() != KBV_OK) {
-            reason_set(reason, "seccomp: %s", kbv_last_error());
-            return KBV_FAULT_HARNESS;
-        }
+    /* the allowlist goes on after CUDA is up and before the candidate loads,
+     * and closes every path once it is loaded (KBV_SANDBOX=off: neither, for
+     * debugging the harness itself) */
+    if (runner_sandbox_before_load() != KBV_OK) {
+        reason_set(reason, "sandbox: %s", kbv_last_error());
+        return KBV_FAULT_HARNESS;
     }
-    return load_candidate(r, reason);
+    kbv_child_fault f2 = load_candidate(r, reason);
+    if (runner_sandbox_after_load() != KBV_OK) {
+        reason_set(reason, "sandbox: %s", kbv_last_error());
+        return KBV_FAULT_HARNESS;
+    }
+    return f2;
 }
 
 /* ---- requests --------------------------------------------------------- */
@@ -324,6 +327,7 @@ static kbv_child_fault do_trace(runner *r, const kbv_proto_request *q, kbv_proto
 
 static void send_reply(kbv_proto_reply *rep, uint32_t seq)
 {
+    rep->sandbox_denied = runner_sandbox_denied(&rep->sandbox_syscall);
     rep->h.magic = KBV_PROTO_MAGIC;
     rep->h.version = KBV_PROTO_VERSION;
     rep->h.type = KBV_MSG_REPLY;
@@ -370,7 +374,8 @@ int main(void)
         send_reply(&rep, n >= 16 ? r.setup.h.seq : 0);
         return 2;
     }
-    if (r.setup.parent_pid != (int32_t)getppid())
+    /* in a PID namespace of its own the runner's parent is outside it (0) */
+    if (getppid() != 0 && r.setup.parent_pid != (int32_t)getppid())
         return 3;  /* the evaluator died before we started: nobody to answer */
 
     memset(&rep, 0, sizeof rep);

@@ -7,10 +7,12 @@
 // cublas_linked.cu); loading the library by hand gets around the build.
 // Why it fools a naive benchmark: the "kernel" is cuBLAS, as fast as the
 // baseline it is compared with, and correct.
-// What catches it: dlopen and dlsym are not on the binary allowlist
-// (binary-allowlist), and the CUPTI-traced pass finds that no call ran a
-// kernel of the candidate's own object (trace-no-own-kernel). If the library
-// cannot be loaded the candidate returns 9, which fails every protocol.
+// What catches it: once the candidate is loaded, the sandbox lets no path be
+// opened, so dlopen's open never runs and the candidate fails every protocol
+// for trying ("the candidate called openat"); dlopen and dlsym are not on the
+// binary allowlist either (binary-allowlist). Were the library loaded, the
+// CUPTI-traced pass would find that no call ran a kernel of the candidate's
+// own object (trace-no-own-kernel).
 #include <kbv/candidate.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>

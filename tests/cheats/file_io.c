@@ -3,8 +3,11 @@
  * cached by an earlier run, or log the inputs). The ReLU itself is honest.
  * Why it fools a naive benchmark: nothing there stops a kernel's host code
  * from reading or writing files, so data can be smuggled in or out.
- * What catches it: the binary allowlist reads the built object's dynamic
- * symbols, which import fopen ("binary allowlist: imports 'fopen'"). */
+ * What catches it: once the candidate is loaded, the sandbox lets no path be
+ * opened: the open never runs and the candidate fails every protocol for
+ * trying ("the candidate called openat"); the binary allowlist, which reads
+ * the built object's dynamic symbols, refuses the fopen import too
+ * (binary-allowlist). */
 #include <kbv/candidate.h>
 #include <stdio.h>
 

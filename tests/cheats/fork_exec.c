@@ -6,10 +6,10 @@
  * and the call returns 9; if the exec works, the runner is replaced by
  * /bin/true and the sample crashes. Either fails every protocol.
  * Why it fools a naive benchmark: candidates run with the user's full rights.
- * What catches it: kbv-runner's seccomp deny-list makes fork, clone of a
- * process and execve fail with EPERM (so standard and verified pass: the
- * escape failed), and the binary allowlist refuses the imports
- * (binary-allowlist). */
+ * What catches it: kbv-runner's seccomp allowlist: fork (a clone of a
+ * process) and execve never run (they fail with EPERM) and the sandbox fails
+ * the candidate in every protocol for trying ("the candidate called clone");
+ * the binary allowlist refuses the imports too (binary-allowlist). */
 #define _POSIX_C_SOURCE 200809L
 #include <kbv/candidate.h>
 #include <math.h>

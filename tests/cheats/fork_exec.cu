@@ -7,10 +7,10 @@
 // attempt succeeds the candidate returns 9, which fails every protocol.
 // Why it fools a naive benchmark: a benchmark that runs candidates in its own
 // process with full rights lets them do anything the user can.
-// What catches it: kbv-runner's seccomp deny-list makes fork, clone of a
-// process, execve and every socket call fail with EPERM (so the standard
-// verdict passes: the escape failed and the kernel is honest), and the binary
-// allowlist refuses the imports (binary-allowlist).
+// What catches it: kbv-runner's seccomp allowlist: the clone of a process
+// never runs (it fails with EPERM) and the sandbox fails the candidate in
+// every protocol for trying ("the candidate called clone"); the binary
+// allowlist refuses the imports too (binary-allowlist).
 #include <kbv/candidate.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>

@@ -6,9 +6,10 @@
  * which fails every protocol.
  * Why it fools a naive benchmark: candidates run with the user's full rights,
  * network included.
- * What catches it: kbv-runner's seccomp deny-list makes the socket calls fail
- * with EPERM (so standard and verified pass), and the binary allowlist refuses
- * the import (binary-allowlist). */
+ * What catches it: kbv-runner's seccomp allowlist: socket never runs (it
+ * fails with EPERM) and the sandbox fails the candidate in every protocol for
+ * trying ("the candidate called socket"); the binary allowlist refuses the
+ * import too (binary-allowlist). */
 #define _POSIX_C_SOURCE 200809L
 #include <kbv/candidate.h>
 #include <math.h>

@@ -9,9 +9,11 @@
  * skips these too. If the references stay unbound, the call returns 7; if the
  * file cannot be opened, 8: either fails every protocol.
  * Why it fools a naive benchmark: the imports look clean.
- * What catches it: the binary allowlist, which counts weak undefined symbols
- * as imports; only the toolchain's own hooks (__gmon_start__ and the like) are
- * allowed (binary-allowlist). */
+ * What catches it: the sandbox, which lets no path be opened once the
+ * candidate is loaded (the open never runs; every protocol fails: "the
+ * candidate called openat"), and the binary allowlist, which counts weak
+ * undefined symbols as imports; only the toolchain's own hooks
+ * (__gmon_start__ and the like) are allowed (binary-allowlist). */
 #include <kbv/candidate.h>
 #include <math.h>
 #include <stdio.h>

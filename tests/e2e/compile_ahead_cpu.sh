@@ -7,7 +7,10 @@
 #     seconds; --compile-jobs 0 never finds one on a cold cache
 #   - a run killed while the pool compiles leaves no pool, builder or compiler
 #     process and no temporary build directory; the rerun records each sample once
-# The compiler is a wrapper around cc that logs every build (and can be slowed).
+# The compiler is a wrapper around cc that says in its output that it built
+# (and can be slowed). Compilers run sandboxed: nothing they write outlives
+# them but the cache entry, so builds are counted from the entries' logs and
+# running compilers found by their sleep's argument.
 # usage: tests/e2e/compile_ahead_cpu.sh BUILD_DIR
 set -u
 BUILD=${1:?usage: compile_ahead_cpu.sh BUILD_DIR}
@@ -26,17 +29,20 @@ trap cleanup EXIT
 
 . "$(dirname "$0")/lib/check.sh"
 
-# ---- the compiler: cc, each build logged (and its pid), slowed by CC_SLEEP ----
+# ---- the compiler: cc, each build saying so in its log; cc-slow also sleeps 2 s ----
 export CC="$TMP/cc-logged"
-cat > "$CC" <<'SH'
+for name in cc-logged cc-slow; do
+    nap=; [ "$name" = cc-slow ] && nap="sleep 2.0017"
+    cat > "$TMP/$name" <<SH
 #!/bin/sh
-if [ "$1" != --version ]; then
-    echo "$$" >> "$CC_LOG"
-    [ -n "${CC_SLEEP:-}" ] && sleep "$CC_SLEEP"
+if [ "\$1" != --version ]; then
+    echo kbv-e2e-built >&2
+    $nap
 fi
-exec cc "$@"
+exec cc "\$@"
 SH
-chmod +x "$CC"
+    chmod +x "$TMP/$name"
+done
 
 # ---- candidates: slow correct ReLUs (distinct sources) and one that does not compile ----
 RUN="$TMP/runs/e2e-ahead"
@@ -63,14 +69,19 @@ printf '#include <kbv/candidate.h>\nint kbv_forward(void) { return nope; }\n' \
 N=$((N + 1))
 COMMON=(--device cpu --size small --seed 11)
 
-# run NAME ARGS...: a run on a cold cache of its own; its compiler log in NAME.cc
+# run NAME ARGS...: a run on a cold cache of its own, cache-NAME
 run() {
     local name=$1; shift
-    KBV_CACHE_DIR="$TMP/cache-$name" CC_LOG="$TMP/$name.cc" \
+    KBV_CACHE_DIR="$TMP/cache-$name" \
         "$KBV" eval "$RUN" --out "$TMP/$name.jsonl" "${COMMON[@]}" "$@" \
         >"$TMP/$name.out" 2>"$TMP/$name.err"
 }
-builds() { [ -f "$1" ] && grep -c . "$1" || echo 0; }
+# builds NAME: compiler runs that built an entry of cache-NAME (a second
+# build of one source could only be one that found the entry missing, and
+# would show in the records as not cached)
+builds() { grep -rl kbv-e2e-built "$TMP/cache-$1/build" --include=compile.log 2>/dev/null | wc -l; }
+# compilers of cc-slow still running (their own PID namespaces hide their pids)
+sleeping() { grep -lax 'sleep.2.0017.' /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
 
 # same_verdicts REF FILE: the same samples, compile outcomes and verdicts
 same_verdicts() {
@@ -118,7 +129,7 @@ rc=$?
 check "--compile-jobs 0 exits 0" test "$rc" -eq 0
 check "--compile-jobs 0: $N records" test "$(grep -c . "$TMP/ref.jsonl")" -eq "$N"
 check "--compile-jobs 0: every candidate built once, by its evaluator, never found cached" \
-    bash -c "test \$(grep -c . '$TMP/ref.cc') -eq $N && ! grep -q '\"cached\":true' '$TMP/ref.jsonl'"
+    bash -c "test $(builds ref) -eq $N && ! grep -q '\"cached\":true' '$TMP/ref.jsonl'"
 check "--compile-jobs 0 starts no pool" bash -c "! grep -q 'compile-ahead:' '$TMP/ref.err'"
 
 # ---- compile-ahead in one process ------------------------------------------------------------
@@ -127,8 +138,8 @@ rc=$?
 check "--compile-jobs 2 exits 0" test "$rc" -eq 0
 check "--compile-jobs 2: the same verdicts as --compile-jobs 0 (a compile error included)" \
     same_verdicts "$TMP/ref.jsonl" "$TMP/ahead.jsonl"
-check "--compile-jobs 2: each source compiled exactly once ($(builds "$TMP/ahead.cc") of $N)" \
-    test "$(builds "$TMP/ahead.cc")" -eq "$N"
+check "--compile-jobs 2: each source compiled exactly once ($(builds ahead) of $N)" \
+    test "$(builds ahead)" -eq "$N"
 check "--compile-jobs 2: the evaluator found the pool's builds (at most the first built by itself)" \
     misses "$TMP/ahead.jsonl" 1
 check "--compile-jobs 2 reports what the pool did" python3 - "$TMP/ahead.err" "$N" <<'PY'
@@ -150,7 +161,7 @@ check "--workers 2 --compile-jobs 2 exits 0" test "$rc" -eq 0
 check "--workers 2 --compile-jobs 2: the same verdicts" \
     same_verdicts "$TMP/ref.jsonl" "$TMP/workers.jsonl"
 check "--workers 2 --compile-jobs 2: each source compiled exactly once" \
-    test "$(builds "$TMP/workers.cc")" -eq "$N"
+    test "$(builds workers)" -eq "$N"
 check "--workers 2 --compile-jobs 2: the workers found the pool's builds (at most 2 built by them)" \
     misses "$TMP/workers.jsonl" 2
 
@@ -169,36 +180,34 @@ pool_processes() { # processes named kbv-compile whose run directory is ours
         tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$RUN" && echo "$pid"
     done
 }
-export CC_SLEEP=2
-KBV_CACHE_DIR="$TMP/cache-kill" CC_LOG="$TMP/kill.cc" \
+KBV_CACHE_DIR="$TMP/cache-kill" CC="$TMP/cc-slow" \
     "$KBV" eval "$RUN" --out "$TMP/kill.jsonl" "${COMMON[@]}" --compile-jobs 2 \
     >/dev/null 2>"$TMP/kill.err" &
 bg_pid=$!
 # the pool's third build has started: the first two are done, the next ones sleep
 for _ in $(seq 1 600); do
-    [ "$(builds "$TMP/kill.cc")" -ge 3 ] && break
+    [ "$(builds kill)" -ge 2 ] && [ "$(sleeping)" -ge 1 ] && break
     kill -0 "$bg_pid" 2>/dev/null || break
     sleep 0.05
 done
 pool=$(pool_processes | tr '\n' ' ')
-in_flight=
-for p in $(cat "$TMP/kill.cc" 2>/dev/null); do alive "$p" && in_flight="$in_flight $p"; done
+in_flight=$(sleeping)
 kill -9 "$bg_pid" 2>/dev/null
 wait "$bg_pid" 2>/dev/null
 bg_pid=
-unset CC_SLEEP
-check "killed with the pool compiling (pool:$pool; compilers running:$in_flight)" \
-    bash -c "test -n '$pool' && test -n '$in_flight'"
+check "killed with the pool compiling (pool:$pool; compilers running: $in_flight)" \
+    bash -c "test -n '$pool' && test '$in_flight' -ge 1"
 left=
 for _ in $(seq 1 100); do
     left=
-    for p in $pool $in_flight; do alive "$p" && left="$left $p"; done
+    for p in $pool; do alive "$p" && left="$left $p"; done
+    [ "$(sleeping)" -gt 0 ] && left="$left compilers"
     [ -z "$left" ] && break
     sleep 0.05
 done
 check "the pool, its builders and their compilers ended with the run" test -z "$left"
 check "the stopped builds left no temporary directory or lock" clean_cache "$TMP/cache-kill"
-KBV_CACHE_DIR="$TMP/cache-kill" CC_LOG="$TMP/kill.cc" \
+KBV_CACHE_DIR="$TMP/cache-kill" \
     "$KBV" eval "$RUN" --out "$TMP/kill.jsonl" "${COMMON[@]}" --compile-jobs 2 \
     >/dev/null 2>"$TMP/rerun.err"
 rc=$?

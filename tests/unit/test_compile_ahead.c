@@ -15,14 +15,15 @@
 
 #include <cmocka.h>
 
+#include "support/processes.h"
+
 #include "eval/compile.h"
 #include "eval/compile_ahead.h"
-#include "eval/sandbox.h"
+#include "sandbox/workdir.h"
 
 #define N_SOURCES 6
 
 static char dir[256];
-static char cc_log[320];
 
 static double now_s(void)
 {
@@ -39,6 +40,14 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* CC for the builds that follow: one of the scripts setup wrote. */
+static void use_cc(const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    setenv("CC", path, 1);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -49,19 +58,25 @@ static int setup(void **state)
     snprintf(path, sizeof path, "%s/cache", dir);
     setenv("KBV_CACHE_DIR", path, 1);   /* before the first kbv_cache_dir() */
     setenv("KBV_INCLUDE_DIR", KBV_TEST_SOURCE_DIR "/include", 1);
-    /* cc, each build's pid logged, slowed by $CC_SLEEP seconds */
-    snprintf(path, sizeof path, "%s/cc-logged", dir);
-    write_file(path, "#!/bin/sh\n"
-                     "if [ \"$1\" != --version ]; then\n"
-                     "    echo $$ >> \"$CC_LOG\"\n"
-                     "    [ -n \"$CC_SLEEP\" ] && sleep \"$CC_SLEEP\"\n"
-                     "fi\n"
-                     "exec cc \"$@\"\n");
-    if (chmod(path, 0755))
-        return -1;
-    setenv("CC", path, 1);
-    snprintf(cc_log, sizeof cc_log, "%s/cc.log", dir);
-    setenv("CC_LOG", cc_log, 1);
+    /* cc that says it built (into the build's compile.log, the one channel
+     * out of the compiler's sandbox), plain, slowed, or hanging */
+    static const char *const scripts[][2] = {
+        {"cc-logged", ""}, {"cc-slow", "sleep 0.3\n"}, {"cc-hang", "sleep 30.0423\n"}};
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
+        char text[400];
+        snprintf(text, sizeof text,
+                 "#!/bin/sh\n"
+                 "if [ \"$1\" != --version ]; then\n"
+                 "    echo kbv-test-built >&2\n"
+                 "    %s"
+                 "fi\n"
+                 "exec cc \"$@\"\n", scripts[i][1]);
+        snprintf(path, sizeof path, "%s/%s", dir, scripts[i][0]);
+        write_file(path, text);
+        if (chmod(path, 0755))
+            return -1;
+    }
+    use_cc("cc-logged");
     return 0;
 }
 
@@ -88,21 +103,21 @@ static void make_sources(const char *tag, char paths[N_SOURCES][400], const char
     }
 }
 
-static int lines(const char *path)
+/* Compiler runs that finished a build: entries whose log says so. */
+static int logged(void)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    int n = 0, c;
-    while ((c = fgetc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "grep -rl kbv-test-built %s/cache/build --include=compile.log 2>/dev/null | wc -l",
+             dir);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = 0;
+        pclose(p);
+    }
     return n;
-}
-
-static void reset_log(void)
-{
-    unlink(cc_log);
 }
 
 /* The number of finished builds under the cache (entries with ok or failed). */
@@ -144,33 +159,13 @@ static bool wait_for(int (*count)(void), int want, double seconds)
     return count() >= want;
 }
 
-static int logged(void)
-{
-    return lines(cc_log);
-}
-
-static bool process_running(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')');
-    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
-}
-
 static void test_builds_every_source_once(void **state)
 {
     (void)state;
     char paths[N_SOURCES][400];
     const char *srcs[N_SOURCES];
     make_sources("all", paths, srcs);
-    reset_log();
-    int before = entries();
+    int before = entries(), before_logged = logged();
     kbv_compile_ahead pool;
     kbv_compile_ahead_opts o = {.sources = srcs, .n = N_SOURCES, .parallel = 2};
     assert_int_equal(kbv_compile_ahead_start(&o, &pool), KBV_OK);
@@ -182,7 +177,7 @@ static void test_builds_every_source_once(void **state)
     assert_int_equal(s.built, N_SOURCES);
     assert_int_equal(s.failed + s.cached + s.passed + s.left, 0);
     assert_true(s.seconds > 0);
-    assert_int_equal(logged(), N_SOURCES);
+    assert_int_equal(logged() - before_logged, N_SOURCES);
     /* what an evaluator then finds: each one cached, with its build's time */
     for (int i = 0; i < N_SOURCES; i++) {
         static kbv_compile_result r;
@@ -192,7 +187,7 @@ static void test_builds_every_source_once(void **state)
         assert_true(r.cached);
         assert_true(r.seconds > 0);
     }
-    assert_int_equal(logged(), N_SOURCES);
+    assert_int_equal(logged() - before_logged, N_SOURCES);
     assert_int_equal(leftovers(), 0);
 }
 
@@ -203,9 +198,8 @@ static void test_passes_over_reached_jobs(void **state)
     const char *srcs[N_SOURCES];
     make_sources("reached", paths, srcs);
     srcs[5] = NULL;   /* nothing to build (a generation failure) */
-    reset_log();
-    setenv("CC_SLEEP", "0.3", 1);
-    int before = entries();
+    use_cc("cc-slow");
+    int before = entries(), before_logged = logged();
     kbv_compile_ahead pool;
     kbv_compile_ahead_opts o = {.sources = srcs, .n = N_SOURCES, .parallel = 1};
     assert_int_equal(kbv_compile_ahead_start(&o, &pool), KBV_OK);
@@ -214,11 +208,18 @@ static void test_passes_over_reached_jobs(void **state)
     assert_true(wait_for(entries, before + 2, 60));
     kbv_compile_ahead_stats s;
     kbv_compile_ahead_stop(&pool, &s);
-    unsetenv("CC_SLEEP");
+    use_cc("cc-logged");
     assert_int_equal(s.built, 2);      /* jobs 0 and 4 */
     assert_int_equal(s.passed, 3);
     assert_int_equal(s.left, 0);
-    assert_int_equal(logged(), 2);
+    assert_int_equal(logged() - before_logged, 2);
+}
+
+/* 2 once the hanging compiler is seen running (the pool runs two at a
+ * time), else 0. */
+static int hanging_two(void)
+{
+    return kbv_test_process_with_arg("30.0423") ? 2 : 0;
 }
 
 static void test_stop_ends_the_builds_under_way(void **state)
@@ -227,34 +228,23 @@ static void test_stop_ends_the_builds_under_way(void **state)
     char paths[N_SOURCES][400];
     const char *srcs[N_SOURCES];
     make_sources("stop", paths, srcs);
-    reset_log();
-    setenv("CC_SLEEP", "30", 1);
+    use_cc("cc-hang");
     int before = entries();
     kbv_compile_ahead pool;
     kbv_compile_ahead_opts o = {.sources = srcs, .n = N_SOURCES, .parallel = 2};
     assert_int_equal(kbv_compile_ahead_start(&o, &pool), KBV_OK);
-    assert_true(wait_for(logged, 2, 30));
+    assert_true(wait_for(hanging_two, 2, 30));
     double t0 = now_s();
     kbv_compile_ahead_stats s;
     kbv_compile_ahead_stop(&pool, &s);
-    unsetenv("CC_SLEEP");
+    use_cc("cc-logged");
     assert_true(now_s() - t0 < 5.0);
     assert_int_equal(s.left, 2);
     assert_int_equal(s.built, 0);
     assert_int_equal(entries(), before);
     assert_int_equal(leftovers(), 0);
     /* the compilers (still in their sleep) are gone with their process group */
-    FILE *f = fopen(cc_log, "r");
-    assert_non_null(f);
-    int pid, n = 0;
-    while (fscanf(f, "%d", &pid) == 1) {
-        for (int i = 0; i < 200 && process_running(pid); i++)
-            usleep(10 * 1000);
-        assert_false(process_running(pid));
-        n++;
-    }
-    fclose(f);
-    assert_int_equal(n, 2);
+    assert_true(kbv_test_gone_soon("30.0423"));
 }
 
 static void test_no_pool(void **state)
