@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -31,8 +32,12 @@ static void usage(FILE *f)
             "  --timeout S        deadline of each request to the candidate, seconds (default 60)\n"
             "  --json             print the results record (one JSON object) instead\n"
             "  --help             this text\n\n"
+            "FILE is read as kbv eval reads a candidate: a file that is empty, binary, over\n"
+            "4 MiB, a symbolic link (never followed) or not a regular file fails every\n"
+            "protocol without being compiled.\n\n"
             "Exit status: 0 when the candidate was evaluated (whatever the verdict, a\n"
-            "compile error included), 1 when it could not be evaluated, 2 on bad usage.\n");
+            "compile error or an unusable file included), 1 when it could not be evaluated,\n"
+            "2 on bad usage (FILE does not exist, among others).\n");
 }
 
 static const char *ms_text(double ms, char *buf, size_t cap)
@@ -223,6 +228,11 @@ int kbv_cmd_check(int argc, char **argv)
     }
     if (kbv_run_options_check("kbv check", &ro))
         return 2;
+    struct stat sb;
+    if (lstat(file, &sb) != 0) {   /* a link, dangling or not, is judged as a candidate */
+        fprintf(stderr, "kbv check: %s: %s\n", file, strerror(errno));
+        return 2;
+    }
 
     int status = 1;
     kbv_evaluator *ev = NULL;

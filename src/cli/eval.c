@@ -21,9 +21,7 @@ static void usage(FILE *f)
             "                [--protocols LIST] [--shard I/N] [--workers K] [--gpus LIST]\n"
             "                [--compile-jobs N] [--mpi]\n\n"
             "Each RUN_DIR holds one model's candidates, named level_L_problem_P_sample_S.cu\n"
-            "(or .c for the CPU backend); the model name is the directory's basename. A\n"
-            "level_L_problem_P_sample_S.failed.json (kbv generate got no code) is a failed\n"
-            "sample; .response.json files are passed over. Every\n"
+            "(or .c for the CPU backend); the model name is the directory's basename. Every\n"
             "candidate is compiled and evaluated under the three protocols (standard,\n"
             "verified, strict) and one JSON record per candidate is appended to RESULTS.jsonl\n"
             "(flushed to disk as it is written). A rerun with the same --out resumes: samples\n"
@@ -31,6 +29,18 @@ static void usage(FILE *f)
             "finished sample goes to stderr; at the end a table per model (correct %%,\n"
             "speedup, Fast@1, fallback speedup, memory efficiency, memory-efficient %%, SOL\n"
             "fraction for each protocol) goes to stdout and the same numbers to the summary.\n\n"
+            "Every file named like a candidate gets its record. A\n"
+            "level_L_problem_P_sample_S.failed.json (kbv generate got no code) is a failed\n"
+            "sample, and so is a candidate file that cannot be used: empty, binary, over\n"
+            "4 MiB, a symbolic link (never followed), not a regular file (a fifo is never\n"
+            "opened), unreadable, or gone by the time it is evaluated; it is recorded as not\n"
+            "compiled, with the reason. Everything else in a RUN_DIR is counted, named and\n"
+            "not evaluated: the other device's candidates, KernelBench Python candidates\n"
+            "(level_L_problem_P_sample_S_kernel.py or .py: this build does not evaluate\n"
+            "them), candidates of problems kbv does not have or --problems leaves out, and\n"
+            "other files (kbv generate's .response.json, hidden files). A line at the start\n"
+            "and one at the end account for every candidate: evaluated, could not be\n"
+            "evaluated, resumed, in other shards.\n\n"
             "  --out FILE         the results file (JSONL), created or resumed (required)\n"
             "  --summary FILE     the summary JSON (default: the results file's name +\n"
             "                     .summary.json)\n"
@@ -76,8 +86,11 @@ static void usage(FILE *f)
             "                     local rank. Needs 2 or more ranks; the launcher's variables\n"
             "                     never shard an --mpi run. Not with --shard, --workers, --gpus%s\n"
             "  --help             this text\n\n"
-            "Exit status: 0 when every candidate was evaluated (whatever the verdicts), 1 when\n"
-            "some could not be (the reasons are on stderr; rerun to retry them), 2 on bad usage.\n"
+            "Exit status: 0 when every candidate was evaluated or resumed (whatever the\n"
+            "verdicts, unusable files included), 1 when some could not be evaluated (kbv's own\n"
+            "trouble, such as a results file that cannot be written: the reasons are on\n"
+            "stderr; rerun to retry them) or when the run directories hold files but no\n"
+            "candidate (the reason is said), 2 on bad usage.\n"
             "docs/SCALING.md describes sharding, workers, compile-ahead, MPI and kbv merge.\n",
             kbv_mpi_available() ? "" : "\n                     (this kbv was built without MPI)");
 }
@@ -395,9 +408,9 @@ static int eval_local(eval_config *cfg)
     /* before any evaluator: the pool is forked from a process without CUDA */
     eval_run_compile_ahead(&run, cfg, arch);
 
+    bool stopped = false;
     if (n_workers) {
-        if (run.n_plan > 0 && evaluate_in_workers(&run, &opts, n_workers, devices) != 0)
-            goto done;
+        stopped = run.n_plan > 0 && evaluate_in_workers(&run, &opts, n_workers, devices) != 0;
     } else if (run.n_plan > 0) {
         if (kbv_evaluator_create(&opts, &ev) != KBV_OK) {
             eval_print_error("creating the backends");
@@ -413,8 +426,11 @@ static int eval_local(eval_config *cfg)
             goto done;
         }
         cache_open = true;
-        if (evaluate_here(&run, ev, &cache) != 0)
-            goto done;
+        stopped = evaluate_here(&run, ev, &cache) != 0;
+    }
+    if (stopped) {
+        eval_run_account(&run);   /* what was done, and what a rerun resumes */
+        goto done;
     }
     status = eval_run_finish(&run, cfg);
 done:

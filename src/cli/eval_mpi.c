@@ -96,10 +96,12 @@ static int coordinate(const eval_config *cfg, const kbv_mpi_world *w, bool *abor
     *abort_all = st != KBV_OK || stats.lost > 0 || stats.signal != 0;
     if (st != KBV_OK) {
         eval_print_error("running the MPI ranks");
+        if (c->run.candidates > 0)
+            eval_run_account(&c->run);
     } else if (stats.signal) {
-        fprintf(stderr, "kbv eval: stopped (%s) after %d evaluated; rerun to resume\n",
-                stats.signal == SIGHUP ? "the launcher is gone" : strsignal(stats.signal),
-                c->run.evaluated);
+        fprintf(stderr, "kbv eval: stopped (%s); rerun to resume\n",
+                stats.signal == SIGHUP ? "the launcher is gone" : strsignal(stats.signal));
+        eval_run_account(&c->run);
     } else {
         status = eval_run_finish(&c->run, cfg);
     }

@@ -39,13 +39,94 @@ void eval_run_identity(const eval_run *run, int i, kbv_record *rec)
     snprintf(rec->size, sizeof rec->size, "%s", run->size_name);
 }
 
+/* "1 .cu for the GPU, 2 KernelBench Python, 1 not a candidate": the entries
+ * of the run directories that are not candidates of this run (hidden ones
+ * when asked), and the candidates it leaves out, on f when not NULL.
+ * Returns how many. */
+static int other_entries(FILE *f, const eval_run *run, bool hidden)
+{
+    const kbv_runset *rs = &run->rs;
+    kbv_cand_kind want = run->want;
+    struct { int n; const char *one, *many; } part[] = {
+        {rs->other_device, want == KBV_CAND_C ? ".cu for the GPU" : ".c for the CPU",
+         want == KBV_CAND_C ? ".cu for the GPU" : ".c for the CPU"},
+        {rs->kernelbench_py, "KernelBench Python candidate", "KernelBench Python candidates"},
+        {rs->not_candidates, "not a candidate", "not candidates"},
+        {rs->responses, ".response.json", ".response.json"},
+        {run->not_selected, "of a problem not selected", "of problems not selected"},
+        {run->unknown_problem, "of a problem kbv does not have",
+         "of problems kbv does not have"},
+        {hidden ? rs->hidden : 0, "hidden", "hidden"},
+    };
+    int total = 0, shown = 0;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+        total += part[i].n;
+    if (!f)
+        return total;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+        if (part[i].n)
+            fprintf(f, "%s%d %s", shown++ ? ", " : "", part[i].n,
+                    part[i].n == 1 ? part[i].one : part[i].many);
+    return total;
+}
+
+/* Nothing to account for although the directories hold entries: the
+ * reason, so that a directory of KernelBench Python files, or of the other
+ * device's candidates, does not end in an empty table and status 0. */
+static void explain_nothing(const eval_run *run, const eval_config *cfg)
+{
+    kbv_cand_kind want = run->want;
+    const char *ext = want == KBV_CAND_C ? ".c" : ".cu";
+    int others = other_entries(NULL, run, false);
+    fprintf(stderr, "kbv eval: nothing to evaluate: the run director%s given hold%s no %s "
+                    "candidate", cfg->n_dirs == 1 ? "y" : "ies", cfg->n_dirs == 1 ? "s" : "",
+            ext);
+    if (run->not_selected)
+        fprintf(stderr, " of the problems selected (--problems %s)", cfg->problems);
+    fprintf(stderr, ", only %d other entr%s (", others, others == 1 ? "y" : "ies");
+    other_entries(stderr, run, false);
+    fprintf(stderr, ")\n");
+    if (run->rs.n > 0)
+        return;   /* the selection, or the problems, left them out */
+    if (run->rs.kernelbench_py)
+        fprintf(stderr, "kbv eval: this build of kbv does not evaluate KernelBench Python "
+                        "candidates (ModelNew); kbv candidates are level_L_problem_P_sample_S%s "
+                        "files implementing kbv_forward (docs/ABI.md)\n", ext);
+    if (run->rs.other_device)
+        fprintf(stderr, "kbv eval: the %s files are for a %s run (--device %s)\n",
+                want == KBV_CAND_C ? ".cu" : ".c", want == KBV_CAND_C ? "GPU" : "CPU",
+                want == KBV_CAND_C ? "cuda" : "cpu");
+}
+
+/* The resume identity of position i (its file read under the candidate
+ * rule); false when kbv itself could not read it (reported). */
+static bool plan_identity(eval_run *run, int i, kbv_record *rec)
+{
+    kbv_candidate_file file;
+    const char *path = eval_run_path(run, i);
+    kbv_status st = kbv_candidate_file_read(path, &file);
+    if (st == KBV_OK) {
+        snprintf(rec->source_sha256, sizeof rec->source_sha256, "%s", file.identity);
+        run->plan[i].unusable = file.defect != KBV_CANDIDATE_OK;
+    }
+    kbv_candidate_file_free(&file);
+    if (st != KBV_OK) {
+        char what[1200];
+        snprintf(what, sizeof what, "could not evaluate %s", path);
+        eval_print_error(what);
+    }
+    return st == KBV_OK;
+}
+
 bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
                    const char *device_name, const char *size_name)
 {
     bool ok = false;
     kbv_record *rec = malloc(sizeof *rec);
+    kbv_name_list unknown = {0};
     run->device_name = device_name;
     run->size_name = size_name;
+    run->want = want;
     if (!rec) {
         fprintf(stderr, "kbv eval: out of memory\n");
         return false;
@@ -55,9 +136,6 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
             eval_print_error("scanning run directories");
             goto done;
         }
-    if (run->rs.n == 0)
-        fprintf(stderr, "kbv eval: no %s candidates in the run director%s given\n",
-                want == KBV_CAND_C ? ".c" : ".cu", cfg->n_dirs == 1 ? "y" : "ies");
     if (kbv_results_open(cfg->out, &run->res) != KBV_OK) {
         eval_print_error("opening the results file");
         goto done;
@@ -75,25 +153,27 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
     for (int j = 0; j < run->rs.n; j++) {
         const kbv_job *job = &run->rs.jobs[j];
         if (cfg->problems &&
-            !kbv_problem_set_contains(&cfg->selection, job->level, job->problem_id))
+            !kbv_problem_set_contains(&cfg->selection, job->level, job->problem_id)) {
+            run->not_selected++;
             continue;
+        }
+        char key[32];
+        snprintf(key, sizeof key, "L%d/%d", job->level, job->problem_id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        if (!def) {
+            run->unknown_problem++;
+            kbv_name_list_add(&unknown, job->path, NULL);
+            continue;
+        }
+        run->candidates++;
         if (kbv_shard_of(job->model, job->level, job->problem_id, job->sample,
                          cfg->shard.count) != cfg->shard.index) {
             run->in_other_shards++;
             continue;
         }
-        run->total++;
-        char key[32];
-        snprintf(key, sizeof key, "L%d/%d", job->level, job->problem_id);
-        const kbv_problem_def *def = kbv_problem_find(key);
-        if (!def) {
-            fprintf(stderr, "kbv eval: skipping %s: there is no problem %s\n", job->path, key);
-            continue;
-        }
         run->plan[run->n_plan] = (eval_planned){.job = j, .def = def};
         eval_run_identity(run, run->n_plan, rec);
-        if (kbv_file_sha256(job->path, rec->source_sha256) != KBV_OK) {
-            eval_print_error(job->path);
+        if (!plan_identity(run, run->n_plan, rec)) {
             run->failed++;
             continue;
         }
@@ -105,6 +185,21 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
         }
         run->n_plan++;
     }
+    if (unknown.n) {
+        fprintf(stderr, "kbv eval: %d candidate%s of problems this kbv does not have (kbv list "
+                        "shows them), not evaluated: ", unknown.n, unknown.n == 1 ? "" : "s");
+        kbv_name_list_print(stderr, &unknown);
+        fprintf(stderr, "\n");
+    }
+    if (run->candidates == 0) {
+        /* hidden files alone (a .gitkeep) leave a directory empty */
+        if (other_entries(NULL, run, false) > 0) {
+            explain_nothing(run, cfg);
+            goto done;
+        }
+        fprintf(stderr, "kbv eval: no %s candidates in the run director%s given\n",
+                want == KBV_CAND_C ? ".c" : ".cu", cfg->n_dirs == 1 ? "y" : "ies");
+    }
     ok = true;
 done:
     free(rec);
@@ -113,10 +208,21 @@ done:
 
 void eval_run_announce(const eval_run *run, const eval_config *cfg, const char *extra)
 {
-    fprintf(stderr, "kbv eval: %d candidate%s", run->total, run->total == 1 ? "" : "s");
-    if (cfg->shard.count > 1)
-        fprintf(stderr, " in this shard (%d in the others)", run->in_other_shards);
-    fprintf(stderr, ", device %s, size %s%s\n", run->device_name, run->size_name,
+    fprintf(stderr, "kbv eval: %d candidate%s in %d run director%s: %d to evaluate, %d already "
+                    "recorded", run->candidates, run->candidates == 1 ? "" : "s", run->rs.n_dirs,
+            run->rs.n_dirs == 1 ? "y" : "ies", run->n_plan, run->resumed);
+    if (cfg->shard.count > 1 || run->in_other_shards)
+        fprintf(stderr, ", %d in other shards", run->in_other_shards);
+    if (run->failed)
+        fprintf(stderr, ", %d could not be evaluated", run->failed);
+    int others = other_entries(NULL, run, true);
+    if (others) {
+        fprintf(stderr, "; %d other entr%s not evaluated (", others, others == 1 ? "y" : "ies");
+        other_entries(stderr, run, true);
+        fprintf(stderr, ")");
+    }
+    fprintf(stderr, "\n");
+    fprintf(stderr, "kbv eval: device %s, size %s%s\n", run->device_name, run->size_name,
             extra ? extra : "");
 }
 
@@ -132,7 +238,8 @@ void eval_run_compile_ahead(eval_run *run, const eval_config *cfg, const char *a
     }
     for (int i = 0; i < run->n_plan; i++) {
         const char *path = eval_run_path(run, i);
-        run->sources[i] = kbv_path_is_generation_failure(path) ? NULL : path;
+        run->sources[i] = run->plan[i].unusable || kbv_path_is_generation_failure(path) ? NULL
+                                                                                       : path;
     }
     kbv_compile_ahead_opts o = {.sources = run->sources, .n = run->n_plan,
                                 .parallel = cfg->compile_jobs < run->n_plan ? cfg->compile_jobs
@@ -177,7 +284,13 @@ kbv_status eval_run_done(eval_run *run, int i, const kbv_record *rec, double sec
     (void)i;
     KBV_TRY(kbv_results_append(&run->res, rec));
     run->evaluated++;
-    progress_line(run->evaluated + run->resumed + run->failed, run->total, rec, seconds);
+    /* the evaluator's read, not the plan's, says what the file was */
+    kbv_candidate_defect defect = rec->compile.ok ? KBV_CANDIDATE_OK
+                                                  : kbv_candidate_defect_of_reason(rec->compile.log);
+    if (defect != KBV_CANDIDATE_OK)
+        run->unusable[defect]++;
+    progress_line(run->evaluated + run->resumed + run->failed,
+                  run->candidates - run->in_other_shards, rec, seconds);
     return KBV_OK;
 }
 
@@ -271,14 +384,35 @@ static void stop_compile_ahead(eval_run *run)
     fprintf(stderr, "\n");
 }
 
+void eval_run_account(const eval_run *run)
+{
+    int unusable = 0;
+    for (int d = 1; d < KBV_CANDIDATE_DEFECT_COUNT; d++)
+        unusable += run->unusable[d];
+    fprintf(stderr, "kbv eval: %d candidate%s: %d evaluated", run->candidates,
+            run->candidates == 1 ? "" : "s", run->evaluated);
+    if (unusable) {
+        fprintf(stderr, " (%d unusable file%s:", unusable, unusable == 1 ? "" : "s");
+        for (int d = 1, shown = 0; d < KBV_CANDIDATE_DEFECT_COUNT; d++)
+            if (run->unusable[d])
+                fprintf(stderr, "%s %d %s", shown++ ? "," : "", run->unusable[d],
+                        kbv_candidate_defect_words((kbv_candidate_defect)d, run->unusable[d]));
+        fprintf(stderr, ")");
+    }
+    fprintf(stderr, ", %d could not be evaluated, %d resumed", run->failed, run->resumed);
+    if (run->in_other_shards)
+        fprintf(stderr, ", %d in other shards", run->in_other_shards);
+    int not_reached = run->candidates - run->evaluated - run->failed - run->resumed -
+                      run->in_other_shards;
+    if (not_reached)
+        fprintf(stderr, ", %d not reached (the run stopped; a rerun resumes)", not_reached);
+    fprintf(stderr, "\n");
+}
+
 int eval_run_finish(eval_run *run, const eval_config *cfg)
 {
     stop_compile_ahead(run);
-    if (run->resumed)
-        fprintf(stderr, "kbv eval: %d sample%s already in %s (resumed)\n", run->resumed,
-                run->resumed == 1 ? "" : "s", cfg->out);
-    fprintf(stderr, "kbv eval: %d evaluated, %d could not be evaluated\n", run->evaluated,
-            run->failed);
+    eval_run_account(run);
     int status = report(cfg->out, cfg->summary, run->device_name, run->size_name);
     return run->failed ? 1 : status;
 }

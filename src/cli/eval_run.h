@@ -10,6 +10,7 @@
 
 #include "cli/run_options.h"
 #include "core/status.h"
+#include "eval/candidate_file.h"
 #include "eval/compile_ahead.h"
 #include "eval/runset.h"
 #include "eval/shard.h"
@@ -39,8 +40,15 @@ typedef struct eval_config {
 typedef struct eval_planned {
     int job;
     const kbv_problem_def *def;
+    bool unusable;                   /* its file failed the read when planned (nothing to
+                                        compile ahead; the evaluation records why) */
 } eval_planned;
 
+/* The accounting: every candidate (a file of the run's device or a
+ * .failed.json, of a selected problem that this kbv has) is in exactly one
+ * count. When planned: candidates = n_plan + resumed + in_other_shards +
+ * failed; at the end: candidates = evaluated + failed + resumed +
+ * in_other_shards + not reached (a run that stopped early). */
 typedef struct eval_run {
     kbv_runset rs;
     eval_planned *plan;
@@ -49,7 +57,15 @@ typedef struct eval_run {
     bool res_open;
     const char *device_name;         /* what records say (resume compares it) */
     const char *size_name;
-    int total, evaluated, resumed, failed, in_other_shards;
+    kbv_cand_kind want;              /* the run's candidates: .c (CPU) or .cu (GPU) */
+    int candidates;                  /* in every shard */
+    int evaluated;                   /* recorded by this run */
+    int resumed;                     /* recorded before, with this identity */
+    int failed;                      /* could not be evaluated (kbv's own trouble): not recorded */
+    int in_other_shards;
+    int unusable[KBV_CANDIDATE_DEFECT_COUNT];  /* of the evaluated: unusable files, by defect */
+    int not_selected;                /* candidates of problems --problems leaves out */
+    int unknown_problem;             /* named for problems this kbv does not have */
     kbv_compile_ahead pool;
     const char **sources;            /* the pool's: each planned job's source */
 } eval_run;
@@ -59,12 +75,22 @@ void eval_run_init(eval_run *run);
 
 /* Scans the run directories for candidates of kind want, opens the results
  * file and plans: the selected samples of this shard not yet recorded there
- * with this device and size. Errors are reported on stderr; false then. */
+ * with this device and size (a file that cannot be read is planned too, with
+ * the identity eval/candidate_file.h gives it). Errors are reported on
+ * stderr; false then. Directories that hold entries but no candidate to
+ * account for are such an error (the reason is said). */
 bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
                    const char *device_name, const char *size_name);
 
-/* "kbv eval: N candidates, device D, size S[, K workers]" */
+/* "kbv eval: N candidates in D run directories: P to evaluate, R already
+ * recorded[, S in other shards]; O other entries not evaluated (...)" and
+ * "kbv eval: device D, size S[EXTRA]". */
 void eval_run_announce(const eval_run *run, const eval_config *cfg, const char *extra);
+
+/* The end's accounting: "kbv eval: N candidates: E evaluated (U unusable
+ * files: ...), F could not be evaluated, R resumed[, S in other shards][,
+ * L not reached]". */
+void eval_run_account(const eval_run *run);
 
 /* Starts compiling the planned candidates ahead (cfg->compile_jobs builders;
  * arch as the evaluators compile, NULL on the CPU). Never fails the run: a
@@ -92,8 +118,8 @@ void eval_run_failed(eval_run *run, int i, const char *why);
 /* Position i's candidate file. */
 const char *eval_run_path(const eval_run *run, int i);
 
-/* Stops the pool (reporting what it did), prints the counts and the metrics
- * table, writes the summary. The exit status: 0, or 1 when something could
+/* Stops the pool (reporting what it did), prints the accounting and the
+ * metrics table, writes the summary. The exit status: 0, or 1 when something could
  * not be evaluated or reported. */
 int eval_run_finish(eval_run *run, const eval_config *cfg);
 

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eval/candidate_file.h"
 #include "kbv_build_config.h"
 #include "sandbox/filter.h"
 #include "sandbox/profiles.h"
@@ -771,12 +772,16 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     if (!o || !o->source)
         return kbv_fail(KBV_ERR_INVALID, "kbv_compile: no source given");
     KBV_TRY(lang_of(o->source, &lg));
-    KBV_TRY(read_file(o->source, SOURCE_MAX_BYTES, &src, &src_len));
-    if (src_len == 0)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s is empty", o->source);
-    if (strlen(src) != src_len)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s contains NUL bytes: not a source file",
-                      o->source);
+    /* read under the rule every reader of a candidate follows (never through a link) */
+    kbv_candidate_file file;
+    kbv_status read_st = kbv_candidate_file_read(o->source, &file);
+    src = file.bytes;   /* freed below, whatever the read found */
+    src_len = file.len;
+    KBV_TRY_GOTO(read_st, st, done);
+    if (file.defect != KBV_CANDIDATE_OK)
+        KBV_FAIL_GOTO(st, done, file.defect == KBV_CANDIDATE_MISSING ? KBV_ERR_NOT_FOUND
+                                                                     : KBV_ERR_INVALID,
+                      "%s: %s", o->source, file.detail);
     unsigned char digest[32];
     {
         const void *parts[] = {src};

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eval/candidate_file.h"
 #include "eval/child.h"
 #include "eval/compile.h"
 #include "eval/draws.h"
@@ -1282,22 +1283,28 @@ bool kbv_path_is_generation_failure(const char *path)
     return n > 12 && !strcmp(path + n - 12, ".failed.json");
 }
 
-/* A sample kbv generate recorded as failed (no code in the model's answer):
- * it fails every protocol, with the recorded reason, and counts as tried. */
-static kbv_status generation_failure(const char *path, kbv_record *rec)
+/* A sample that failed before anything ran: not compiled, every protocol
+ * failed with the same reason (the shape of a compile error's record). */
+static void failed_before_running(kbv_record *rec, const char *reason)
 {
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    const char *why = doc ? json_string_value(json_object_get(doc, "reason")) : NULL;
-    char reason[300];
-    snprintf(reason, sizeof reason, "generation failed: %s",
-             why ? why : doc ? "(no reason recorded)" : "unreadable .failed.json");
     rec->compile.ok = false;
     kbv_record_set_log(rec, reason);
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         snprintf(rec->proto[p].reason, sizeof rec->proto[p].reason, "%s", reason);
+}
+
+/* A sample kbv generate recorded as failed (no code in the model's answer):
+ * it fails every protocol, with the recorded reason, and counts as tried. */
+static void generation_failure(const kbv_candidate_file *file, kbv_record *rec)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(file->bytes, file->len, 0, &jerr);
+    const char *why = doc ? json_string_value(json_object_get(doc, "reason")) : NULL;
+    char reason[300];
+    snprintf(reason, sizeof reason, "generation failed: %s",
+             why ? why : doc ? "(no reason recorded)" : "unreadable .failed.json");
+    failed_before_running(rec, reason);
     json_decref(doc);
-    return KBV_OK;
 }
 
 kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
@@ -1307,6 +1314,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_status st = KBV_OK;
     kbv_compile_result *cr = NULL;
     kbv_graph *g = NULL;
+    kbv_candidate_file file = {0};
     char arch[16] = "";
     kbv_phase_clock clock;
     kbv_phase_clock_start(&clock, rec, KBV_PHASE_NONE);
@@ -1324,11 +1332,21 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
-    KBV_TRY(kbv_file_sha256(path, rec->source_sha256));
-    if (kbv_path_is_generation_failure(path)) {
-        st = generation_failure(path, rec);
+    /* the identity, and the candidate's own failures before any compiler
+     * sees it: empty, binary, a link, gone... (eval/candidate_file.h) */
+    KBV_TRY_GOTO(kbv_candidate_file_read(path, &file), st, done);
+    snprintf(rec->source_sha256, sizeof rec->source_sha256, "%s", file.identity);
+    if (file.defect != KBV_CANDIDATE_OK) {
+        char reason[sizeof rec->proto[0].reason];
+        kbv_candidate_defect_reason(&file, reason, sizeof reason);
+        failed_before_running(rec, reason);
         goto done;
     }
+    if (kbv_path_is_generation_failure(path)) {
+        generation_failure(&file, rec);
+        goto done;
+    }
+    kbv_candidate_file_free(&file);   /* kbv_compile reads it again, under the same rule */
 
     cr = calloc(1, sizeof *cr);
     g = calloc(1, sizeof *g);
@@ -1368,6 +1386,7 @@ done:
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         if (!((ev->opts.protocols >> p) & 1u))
             kbv_proto_skip(&rec->proto[p], "not evaluated (kbv eval --protocols)");
+    kbv_candidate_file_free(&file);
     free(cr);
     free(g);
     return st;

@@ -57,13 +57,19 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
  * (full on a GPU, small on the CPU). */
 kbv_status kbv_eval_opts_resolve(const char *device, const char *size, kbv_eval_opts *o);
 
-/* Compiles and evaluates one candidate file of problem def: rec->model,
- * rec->sample and rec->file are the caller's; everything else is filled.
- * A candidate that does not compile gets a record that says so. base, when
- * not NULL, receives the baselines used (NAN-filled if none were needed). */
 /* A run directory's level_..._sample_S.failed.json: a sample that was asked
  * for and never produced; kbv_sample_evaluate records it as failed. */
 bool kbv_path_is_generation_failure(const char *path);
+
+/* Compiles and evaluates one candidate file of problem def: rec->model,
+ * rec->sample and rec->file are the caller's; everything else is filled.
+ * The file is read under eval/candidate_file.h's rule. A candidate that does
+ * not compile, and a file that cannot be used as a candidate (empty, binary,
+ * too large, a symbolic link, not a regular file, unreadable, gone), get a
+ * record that says so: not compiled, every protocol failed with the reason
+ * ("compile error: ...", "unusable candidate file (<kind>): ..."). base,
+ * when not NULL, receives the baselines used (NAN-filled if none were
+ * needed). */
 
 kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
                                const kbv_problem_def *def, const char *path, kbv_record *rec,

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,8 @@ bool kbv_candidate_name_parse(const char *name, int *level, int *problem_id, int
         k = KBV_CAND_C;
     else if (!strcmp(p, ".failed.json"))
         k = KBV_CAND_GEN_FAILED;
+    else if (!strcmp(p, "_kernel.py") || !strcmp(p, ".py"))
+        k = KBV_CAND_KERNELBENCH_PY;
     else
         return false;
     *level = l;
@@ -105,6 +108,80 @@ static kbv_status model_name(const char *dir, char *out, size_t cap)
     return KBV_OK;
 }
 
+void kbv_name_list_add(kbv_name_list *l, const char *name, const char *suffix)
+{
+    if (l->n < KBV_NAMES_SHOWN) {
+        char *out = l->shown[l->n];
+        size_t cap = sizeof l->shown[0], k = 0;
+        for (const unsigned char *p = (const unsigned char *)name; *p && k + 1 < cap; p++, k++)
+            out[k] = *p >= 0x20 && *p < 0x7f ? (char)*p : '?';
+        out[k] = '\0';
+        if (suffix)
+            snprintf(out + k, cap - k, "%s", suffix);
+    }
+    l->n++;
+}
+
+void kbv_name_list_print(FILE *f, const kbv_name_list *l)
+{
+    int shown = l->n < KBV_NAMES_SHOWN ? l->n : KBV_NAMES_SHOWN;
+    for (int i = 0; i < shown; i++)
+        fprintf(f, "%s%s", i == 0 ? "" : i + 1 == l->n ? " and " : ", ", l->shown[i]);
+    if (l->n > shown)
+        fprintf(f, " and %d more", l->n - shown);
+}
+
+/* What a listed entry is when it is not a plain file: " (a directory)". */
+static const char *entry_type_suffix(int dir_fd, const struct dirent *e)
+{
+    unsigned char type = e->d_type;
+    struct stat sb;
+    if (type == DT_UNKNOWN && fstatat(dir_fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+        type = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISLNK(sb.st_mode) ? DT_LNK
+             : S_ISFIFO(sb.st_mode) ? DT_FIFO : S_ISSOCK(sb.st_mode) ? DT_SOCK
+             : S_ISREG(sb.st_mode) ? DT_REG : DT_CHR;
+    switch (type) {
+    case DT_DIR: return " (a directory)";
+    case DT_LNK: return " (a symbolic link)";
+    case DT_FIFO: return " (a fifo)";
+    case DT_SOCK: return " (a socket)";
+    case DT_CHR:
+    case DT_BLK: return " (a device)";
+    default: return NULL;
+    }
+}
+
+static bool is_response(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 14 && !strcmp(name + len - 14, ".response.json");
+}
+
+/* The scan's notes on what of dir is not evaluated, and why. */
+static void scan_notes(FILE *notes, const char *dir, kbv_cand_kind want, int other_device,
+                       const kbv_name_list *python, const kbv_name_list *others)
+{
+    if (other_device)
+        fprintf(notes, "kbv: %s: skipping %d %s file%s (this run is on the %s)\n", dir,
+                other_device, want == KBV_CAND_C ? ".cu" : ".c", other_device == 1 ? "" : "s",
+                want == KBV_CAND_C ? "CPU" : "GPU");
+    if (python->n) {
+        fprintf(notes, "kbv: %s: %d KernelBench Python candidate%s not evaluated (", dir,
+                python->n, python->n == 1 ? "" : "s");
+        kbv_name_list_print(notes, python);
+        fprintf(notes, "): this build of kbv does not evaluate KernelBench's Python format "
+                       "(ModelNew); a kbv candidate is a .cu or .c file that implements "
+                       "kbv_forward (docs/ABI.md)\n");
+    }
+    if (others->n) {
+        fprintf(notes, "kbv: %s: %d entr%s not evaluated, not named like a candidate "
+                       "(level_L_problem_P_sample_S.cu, .c or .failed.json): ", dir, others->n,
+                others->n == 1 ? "y" : "ies");
+        kbv_name_list_print(notes, others);
+        fprintf(notes, "\n");
+    }
+}
+
 kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, FILE *notes)
 {
     kbv_status st = KBV_OK;
@@ -114,50 +191,45 @@ kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, 
     DIR *d = opendir(dir);
     if (!d)
         return kbv_fail(KBV_ERR_IO, "cannot read run directory %s: %s", dir, strerror(errno));
-    int first = rs->n, skipped = 0;
+    int first = rs->n, other_device = 0;
+    kbv_name_list python = {0}, others = {0};
     struct dirent *e;
     errno = 0;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
+        const char *name = e->d_name;
         kbv_cand_kind kind;
-        size_t len = strlen(e->d_name);
-        if (len > 14 && !strcmp(e->d_name + len - 14, ".response.json"))
-            continue;  /* kbv generate's raw answer, kept beside its candidate */
-        if (!kbv_candidate_name_parse(e->d_name, &job.level, &job.problem_id, &job.sample,
-                                      &kind)) {
-            rs->ignored++;
-            if (notes)
-                fprintf(notes, "kbv: ignoring %s/%s (not named level_L_problem_P_sample_S.cu, "
-                               ".c or .failed.json)\n", dir, e->d_name);
-            continue;
+        if (!strcmp(name, ".") || !strcmp(name, "..")) {
+            /* not entries */
+        } else if (name[0] == '.') {
+            rs->hidden++;
+        } else if (is_response(name)) {
+            rs->responses++;   /* kbv generate's raw answer, kept beside its candidate */
+        } else if (!kbv_candidate_name_parse(name, &job.level, &job.problem_id, &job.sample,
+                                             &kind)) {
+            rs->not_candidates++;
+            kbv_name_list_add(&others, name, entry_type_suffix(dirfd(d), e));
+        } else if (kind == KBV_CAND_KERNELBENCH_PY) {
+            rs->kernelbench_py++;
+            kbv_name_list_add(&python, name, NULL);
+        } else if (kind != want && kind != KBV_CAND_GEN_FAILED) {
+            other_device++;   /* (a sample the model never produced fails on any device) */
+        } else {
+            /* whatever the entry is: reading it decides (eval/candidate_file.h) */
+            if (snprintf(job.path, sizeof job.path, "%s/%s", dir, name) >= (int)sizeof job.path)
+                KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "path too long: %s/%s", dir, name);
+            job.kind = kind;
+            KBV_TRY_GOTO(push_job(rs, &job), st, done);
         }
-        /* a sample the model never produced fails on any device */
-        if (kind != want && kind != KBV_CAND_GEN_FAILED) {
-            skipped++;
-            continue;
-        }
-        if (snprintf(job.path, sizeof job.path, "%s/%s", dir, e->d_name) >= (int)sizeof job.path)
-            KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "path too long: %s/%s", dir, e->d_name);
-        struct stat sb;
-        if (stat(job.path, &sb) || !S_ISREG(sb.st_mode)) {
-            rs->ignored++;
-            if (notes)
-                fprintf(notes, "kbv: ignoring %s (not a readable regular file)\n", job.path);
-            continue;
-        }
-        job.kind = kind;
-        KBV_TRY_GOTO(push_job(rs, &job), st, done);
         errno = 0;
     }
     if (errno)
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading run directory %s: %s", dir, strerror(errno));
-    if (skipped && notes)
-        fprintf(notes, "kbv: %s: skipping %d %s file%s (this run is on the %s)\n", dir, skipped,
-                want == KBV_CAND_C ? ".cu" : ".c", skipped == 1 ? "" : "s",
-                want == KBV_CAND_C ? "CPU" : "GPU");
-    rs->skipped_kind += skipped;
-    qsort(rs->jobs + first, (size_t)(rs->n - first), sizeof *rs->jobs, cmp_job);
+    if (notes)
+        scan_notes(notes, dir, want, other_device, &python, &others);
+    rs->other_device += other_device;
+    rs->n_dirs++;
+    if (rs->n > first)   /* jobs is NULL until the first one */
+        qsort(rs->jobs + first, (size_t)(rs->n - first), sizeof *rs->jobs, cmp_job);
 done:
     closedir(d);
     return st;

@@ -187,11 +187,14 @@ assert len(recs[0]["draws"]) == 9 and recs[0]["protocols"]["verified"]["t_kernel
 PY
 "$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --protocols verified \
     >/dev/null 2>"$TMP/evalv2.err"
-check "a verified rerun resumes every sample" grep -q "^kbv eval: 0 evaluated" "$TMP/evalv2.err"
+check "a verified rerun resumes every sample" \
+    grep -q "^kbv eval: 6 candidates: 0 evaluated, 0 could not be evaluated, 6 resumed$" \
+    "$TMP/evalv2.err"
 "$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --protocols standard,verified \
     >/dev/null 2>"$TMP/evalv3.err"
 check "adding a protocol evaluates every sample again" \
-    grep -q "^kbv eval: 6 evaluated" "$TMP/evalv3.err"
+    grep -q "^kbv eval: 6 candidates: 6 evaluated, 0 could not be evaluated, 0 resumed$" \
+    "$TMP/evalv3.err"
 "$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --protocols verified,fast >/dev/null 2>&1
 check "an unknown protocol is a usage error (2)" test $? -eq 2
 

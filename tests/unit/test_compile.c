@@ -201,6 +201,15 @@ static void test_not_a_candidate(void **state)
 
     o.source = dir;  /* a directory named like nothing */
     assert_int_equal(kbv_compile(&o, &res), KBV_ERR_INVALID);
+
+    /* the source is read under the candidate rule: never through a link */
+    char link[300];
+    snprintf(link, sizeof link, "%s/link.c", dir);
+    assert_int_equal(symlink(write_source("target.c", good_c), link), 0);
+    o.source = link;
+    assert_int_equal(kbv_compile(&o, &res), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "symbolic link, not followed"));
+    kbv_clear_error();
 }
 
 static void test_missing_compiler_is_an_error(void **state)
