@@ -181,7 +181,7 @@ static void cache_dir_init(void)
         return;
     }
     if (mkdir_p(cache_path) != KBV_OK) {
-        snprintf(cache_error, sizeof cache_error, "%s", kbv_last_error());
+        snprintf(cache_error, sizeof cache_error, "%s", kbv_last_message());
         kbv_clear_error();
         cache_path[0] = '\0';
     }
@@ -741,7 +741,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     st = read_file(path, SOURCE_MAX_BYTES, &header, &header_len);
     if (st != KBV_OK)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "kbv/candidate.h not found under %s (set "
-                      "KBV_INCLUDE_DIR): %s", inc, kbv_last_error());
+                      "KBV_INCLUDE_DIR): %s", inc, kbv_last_message());
 
     const char *compiler = resolve_compiler(o, lg);
     const char *arch = o->arch && *o->arch ? o->arch : KBV_COMPILE_DEFAULT_ARCH;

@@ -251,7 +251,7 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
                             char **out)
 {
     if (!def || !opt || !out)
-        return kbv_fail(KBV_ERR_INVALID, "prompt: no problem, options or output");
+        return kbv_fail(KBV_ERR_INTERNAL, "prompt: no problem, options or output");
     *out = NULL;
     kbv_status st = KBV_OK;
     char *tmpl = NULL, key[32], path[4096];
