@@ -4,6 +4,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "core/paths.h"
 #include "kbv_build_config.h"
 
 typedef struct command {
@@ -43,7 +44,10 @@ static void usage(FILE *f)
             "            environment does the same. Internal errors (out of memory, CUDA,\n"
             "            kbv's own processes) always do\n"
             "  --version this kbv's version\n\n"
-            "Documentation: docs/METHODOLOGY.md (protocols, metrics), docs/ABI.md (candidates).\n");
+            "documentation, in %s/docs:\n"
+            "  ABI.md          what a candidate implements (the prompt includes it)\n"
+            "  METHODOLOGY.md  every protocol, metric and column\n",
+            kbv_share_dir());
 }
 
 static const command *find_command(const char *name)

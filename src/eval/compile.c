@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/paths.h"
 #include "eval/sandbox.h"
-#include "kbv_build_config.h"
 
 extern char **environ;
 
@@ -199,8 +199,10 @@ const char *kbv_cache_dir(void)
 
 const char *kbv_candidate_include_dir(void)
 {
-    const char *env = getenv("KBV_INCLUDE_DIR");
-    return env && *env ? env : KBV_SOURCE_DIR "/include";
+    static _Thread_local char dir[4096];   /* per thread: compiles run side by side */
+    if (kbv_data_path("KBV_INCLUDE_DIR", "include", NULL, dir, sizeof dir) != KBV_OK)
+        kbv_clear_error();   /* too long: the header is then not found there, and said so */
+    return dir;
 }
 
 /* ---- running a tool with a deadline ----------------------------------- */

@@ -1,5 +1,7 @@
 /* The status relay: the trace, the message kept alone, which codes are
- * internal, and what a user is shown with and without debug mode. */
+ * internal, and what a user is shown with and without debug mode; and where
+ * kbv finds its own files (core/paths.h). */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "core/paths.h"
 #include "core/status.h"
 
 static int reset(void **state)
@@ -104,6 +108,39 @@ static void test_refail_with_own_text(void **state)
     assert_non_null(strstr(kbv_last_message(), "parse error: --seeds: bad value 'x'"));
 }
 
+static void test_paths_follow_the_program(void **state)
+{
+    (void)state;
+    /* this test runs in the build tree: its share directory and runner */
+    char exe[PATH_MAX], buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    assert_string_equal(kbv_program_dir(), exe);
+    assert_non_null(strstr(kbv_share_dir(), "/share/kbv"));
+    unsetenv("KBV_PROMPTS_DIR");
+    assert_int_equal(kbv_data_path("KBV_PROMPTS_DIR", "prompts", "default.txt", buf, sizeof buf),
+                     KBV_OK);
+    assert_int_equal(access(buf, R_OK), 0);
+    setenv("KBV_PROMPTS_DIR", "/elsewhere", 1);
+    assert_int_equal(kbv_data_path("KBV_PROMPTS_DIR", "prompts", "default.txt", buf, sizeof buf),
+                     KBV_OK);
+    assert_string_equal(buf, "/elsewhere/default.txt");
+    unsetenv("KBV_PROMPTS_DIR");
+    assert_int_equal(kbv_data_path("KBV_PROMPTS_DIR", "prompts", "default.txt", buf, 8),
+                     KBV_ERR_INVALID);
+    kbv_clear_error();
+
+    unsetenv("KBV_RUNNER");
+    assert_int_equal(kbv_runner_locate(buf, sizeof buf), KBV_OK);
+    assert_int_equal(access(buf, X_OK), 0);
+    setenv("KBV_RUNNER", "/opt/r", 1);
+    assert_int_equal(kbv_runner_locate(buf, sizeof buf), KBV_OK);
+    assert_string_equal(buf, "/opt/r");
+    unsetenv("KBV_RUNNER");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +149,7 @@ int main(void)
         cmocka_unit_test_setup(test_internal_errors_show_the_trace, reset),
         cmocka_unit_test_setup(test_relay_without_a_failure, reset),
         cmocka_unit_test_setup(test_refail_with_own_text, reset),
+        cmocka_unit_test_setup(test_paths_follow_the_program, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
