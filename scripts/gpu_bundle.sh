@@ -3,8 +3,8 @@
 # libraries a bare GPU machine may lack (jansson, cmocka, seccomp, libelf), so
 # the build can be carried to a machine without Debian's -dev packages.
 #   scripts/gpu_bundle.sh [BUILD_DIR]     (default build-gpu)
-# It also assembles DIR/carry: just the programs and those libraries, small
-# enough to travel. Then, there: tests/gpu/run.sh DIR/carry
+# It also assembles DIR/carry: just the programs, their files (share/kbv) and
+# those libraries, small enough to travel. Then, there: tests/gpu/run.sh DIR/carry
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-gpu}
@@ -17,5 +17,6 @@ for bin in "$dir/kbv" "$dir/kbv-runner" "$dir/libkbv.so" "$dir"/gpu_test_*; do
 done | sort -u | grep -E 'libjansson|libcmocka|libseccomp|libelf' | xargs -r cp -L -t "$dir/lib"
 rm -rf "$dir/carry" && mkdir -p "$dir/carry"
 cp -r "$dir/lib" "$dir/kbv" "$dir/kbv-runner" "$dir/libkbv.so" "$dir"/gpu_test_* "$dir/carry/"
+cp -rL "$dir/share" "$dir/carry/"   # kbv's files (share/kbv), links followed: kbv finds them beside itself
 strip --strip-unneeded "$dir"/carry/kbv "$dir"/carry/kbv-runner "$dir"/carry/gpu_test_* 2>/dev/null || true
 du -sh "$dir/carry"

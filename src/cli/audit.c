@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "core/clock.h"
@@ -165,7 +166,7 @@ int kbv_cmd_audit(int argc, char **argv)
         return 2;
     kbv_problem_set sel;
     if (problems && kbv_problem_set_parse(problems, &sel) != KBV_OK) {
-        fprintf(stderr, "kbv audit: %s\n", kbv_last_error());
+        kbv_cli_error("kbv audit", NULL);
         return 2;
     }
 
@@ -180,7 +181,7 @@ int kbv_cmd_audit(int argc, char **argv)
     }
     if (kbv_eval_opts_resolve(ro.device, ro.size, &opts) != KBV_OK ||
         kbv_evaluator_create(&opts, &ev) != KBV_OK) {
-        fprintf(stderr, "kbv audit: %s\n", kbv_last_error());
+        kbv_cli_error("kbv audit", NULL);
         goto done;
     }
     if (!json)
@@ -199,8 +200,7 @@ int kbv_cmd_audit(int argc, char **argv)
         const double t0 = kbv_monotonic_s();
         if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
             kbv_audit_problem(ev->be, g, seeds, &r) != KBV_OK) {
-            fprintf(stderr, "kbv audit: %s:\n%s\n", key, kbv_last_error());
-            kbv_clear_error();
+            kbv_cli_error("kbv audit", key);
             failed++;
             continue;
         }

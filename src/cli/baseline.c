@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "eval/baseline.h"
@@ -72,7 +73,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     }
     kbv_problem_set sel;
     if (problems && kbv_problem_set_parse(problems, &sel) != KBV_OK) {
-        fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
+        kbv_cli_error("kbv baseline", NULL);
         return 2;
     }
     if (kbv_run_options_check("kbv baseline", &ro))
@@ -80,7 +81,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     const char *device = ro.device, *size = ro.size, *seed_s = ro.seed;
     kbv_eval_opts opts = {0};
     if (seed_s && kbv_seed_parse(seed_s, &opts.run_seed) != KBV_OK) {
-        fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
+        kbv_cli_error("kbv baseline", NULL);
         return 2;
     }
 
@@ -115,8 +116,7 @@ int kbv_cmd_baseline(int argc, char **argv)
         if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
             kbv_baselines_get(&cache, ev->be, g, key, opts.size, opts.run_seed, force, base,
                               &fresh) != KBV_OK) {
-            fprintf(stderr, "kbv baseline: %s:\n%s\n", key, kbv_last_error());
-            kbv_clear_error();
+            kbv_cli_error("kbv baseline", key);
             failed++;
             continue;
         }
@@ -133,7 +133,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     status = failed ? 1 : 0;
     goto done;
 fail:
-    fprintf(stderr, "kbv baseline: %s\n", kbv_last_error());
+    kbv_cli_error("kbv baseline", NULL);
 done:
     if (cache_open)
         kbv_baseline_cache_close(&cache);

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "eval/draws.h"
@@ -200,8 +201,13 @@ int kbv_cmd_check(int argc, char **argv)
             return 2;
         }
     }
-    if (!problem || !file) {
+    if (argc < 2) {
         usage(stderr);
+        return 2;
+    }
+    if (!problem || !file) {
+        fprintf(stderr, "kbv check: give a problem and a candidate file, e.g. kbv check L1/19 "
+                        "my_relu.cu (see kbv check --help)\n");
         return 2;
     }
     const kbv_problem_def *def = kbv_problem_find(problem);
@@ -241,13 +247,14 @@ int kbv_cmd_check(int argc, char **argv)
     kbv_record *rec = malloc(sizeof *rec);
     kbv_baseline base[KBV_MODE_COUNT];
     kbv_eval_opts opts = {.call_timeout_s = timeout};
+    char what[1100];
     if (!rec) {
         fprintf(stderr, "kbv check: out of memory\n");
         return 1;
     }
     if (seed_s) {
         if (kbv_seed_parse(seed_s, &opts.run_seed) != KBV_OK) {
-            fprintf(stderr, "kbv check: %s\n", kbv_last_error());
+            kbv_cli_error("kbv check", NULL);
             free(rec);
             return 2;
         }
@@ -273,16 +280,17 @@ int kbv_cmd_check(int argc, char **argv)
         json_decref(o);
         printf("\n");
         if (bad) {
-            fprintf(stderr, "kbv check: writing JSON failed\n");
+            kbv_cli_stdout_error("kbv check");
             goto done;
         }
     } else {
         print_report(rec, def, base, seed_s != NULL);
     }
-    status = fflush(stdout) == 0 ? 0 : 1;
+    status = kbv_cli_flush_stdout("kbv check");
     goto done;
 fail:
-    fprintf(stderr, "kbv check: could not evaluate %s:\n%s\n", file, kbv_last_error());
+    snprintf(what, sizeof what, "could not evaluate %s", file);
+    kbv_cli_error("kbv check", what);
 done:
     if (cache_open)
         kbv_baseline_cache_close(&cache);

@@ -10,6 +10,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "eval/npy.h"
 #include "exec/backend.h"
@@ -47,9 +48,7 @@ static int fail_line(const char *what)
 
 static int fail_status(void)
 {
-    const char *e = kbv_last_error();
-    const char *nl = strchr(e, '\n');
-    fprintf(stderr, "kbv dump: %.*s\n", nl ? (int)(nl - e) : (int)strlen(e), e);
+    kbv_cli_error("kbv dump", NULL);
     return 2;
 }
 

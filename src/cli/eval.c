@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/eval_run.h"
 #include "cli/run_options.h"
@@ -163,10 +164,13 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
             return 2;
         }
     }
-    if (cfg->n_dirs == 0 || !cfg->out) {
-        fprintf(stderr, "kbv eval: %s\n\n", cfg->n_dirs == 0 ? "no run directory given"
-                                                             : "--out RESULTS.jsonl is required");
+    if (argc < 2) {
         usage(stderr);
+        return 2;
+    }
+    if (cfg->n_dirs == 0 || !cfg->out) {
+        fprintf(stderr, "kbv eval: %s (see kbv eval --help)\n",
+                cfg->n_dirs == 0 ? "no run directory given" : "--out RESULTS.jsonl is required");
         return 2;
     }
     if (kbv_run_options_check("kbv eval", &cfg->ro))
@@ -187,7 +191,7 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
         return 2;
     }
     if (cfg->problems && kbv_problem_set_parse(cfg->problems, &cfg->selection) != KBV_OK) {
-        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+        kbv_cli_error("kbv eval", NULL);
         return 2;
     }
     if (cfg->compile_jobs < 0)
@@ -197,8 +201,7 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
     if (cfg->mpi) {
         cfg->shard = (kbv_shard){.index = 0, .count = 1};
     } else if (kbv_shard_resolve(shard_s, &cfg->shard) != KBV_OK) {
-        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
-        kbv_clear_error();
+        kbv_cli_error("kbv eval", NULL);
         return 2;
     }
     return -1;
@@ -209,7 +212,7 @@ static bool name_files(eval_config *cfg, char *out_buf, size_t out_cap, char *su
                        size_t summary_cap)
 {
     if (kbv_shard_out_path(cfg->out, &cfg->shard, out_buf, out_cap) != KBV_OK) {
-        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+        kbv_cli_error("kbv eval", NULL);
         return false;
     }
     cfg->out = out_buf;
@@ -327,7 +330,7 @@ static int eval_local(eval_config *cfg)
         goto done;
     }
     if (cfg->ro.seed && kbv_seed_parse(cfg->ro.seed, &opts.run_seed) != KBV_OK) {
-        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+        kbv_cli_error("kbv eval", NULL);
         status = 2;
         goto done;
     }
@@ -356,7 +359,7 @@ static int eval_local(eval_config *cfg)
         if (cfg->gpus) {
             if (kbv_gpu_list_parse(cfg->gpus, probe->n_gpus, devices, KBV_MAX_WORKERS,
                                    &n_list) != KBV_OK) {
-                fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+                kbv_cli_error("kbv eval", NULL);
                 status = 2;
                 goto done;
             }

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "cli/cli_error.h"
 #include "cli/eval_run.h"
 #include "eval/draws.h"
 #include "eval/protocol.h"
@@ -166,7 +167,7 @@ int eval_mpi(const eval_config *cfg)
     uint64_t seed = 0;
     if (cfg->ro.seed ? kbv_seed_parse(cfg->ro.seed, &seed) != KBV_OK
                      : kbv_run_seed_new(&seed) != KBV_OK) {
-        fprintf(stderr, "kbv eval: %s\n", kbv_last_error());
+        kbv_cli_error("kbv eval", NULL);
         return cfg->ro.seed ? 2 : 1;
     }
     kbv_mpi_world w;

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "eval/protocol.h"
 #include "report/metrics.h"
 #include "report/table.h"
 
 void eval_print_error(const char *what)
 {
-    fprintf(stderr, "kbv eval: %s:\n%s\n", what, kbv_last_error());
-    kbv_clear_error();
+    kbv_cli_error("kbv eval", what);
 }
 
 void eval_run_init(eval_run *run)

@@ -129,7 +129,7 @@ void eval_run_free(eval_run *run);
 /* The --mpi run (eval_mpi.c): rank 0 coordinates, the others evaluate. */
 int eval_mpi(const eval_config *cfg);
 
-/* "kbv eval: WHAT:\n<the error trace>" on stderr, and clears the error. */
+/* "kbv eval: WHAT: <the error>" on stderr (kbv_cli_error), and clears the error. */
 void eval_print_error(const char *what);
 
 #endif

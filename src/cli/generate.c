@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "eval/runset.h"
 #include "gen/chat.h"
@@ -50,13 +51,6 @@ static void usage(FILE *f)
             "answer (rerun to retry them), 2 on bad usage.\n");
 }
 
-/* The first line of the error trace: file:line, code and message. */
-static void print_error(void)
-{
-    const char *e = kbv_last_error();
-    fprintf(stderr, "kbv generate: %.*s\n", (int)strcspn(e, "\n"), e);
-}
-
 static bool parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -85,7 +79,7 @@ static int select_problems(const char *sel, const kbv_problem_def ***out, int *n
 {
     kbv_problem_set set;
     if (kbv_problem_set_parse(sel, &set) != KBV_OK) {
-        print_error();
+        kbv_cli_error("kbv generate", NULL);
         return 2;
     }
     int total = kbv_problem_count();
@@ -182,23 +176,26 @@ int kbv_cmd_generate(int argc, char **argv)
             ok = false;
         }
         if (!ok) {
-            fprintf(stderr, "kbv generate: bad or incomplete option '%s%s%s'\n\n", a,
-                    takes_value && v ? " " : "", takes_value && v ? v : "");
-            usage(stderr);
+            fprintf(stderr, "kbv generate: bad or incomplete option '%s%s%s' (see kbv generate "
+                            "--help)\n", a, takes_value && v ? " " : "", takes_value && v ? v : "");
             return 2;
         }
         if (takes_value)
             i++;
     }
-    if (!cfg.model || !endpoint || !selection) {
-        fprintf(stderr, "kbv generate: --model, --endpoint and --problems are required\n\n");
+    if (argc < 2) {
         usage(stderr);
+        return 2;
+    }
+    if (!cfg.model || !endpoint || !selection) {
+        fprintf(stderr, "kbv generate: --model, --endpoint and --problems are required (see kbv "
+                        "generate --help)\n");
         return 2;
     }
 
     char url[2048], out_dir[1024];
     if (kbv_chat_url(endpoint, url, sizeof url) != KBV_OK) {
-        print_error();
+        kbv_cli_error("kbv generate", NULL);
         return 2;
     }
     cfg.url = url;
@@ -230,7 +227,7 @@ int kbv_cmd_generate(int argc, char **argv)
     kbv_status st = kbv_generate(&cfg, problems, n_problems, &s);
     free(problems);
     if (st != KBV_OK)
-        print_error();
+        kbv_cli_error("kbv generate", NULL);
     fprintf(stderr,
             "generate: %d ok, %d failed, %d skipped, %d errors; %d requests; tokens: %lld prompt "
             "+ %lld completion; run directory %s\n",

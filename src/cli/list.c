@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "graph/graph.h"
 #include "report/ceilings.h"
@@ -163,8 +164,7 @@ int kbv_cmd_list(int argc, char **argv)
         char key[32];
         kbv_problem_key(def, key, sizeof key);
         if (kbv_graph_build(def, size, g) != KBV_OK) {
-            const char *e = kbv_last_error(), *nl = strchr(e, '\n');
-            fprintf(stderr, "kbv list: %.*s\n", nl ? (int)(nl - e) : (int)strlen(e), e);
+            kbv_cli_error("kbv list", NULL);
             status = 2;
             goto done;
         }
@@ -191,16 +191,14 @@ int kbv_cmd_list(int argc, char **argv)
     }
     if (json) {
         if (json_dumpf(rows, stdout, JSON_INDENT(2)) != 0) {
-            fprintf(stderr, "kbv list: writing JSON failed\n");
+            kbv_cli_stdout_error("kbv list");
             status = 2;
             goto done;
         }
         printf("\n");
     }
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "kbv list: writing to stdout failed\n");
+    if (kbv_cli_flush_stdout("kbv list"))
         status = 2;
-    }
 done:
     free(text);
     json_decref(rows);

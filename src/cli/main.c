@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "core/paths.h"
 #include "kbv_build_config.h"
 
 typedef struct command {
@@ -29,32 +31,95 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "kbv %s: KernelBench-Verified, the evaluation harness for GPU kernels\n\n"
-            "usage: kbv <command> [options]   (kbv <command> --help for its options)\n\n"
+            "usage: kbv [--debug] <command> [options]\n"
+            "       kbv help <command>    its options (the same as kbv <command> --help)\n\n"
             "commands:\n",
             KBV_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nDocumentation: docs/METHODOLOGY.md (protocols, metrics), docs/ABI.md (candidates).\n");
+    fprintf(f,
+            "\noptions before the command:\n"
+            "  --debug   an error prints where kbv found it and how it was relayed\n"
+            "            (file:line), not just what went wrong; KBV_DEBUG=1 in the\n"
+            "            environment does the same. Internal errors (out of memory, CUDA,\n"
+            "            kbv's own processes) always do\n"
+            "  --version this kbv's version\n\n"
+            "documentation, in %s/docs:\n"
+            "  ABI.md          what a candidate implements (the prompt includes it)\n"
+            "  METHODOLOGY.md  every protocol, metric and column\n",
+            kbv_share_dir());
 }
 
-int main(int argc, char **argv)
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    fprintf(stderr, "kbv: unknown command '%s' (kbv help lists the commands)\n", name);
+    return 2;
+}
+
+/* kbv help [CMD]: the overview, or CMD --help. */
+static int help(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "kbv help: one command at a time, e.g. kbv help eval\n");
+        return 2;
+    }
+    const command *cmd = find_command(argv[1]);
+    if (!cmd)
+        return unknown_command(argv[1]);
+    char flag[] = "--help";
+    char *help_argv[] = {argv[1], flag, NULL};
+    return cmd->run(2, help_argv);
+}
+
+/* Runs what the command line asks for; *who: "kbv CMD" once one is chosen. */
+static int dispatch(int argc, char **argv, char *who, size_t who_cap)
 {
     if (argc < 2) {
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(argv[1], "--version")) {
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+        return help(1, argv + 1);
+    if (!strcmp(name, "help"))
+        return help(argc - 1, argv + 1);
+    if (!strcmp(name, "--version")) {
         printf("kbv %s\n", KBV_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "kbv: unknown command '%s'\n\n", argv[1]);
-    usage(stderr);
-    return 2;
+    if (name[0] == '-') {
+        fprintf(stderr, "kbv: unknown option '%s' before the command (kbv help lists the "
+                        "commands and options)\n", name);
+        return 2;
+    }
+    const command *cmd = find_command(name);
+    if (!cmd)
+        return unknown_command(name);
+    snprintf(who, who_cap, "kbv %s", cmd->name);
+    return cmd->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    int taken = kbv_cli_global_options(argc, argv);
+    argv[taken] = argv[0];
+    char who[32] = "kbv";
+    int status = dispatch(argc - taken, argv + taken, who, sizeof who);
+    /* text lost to a full disk or a closed pipe is a failure, for every
+     * command that did not check for itself */
+    if (status == 0)
+        status = kbv_cli_flush_stdout(who);
+    return status;
 }

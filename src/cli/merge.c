@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "report/metrics.h"
 #include "report/results.h"
@@ -40,12 +41,6 @@ static void usage(FILE *f)
             "  --help          this text\n\n"
             "Exit status: 0 when merged (conflicts included: they are on stderr), 1 when an\n"
             "input cannot be read or the output written, 2 on bad usage.\n");
-}
-
-static void print_error(const char *what)
-{
-    fprintf(stderr, "kbv merge: %s:\n%s\n", what, kbv_last_error());
-    kbv_clear_error();
 }
 
 /* A kept record: its identity, its verdicts, where it came from, its line. */
@@ -248,16 +243,16 @@ static kbv_status write_merged(const merge_state *m, const char *path)
         snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp)
         return kbv_fail(KBV_ERR_INVALID, "output path too long: %s", path);
     fd = mkstemp(tmp);
-    if (fd < 0)
-        return kbv_fail(KBV_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    if (fd < 0)   /* the temporary file beside path, renamed over it once written */
+        return kbv_fail(KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     for (int i = 0; i < m->n; i++)
         if (write_all(fd, m->items[i].line, strlen(m->items[i].line)) || write_all(fd, "\n", 1))
-            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     if (fchmod(fd, 0644) || fsync(fd))
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     if (close(fd)) {
         fd = -1;
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
     fd = -1;
     if (rename(tmp, path))
@@ -286,7 +281,7 @@ static int report(const char *out, const char *summary)
     memset(&m, 0, sizeof m);
     bool *done = NULL;
     if (kbv_records_load(out, &all) != KBV_OK) {
-        print_error("reading the merged file back");
+        kbv_cli_error("kbv merge", "reading the merged file back");
         return 1;
     }
     done = calloc((size_t)all.n + 1, sizeof *done);
@@ -314,14 +309,14 @@ static int report(const char *out, const char *summary)
                 continue;
             done[j] = true;
             if (kbv_record_list_push(&group, &all.items[j]) != KBV_OK) {
-                print_error("collecting records");
+                kbv_cli_error("kbv merge", "collecting records");
                 goto end;
             }
         }
         kbv_metrics_free(&m);
         memset(&m, 0, sizeof m);
         if (kbv_metrics_compute(group.items, group.n, &m) != KBV_OK) {
-            print_error("computing the metrics");
+            kbv_cli_error("kbv merge", "computing the metrics");
             goto end;
         }
         kbv_summary_info info = {.results_path = out, .device = first->device,
@@ -329,7 +324,7 @@ static int report(const char *out, const char *summary)
         kbv_table_print(stdout, &m, &info);
         if (groups == 1) {
             if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
-                print_error("writing the summary");
+                kbv_cli_error("kbv merge", "writing the summary");
                 goto end;
             }
             fprintf(stderr, "kbv merge: summary in %s\n", summary);
@@ -372,10 +367,13 @@ int kbv_cmd_merge(int argc, char **argv)
             return 2;
         }
     }
-    if (n_inputs == 0 || !out) {
-        fprintf(stderr, "kbv merge: %s\n\n", n_inputs == 0 ? "no results file given"
-                                                           : "--out MERGED.jsonl is required");
+    if (argc < 2) {
         usage(stderr);
+        return 2;
+    }
+    if (n_inputs == 0 || !out) {
+        fprintf(stderr, "kbv merge: %s (see kbv merge --help)\n",
+                n_inputs == 0 ? "no results file given" : "--out MERGED.jsonl is required");
         return 2;
     }
     char summary_buf[1100];
@@ -387,14 +385,14 @@ int kbv_cmd_merge(int argc, char **argv)
     merge_state m = {.inputs = inputs};
     for (int i = 0; i < n_inputs; i++)
         if (read_input(&m, i) != KBV_OK) {
-            print_error("reading the inputs");
+            kbv_cli_error("kbv merge", NULL);   /* names the file */
             goto done;
         }
     if (m.malformed)
         fprintf(stderr, "kbv merge: %d line%s left out (not a results record)\n", m.malformed,
                 m.malformed == 1 ? "" : "s");
     if (write_merged(&m, out) != KBV_OK) {
-        print_error("writing the merged file");
+        kbv_cli_error("kbv merge", NULL);
         goto done;
     }
     fprintf(stderr, "kbv merge: %d record%s from %d file%s into %s; dropped: %d duplicate%s, "

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "gen/prompt.h"
 
@@ -24,11 +25,6 @@ static void usage(FILE *f)
             "  --gpu NAME         the target as the prompt names it\n"
             "                     (default: \"" KBV_PROMPT_DEFAULT_GPU "\")\n"
             "  --help             this text\n");
-}
-
-static void print_error(void)
-{
-    fprintf(stderr, "kbv prompt: %s\n", kbv_last_error());
 }
 
 int kbv_cmd_prompt(int argc, char **argv)
@@ -53,13 +49,18 @@ int kbv_cmd_prompt(int argc, char **argv)
         } else if (a[0] != '-' && !key) {
             key = a;
         } else {
-            fprintf(stderr, "kbv prompt: unexpected argument '%s'\n\n", a);
-            usage(stderr);
+            fprintf(stderr, "kbv prompt: unexpected or incomplete argument '%s' (see kbv prompt "
+                            "--help)\n", a);
             return 2;
         }
     }
-    if (!key) {
+    if (argc < 2) {
         usage(stderr);
+        return 2;
+    }
+    if (!key) {
+        fprintf(stderr, "kbv prompt: which problem? e.g. kbv prompt L1/19 (kbv list shows "
+                        "them)\n");
         return 2;
     }
     const kbv_problem_def *def = kbv_problem_find(key);
@@ -69,14 +70,12 @@ int kbv_cmd_prompt(int argc, char **argv)
     }
     char *prompt = NULL;
     if (kbv_prompt_build(def, &opt, &prompt) != KBV_OK) {
-        print_error();
+        kbv_cli_error("kbv prompt", NULL);
         return 1;
     }
-    fputs(prompt, stdout);
+    int lost = fputs(prompt, stdout) == EOF;
+    if (lost)
+        kbv_cli_stdout_error("kbv prompt");   /* now, while errno says why */
     free(prompt);
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "kbv prompt: writing to stdout failed\n");
-        return 1;
-    }
-    return 0;
+    return lost || kbv_cli_flush_stdout("kbv prompt");
 }

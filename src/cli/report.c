@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "report/compare.h"
 #include "report/figures.h"
@@ -54,9 +55,7 @@ static int fail_line(const char *what)
 
 static int fail_status(void)
 {
-    const char *e = kbv_last_error();
-    const char *nl = strchr(e, '\n');
-    fprintf(stderr, "kbv report: %.*s\n", nl ? (int)(nl - e) : (int)strlen(e), e);
+    kbv_cli_error("kbv report", NULL);
     return 2;
 }
 
@@ -159,8 +158,19 @@ typedef struct out_file {
     const kbv_comparison *cmp;
 } out_file;
 
+/* Why writing f failed, when a writer saw only ferror(): one more byte and
+ * a flush ask the file system again (f is a temporary file, discarded). */
+static const char *write_cause(FILE *f)
+{
+    clearerr(f);
+    errno = 0;
+    if (fputc('\n', f) != EOF && fflush(f) == 0)
+        return "write error";
+    return errno ? strerror(errno) : "write error";
+}
+
 /* Writes DIR/name through a temporary file and a rename: a reader never
- * sees half a file. */
+ * sees half a file. Errors name DIR/name, the file the user asked for. */
 static kbv_status write_out(const char *dir, const out_file *of)
 {
     kbv_status st = KBV_OK;
@@ -171,14 +181,22 @@ static kbv_status write_out(const char *dir, const out_file *of)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     f = fopen(tmp, "w");
     if (!f)
-        return kbv_fail(KBV_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    KBV_TRY_GOTO(of->write(f, of), st, done);
+        return kbv_fail(KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    st = of->write(f, of);
+    if (st != KBV_OK && ferror(f)) {
+        kbv_clear_error();   /* the writer's "writing ... failed": which file, and why */
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", path, write_cause(f));
+    }
+    if (st != KBV_OK) {
+        kbv_relay_at(__FILE__, __LINE__, st);
+        goto done;
+    }
     if (fflush(f) || ferror(f))
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", path, write_cause(f));
     int rc = fclose(f);
     f = NULL;
     if (rc)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "writing %s: %s", tmp, strerror(errno));
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     if (rename(tmp, path))
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
 done:
@@ -261,6 +279,12 @@ static int run_report(const report_opts *o)
                                  o->inputs[i]);
     if (kbv_report_data_load(o->inputs, o->n_inputs, &d) != KBV_OK)
         return fail_status();
+    if (d.malformed && d.records.n == 0) {
+        fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)\n",
+                joined, d.malformed, d.malformed == 1 ? "" : "s", d.malformed_where);
+        kbv_report_data_free(&d);
+        return 2;
+    }
     if (d.malformed)
         fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n", d.malformed,
                 d.malformed == 1 ? "" : "s", d.malformed_where);
@@ -269,8 +293,8 @@ static int run_report(const report_opts *o)
     int status = 0;
     if (o->out && write_report(o, &d, &info) != KBV_OK)
         status = fail_status();
-    if (fflush(stdout) && status == 0)
-        status = fail_line("writing to stdout failed");
+    if (status == 0 && kbv_cli_flush_stdout("kbv report"))
+        status = 2;
     kbv_report_data_free(&d);
     return status;
 }
@@ -289,8 +313,8 @@ static int run_compare(const report_opts *o)
         else
             printf("kbv report: wrote %s/compare.md\n", o->out);
     }
-    if (fflush(stdout) && status == 0)
-        status = fail_line("writing to stdout failed");
+    if (status == 0 && kbv_cli_flush_stdout("kbv report"))
+        status = 2;
     kbv_compare_free(&c);
     return status;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "graph/graph.h"
 #include "graph/torch_render.h"
@@ -21,13 +22,6 @@ static void usage(FILE *f)
             "  --small     shapes at the CI size\n"
             "  --full      shapes at the catalog's size (the default)\n"
             "  --help      this text\n");
-}
-
-static void print_error(void)
-{
-    const char *e = kbv_last_error();
-    const char *nl = strchr(e, '\n');
-    fprintf(stderr, "kbv show: %.*s\n", nl ? (int)(nl - e) : (int)strlen(e), e);
 }
 
 static void print_shape(const int64_t *shape, int ndim)
@@ -180,7 +174,7 @@ int kbv_cmd_show(int argc, char **argv)
     }
     if (torch) {
         if (kbv_render_torch(def, size, stdout) != KBV_OK) {
-            print_error();
+            kbv_cli_error("kbv show", NULL);
             return 2;
         }
         return 0;
@@ -192,10 +186,9 @@ int kbv_cmd_show(int argc, char **argv)
         return 2;
     }
     if (kbv_graph_build(def, size, g) != KBV_OK || print_words(g, size) != KBV_OK) {
-        print_error();
+        kbv_cli_error("kbv show", NULL);
         status = 2;
-    } else if (fflush(stdout) != 0) {
-        fprintf(stderr, "kbv show: writing to stdout failed\n");
+    } else if (kbv_cli_flush_stdout("kbv show")) {
         status = 2;
     }
     free(g);

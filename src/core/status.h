@@ -4,10 +4,13 @@
  * once where it happens (kbv_fail: code, file:line and a message) and every
  * caller that relays it adds its own file:line (KBV_TRY), so the final error
  * reads like a stack: "src/eval/run.c:120: ... <- src/cli/eval.c:88". The
- * trace is thread-local; the library never aborts or exits. */
+ * message is also kept alone (kbv_last_message): a user who gave a bad path
+ * is told that, not where in kbv it was found (kbv_error_text). The trace is
+ * thread-local; the library never aborts or exits. */
 #ifndef KBV_STATUS_H
 #define KBV_STATUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum kbv_status {
@@ -22,6 +25,7 @@ typedef enum kbv_status {
     KBV_ERR_CHILD,       /* the candidate process failed (crash, protocol) */
     KBV_ERR_TIMEOUT,     /* a deadline passed */
     KBV_ERR_PARSE,       /* malformed JSON, numbers, options */
+    KBV_ERR_INTERNAL,    /* a state that cannot happen: a bug in kbv */
     KBV_STATUS_COUNT
 } kbv_status;
 
@@ -38,6 +42,33 @@ kbv_status kbv_relay_at(const char *file, int line, kbv_status st);
 /* The current trace ("" when none), and reset. */
 const char *kbv_last_error(void);
 void kbv_clear_error(void);
+
+/* The current failure's code (KBV_OK when none) and its message alone, as
+ * kbv_fail was given it: no file:line, no status name, no relay frames ("" when
+ * none, or when a relay found no failure recorded). */
+kbv_status kbv_last_status(void);
+const char *kbv_last_message(void);
+
+/* Whether a failure with this code is kbv's own rather than something its
+ * user can fix: KBV_ERR_NOMEM (the machine ran out), KBV_ERR_CUDA (the driver
+ * or a CUDA library failed), KBV_ERR_CHILD (kbv's own candidate or worker
+ * process could not start or broke the protocol; a candidate that crashes is
+ * a verdict, not an error) and KBV_ERR_INTERNAL. Every other code is one the
+ * user can act on: a bad option or value (INVALID, PARSE), a missing file or
+ * unknown problem (NOT_FOUND), a path that cannot be read or written or a full
+ * disk (IO), something this build or backend does not do (UNSUPPORTED), a
+ * candidate that does not build (COMPILE), a deadline (TIMEOUT). */
+bool kbv_status_is_internal(kbv_status st);
+
+/* Debug mode (kbv --debug, KBV_DEBUG=1): kbv_error_text gives the whole
+ * trace for every failure. Process-wide; set once at start. */
+void kbv_set_debug(bool on);
+bool kbv_debug(void);
+
+/* What to tell the user about the current failure: its message alone when
+ * the user can fix it, the whole trace when it is internal, has no message,
+ * or debug mode is on. */
+const char *kbv_error_text(void);
 
 /* Relay: return the failure of `call` with this file:line appended. */
 #define KBV_TRY(call)                                                        \

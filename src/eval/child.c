@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/paths.h"
 #include "eval/child_proto.h"
 #include "sandbox/filter.h"
 #include "sandbox/profiles.h"
@@ -67,23 +68,10 @@ static char runner_path[PATH_MAX];
 
 static void runner_path_init(void)
 {
-    const char *env = getenv("KBV_RUNNER");
-    if (env && *env) {
-        snprintf(runner_path, sizeof runner_path, "%s", env);
-        return;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
+    if (kbv_runner_locate(runner_path, sizeof runner_path) != KBV_OK) {
+        kbv_clear_error();   /* too long: starting it fails and names the path */
         snprintf(runner_path, sizeof runner_path, "kbv-runner");
-        return;
     }
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    if (snprintf(runner_path, sizeof runner_path, "%s/kbv-runner", exe) >= (int)sizeof runner_path)
-        snprintf(runner_path, sizeof runner_path, "kbv-runner");
 }
 
 const char *kbv_runner_path(void)

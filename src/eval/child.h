@@ -41,7 +41,8 @@ typedef enum kbv_child_fault {
 
 const char *kbv_child_fault_name(kbv_child_fault f);  /* "load", "returned", "crash", ... */
 
-/* kbv-runner: $KBV_RUNNER, else next to the running executable. */
+/* kbv-runner: $KBV_RUNNER, else beside the running program (a build tree), else
+ * in ../libexec/kbv (an installation): kbv_runner_locate. Found once. */
 const char *kbv_runner_path(void);
 
 /* Where the tensors lie: `data` of each tensor holds its byte offset in the

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/paths.h"
 #include "eval/candidate_file.h"
-#include "kbv_build_config.h"
 #include "sandbox/filter.h"
 #include "sandbox/profiles.h"
 #include "sandbox/spawn.h"
@@ -187,7 +187,7 @@ static void cache_dir_init(void)
         return;
     }
     if (mkdir_p(cache_path) != KBV_OK) {
-        snprintf(cache_error, sizeof cache_error, "%s", kbv_last_error());
+        snprintf(cache_error, sizeof cache_error, "%s", kbv_last_message());
         kbv_clear_error();
         cache_path[0] = '\0';
     }
@@ -205,8 +205,10 @@ const char *kbv_cache_dir(void)
 
 const char *kbv_candidate_include_dir(void)
 {
-    const char *env = getenv("KBV_INCLUDE_DIR");
-    return env && *env ? env : KBV_SOURCE_DIR "/include";
+    static _Thread_local char dir[4096];   /* per thread: compiles run side by side */
+    if (kbv_data_path("KBV_INCLUDE_DIR", "include", NULL, dir, sizeof dir) != KBV_OK)
+        kbv_clear_error();   /* too long: the header is then not found there, and said so */
+    return dir;
 }
 
 /* ---- running a tool with a deadline ----------------------------------- */
@@ -802,7 +804,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     st = read_file(path, SOURCE_MAX_BYTES, &header, &header_len);
     if (st != KBV_OK)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "kbv/candidate.h not found under %s (set "
-                      "KBV_INCLUDE_DIR): %s", inc, kbv_last_error());
+                      "KBV_INCLUDE_DIR): %s", inc, kbv_last_message());
 
     const char *compiler = resolve_compiler(o, lg);
     const char *arch = o->arch && *o->arch ? o->arch : KBV_COMPILE_DEFAULT_ARCH;

@@ -72,8 +72,9 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r);
  * (the reason is in kbv_last_error()). Computed once per process. */
 const char *kbv_cache_dir(void);
 
-/* The directory holding kbv/candidate.h: $KBV_INCLUDE_DIR, else the source
- * tree's include/ as configured at build time. */
+/* The directory holding kbv/candidate.h: $KBV_INCLUDE_DIR, else the include
+ * directory under kbv's share directory (core/paths.h). Valid in the calling
+ * thread until its next call. */
 const char *kbv_candidate_include_dir(void);
 
 #endif

@@ -136,7 +136,7 @@ kbv_status kbv_devices_probe(const char *device, const char *size, kbv_device_pr
     if (pid == 0) {
         close(fds[0]);
         reply->status = probe_here(device, size, &reply->probe);
-        snprintf(reply->error, sizeof reply->error, "%s", kbv_last_error());
+        snprintf(reply->error, sizeof reply->error, "%s", kbv_error_text());
         _exit(write_all(fds[1], reply, sizeof *reply, false) ? 1 : 0);
     }
     close(fds[1]);
@@ -152,12 +152,9 @@ kbv_status kbv_devices_probe(const char *device, const char *size, kbv_device_pr
                       how);
     }
     if (reply->status != KBV_OK) {
-        /* the child's message without its own "file:line: status: " */
-        st = (kbv_status)reply->status;
-        char prefix[64];
-        snprintf(prefix, sizeof prefix, ": %s: ", kbv_status_name(st));
-        const char *msg = strstr(reply->error, prefix);
-        st = kbv_fail(st, "%s", msg ? msg + strlen(prefix) : reply->error);
+        /* what the child would have told the user (its trace only when
+         * internal or under --debug), as this process's own failure */
+        st = kbv_fail((kbv_status)reply->status, "%s", reply->error);
         goto done;
     }
     *out = reply->probe;
@@ -325,7 +322,7 @@ static int worker_loop(const kbv_workers_opts *o, const kbv_worker_ops *ops, int
         cache_open = st == KBV_OK;
     }
     if (st != KBV_OK) {
-        const char *why = kbv_last_error();
+        const char *why = kbv_error_text();
         send_msg(fd, MSG_INIT_FAILED, -1, why, strlen(why));
         goto done;
     }
@@ -345,7 +342,7 @@ static int worker_loop(const kbv_workers_opts *o, const kbv_worker_ops *ops, int
             (text = json_dumps(obj, JSON_COMPACT)) != NULL) {
             sent = send_msg(fd, MSG_RESULT, h.job, text, strlen(text));
         } else {
-            const char *why = kbv_last_error()[0] ? kbv_last_error() : "out of memory";
+            const char *why = kbv_error_text()[0] ? kbv_error_text() : "out of memory";
             sent = send_msg(fd, MSG_FAILED, h.job, why, strlen(why));
         }
         free(text);
@@ -556,7 +553,7 @@ static kbv_status handle(pool *pl, int i)
         if (!rec || !obj || kbv_record_from_json(obj, rec) != KBV_OK) {
             char why[1200];
             snprintf(why, sizeof why, "%s sent a record that cannot be read: %s", name,
-                     obj ? kbv_last_error() : jerr.text);
+                     obj ? kbv_error_text() : jerr.text);
             kbv_clear_error();
             pl->ops->failed(pl->ops->ctx, h.job, why);
             goto done;

@@ -66,7 +66,7 @@ static kbv_status take_output(run_state *s, kbv_backend *be, const kbv_graph *g,
 {
     int o = g->outputs[j];
     if (o < 0 || o >= g->n_values || !s->ready[o])
-        return kbv_fail(KBV_ERR_INVALID, "output %d names value %d, which was not computed", j,
+        return kbv_fail(KBV_ERR_INTERNAL, "output %d names value %d, which was not computed", j,
                         o);
     const kbv_tensor *t = &s->val[o];
     if (s->owner[o] == o && s->block[o]) {
@@ -98,13 +98,14 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
     kbv_status st = KBV_OK;
     int n_taken = 0;
     run_state *s = NULL;
+    /* kbv_graph_build made g: one that does not hold together is kbv's bug */
     if (g->n_outputs < 0 || g->n_outputs > KBV_DEF_MAX_OUTPUTS)
-        return kbv_fail(KBV_ERR_INVALID, "graph has %d outputs", g->n_outputs);
+        return kbv_fail(KBV_ERR_INTERNAL, "graph has %d outputs", g->n_outputs);
     if (g->n_outputs > 0)
         memset(outputs, 0, sizeof *outputs * (size_t)g->n_outputs);
     if (g->n_values < 0 || g->n_values > KBV_GRAPH_MAX_VALUES || g->n_nodes < 0 ||
         g->n_nodes > KBV_DEF_MAX_NODES)
-        return kbv_fail(KBV_ERR_INVALID, "graph has %d values and %d nodes", g->n_values,
+        return kbv_fail(KBV_ERR_INTERNAL, "graph has %d values and %d nodes", g->n_values,
                         g->n_nodes);
     /* Too large for the stack of a worker thread; one allocation, freed below. */
     s = calloc(1, sizeof *s);
@@ -116,13 +117,13 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
         s->owner[v] = -1;
         if (val->kind == KBV_VALUE_INPUT) {
             if (val->def_index < 0 || val->def_index >= g->n_inputs)
-                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "input '%s' has index %d of %d",
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "input '%s' has index %d of %d",
                               val->name, val->def_index, g->n_inputs);
             s->val[v] = inputs[val->def_index];
             s->ready[v] = true;
         } else if (val->kind == KBV_VALUE_PARAM) {
             if (val->def_index < 0 || val->def_index >= g->n_params)
-                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "param '%s' has index %d of %d",
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "param '%s' has index %d of %d",
                               val->name, val->def_index, g->n_params);
             s->val[v] = params[val->def_index];
             s->ready[v] = true;
@@ -132,26 +133,26 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
     for (int k = 0; k < g->n_nodes; k++) {
         const kbv_node *node = &g->nodes[k];
         if (node->op <= KBV_OP_NONE || node->op >= KBV_OP_COUNT)
-            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "node %d has op %d", k, (int)node->op);
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "node %d has op %d", k, (int)node->op);
         const kbv_op_info *info = &kbv_op_table[node->op];
         kbv_op_fn fn = be->ops[node->op];
         if (!fn)
             KBV_FAIL_GOTO(st, cleanup, KBV_ERR_UNSUPPORTED, "op '%s' is not implemented on %s",
                           info->name, be->name);
         if (node->n_args < 0 || node->n_args > KBV_DEF_MAX_ARGS)
-            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "node %d (%s) has %d operands", k,
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "node %d (%s) has %d operands", k,
                           info->name, node->n_args);
         kbv_tensor args[KBV_DEF_MAX_ARGS];
         for (int a = 0; a < node->n_args; a++) {
             int v = node->args[a];
             if (v < 0 || v >= g->n_values || !s->ready[v])
-                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID,
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL,
                               "node %d (%s) reads value %d before it exists", k, info->name, v);
             args[a] = s->val[v];
         }
         int o = node->out;
         if (o < 0 || o >= g->n_values || s->ready[o])
-            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "node %d (%s) writes value %d twice or "
+            KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "node %d (%s) writes value %d twice or "
                           "out of range", k, info->name, o);
         const kbv_value *ov = &g->values[o];
         kbv_tensor *t = &s->val[o];
@@ -161,7 +162,7 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
 
         if (info->is_view) {
             if (node->n_args < 1)
-                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INVALID, "view node %d (%s) has no operand",
+                KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "view node %d (%s) has no operand",
                               k, info->name);
             t->data = NULL;
             KBV_TRY_GOTO(fn(be, node, args, t), st, cleanup);

@@ -80,15 +80,11 @@ double kbv_gen_backoff_delay(double backoff_s, int attempt, double retry_after_s
     return d;
 }
 
-/* The message of the current error without its file:line and relay frames. */
+/* The first line of the current error's message (a record's detail). */
 static void last_error_message(char *buf, size_t cap)
 {
-    const char *e = kbv_last_error();
-    const char *colon = strstr(e, ": ");
-    if (colon)
-        e = colon + 2;
-    size_t n = strcspn(e, "\n");
-    snprintf(buf, cap, "%.*s", (int)n, e);
+    const char *e = kbv_last_message();
+    snprintf(buf, cap, "%.*s", (int)strcspn(e, "\n"), e);
 }
 
 static void stop_run(gen_run *run, const char *why)

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/paths.h"
 #include "gen/input_blind.h"
 #include "graph/torch_render.h"
-#include "kbv_build_config.h"
 
 /* Worked examples: complete, correct candidates from the bundled demo runs
  * (.cu for CUDA, .c for the CPU backend). The first one that is not the
@@ -116,18 +116,6 @@ done:
     return st;
 }
 
-/* dir from $env or KBV_SOURCE_DIR/sub, then /file. */
-static kbv_status data_path(char *buf, size_t cap, const char *env, const char *sub,
-                            const char *file)
-{
-    const char *dir = getenv(env);
-    int n = dir && *dir ? snprintf(buf, cap, "%s/%s", dir, file)
-                        : snprintf(buf, cap, "%s/%s/%s", KBV_SOURCE_DIR, sub, file);
-    if (n < 0 || (size_t)n >= cap)
-        return kbv_fail(KBV_ERR_INVALID, "path of %s too long (set by %s)", file, env);
-    return KBV_OK;
-}
-
 static bool starts_with(const char *s, const char *prefix)
 {
     return !strncmp(s, prefix, strlen(prefix));
@@ -137,7 +125,7 @@ static bool starts_with(const char *s, const char *prefix)
 static kbv_status write_abi(FILE *out)
 {
     char path[4096], *abi = NULL;
-    KBV_TRY(data_path(path, sizeof path, "KBV_DOCS_DIR", "docs", "ABI.md"));
+    KBV_TRY(kbv_data_path("KBV_DOCS_DIR", "docs", "ABI.md", path, sizeof path));
     KBV_TRY(kbv_prompt_read_file(path, &abi));
     bool skipping = false;
     for (const char *line = abi; *line;) {
@@ -195,7 +183,7 @@ static kbv_status write_example(const kbv_problem_def *def, bool cpu, FILE *out)
 
     char file[512], path[4096], *source = NULL;
     snprintf(file, sizeof file, "%s.%s", ex->stem, cpu ? "c" : "cu");
-    KBV_TRY(data_path(path, sizeof path, "KBV_EXAMPLES_DIR", "examples", file));
+    KBV_TRY(kbv_data_path("KBV_EXAMPLES_DIR", "examples", file, path, sizeof path));
     KBV_TRY(kbv_prompt_read_file(path, &source));
     trim_trailing_newlines(source);
 
@@ -251,7 +239,7 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
                             char **out)
 {
     if (!def || !opt || !out)
-        return kbv_fail(KBV_ERR_INVALID, "prompt: no problem, options or output");
+        return kbv_fail(KBV_ERR_INTERNAL, "prompt: no problem, options or output");
     *out = NULL;
     kbv_status st = KBV_OK;
     char *tmpl = NULL, key[32], path[4096];
@@ -260,8 +248,8 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
     if (opt->template_path) {
         KBV_TRY_GOTO(kbv_prompt_read_file(opt->template_path, &tmpl), st, done);
     } else {
-        KBV_TRY_GOTO(data_path(path, sizeof path, "KBV_PROMPTS_DIR", "prompts", "default.txt"),
-                     st, done);
+        KBV_TRY_GOTO(kbv_data_path("KBV_PROMPTS_DIR", "prompts", "default.txt", path,
+                                   sizeof path), st, done);
         KBV_TRY_GOTO(kbv_prompt_read_file(path, &tmpl), st, done);
     }
     KBV_TRY_GOTO(text_open(&abi), st, done);

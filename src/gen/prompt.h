@@ -2,11 +2,11 @@
  * filled with the task, the candidate ABI, the PyTorch reference, the target
  * and one worked example (docs/GENERATE.md lists them).
  *
- * Files are read at run time: the ABI from $KBV_DOCS_DIR/ABI.md (default
- * KBV_SOURCE_DIR/docs), the default template from
- * $KBV_PROMPTS_DIR/default.txt (default KBV_SOURCE_DIR/prompts), and the
- * example candidates from $KBV_EXAMPLES_DIR (default
- * KBV_SOURCE_DIR/examples), so that editing them needs no rebuild. */
+ * Files are read at run time: the ABI from $KBV_DOCS_DIR/ABI.md, the
+ * default template from $KBV_PROMPTS_DIR/default.txt and the example
+ * candidates from $KBV_EXAMPLES_DIR, each by default under kbv's share
+ * directory (docs, prompts, examples: core/paths.h), so that editing them
+ * needs no rebuild. */
 #ifndef KBV_GEN_PROMPT_H
 #define KBV_GEN_PROMPT_H
 

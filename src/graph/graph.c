@@ -177,22 +177,12 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
 }
 
 /* Re-fails a shape-rule error with the problem and node prepended, keeping
- * the rule's own message (after its "file:line: status: " prefix). */
+ * the rule's own message. */
 static kbv_status shape_error(const kbv_problem_def *def, const kbv_node_def *nd, kbv_status st)
 {
-    char key[32], msg[512];
-    const char *trace = kbv_last_error();
-    const char *status = kbv_status_name(st);
-    const char *body = strstr(trace, status);
-    body = body ? body + strlen(status) + 2 : trace;
-    if (body > trace + strlen(trace))
-        body = trace;
-    snprintf(msg, sizeof msg, "%s", body);
-    char *nl = strchr(msg, '\n');
-    if (nl)
-        *nl = '\0';
+    char key[32];
     return kbv_fail(st, "%s: node '%s' (%s): %s", key_of(def, key, sizeof key), nd->out,
-                    kbv_op_table[nd->op].name, msg);
+                    kbv_op_table[nd->op].name, kbv_last_message());
 }
 
 static kbv_status add_node(const kbv_problem_def *def, kbv_graph *g, int index)

@@ -5,6 +5,7 @@
  * equal the definition's param names. */
 #include "graph/torch_render.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,8 +348,10 @@ kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f)
     for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
         fprintf(f, "%s%s", a ? ", " : "", def->init_args[a].value);
     fprintf(f, "]\n");
+    errno = 0;
     if (fflush(f) != 0 || ferror(f))
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "render: writing the PyTorch module failed");
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write the PyTorch module: %s",
+                      errno ? strerror(errno) : "write error");
 done:
     free(g);
     return st;

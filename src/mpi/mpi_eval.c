@@ -299,7 +299,7 @@ static kbv_status handle_result(coordinator *c, int r, const char *text)
         char who[200], why[1400];
         rank_name(c, r, who, sizeof who);
         snprintf(why, sizeof why, "%s sent a record that cannot be read: %s", who,
-                 o ? kbv_last_error() : jerr.text);
+                 o ? kbv_error_text() : jerr.text);
         kbv_clear_error();
         c->ops->failed(c->ops->ctx, s->job, why);
         goto done;
@@ -584,7 +584,7 @@ static char *evaluate_job(const kbv_mpi_evaluator_ops *ops, kbv_evaluator *ev,
         *tag = TAG_RESULT;
     } else {
         *tag = TAG_FAILED;
-        text = strdup(kbv_last_error()[0] ? kbv_last_error() : "out of memory");
+        text = strdup(kbv_error_text()[0] ? kbv_error_text() : "out of memory");
     }
     json_decref(o);
     return text;
@@ -612,7 +612,7 @@ kbv_status kbv_mpi_serve(const kbv_mpi_world *w, const char *device, const char 
         usable = reply != NULL;
     }
     if (!usable) {
-        const char *why = kbv_last_error()[0] ? kbv_last_error() : "out of memory";
+        const char *why = kbv_error_text()[0] ? kbv_error_text() : "out of memory";
         if (send_text(0, TAG_UNUSABLE, why) != MPI_SUCCESS)
             KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "MPI: rank %d could not reach rank 0", w->rank);
     } else if (send_text(0, TAG_READY, reply) != MPI_SUCCESS) {
