@@ -1,6 +1,7 @@
 /* kbv: evaluate GPU kernels against KernelBench, honestly. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
@@ -113,6 +114,9 @@ static int dispatch(int argc, char **argv, char *who, size_t who_cap)
 
 int main(int argc, char **argv)
 {
+    /* kbv holds the seeds and the expected outputs: no other process of the
+     * user may read its memory through /proc or ptrace */
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     int taken = kbv_cli_global_options(argc, argv);
     argv[taken] = argv[0];
     char who[32] = "kbv";

@@ -72,7 +72,7 @@ check "dump: an output directory under a file" \
     one_line 2 "^kbv dump: .*$TMP/empty.jsonl/d: Not a directory$" \
     "$KBV" dump L1/19 --out "$TMP/empty.jsonl/d"
 check "check: a missing candidate" \
-    one_line 1 "^kbv check: .*$missing/c.c: No such file or directory$" \
+    one_line 2 "^kbv check: .*$missing/c.c: No such file or directory$" \
     "$KBV" check L1/19 "$missing/c.c"
 check "prompt: a missing template" \
     one_line 1 "^kbv prompt: .*$missing/t.txt: No such file or directory$" \

@@ -64,6 +64,23 @@ if [ "${CHEATS:-1}" != 0 ]; then
     grep '^|' "$out/cheats.log"
 fi
 
+# The sandbox on the GPU: every escape through kbv eval (.cu candidates) in the
+# namespace jail and under Landlock alone, and what the confinement costs per
+# candidate beside KBV_SANDBOX=off (SANDBOX=0 skips both).
+if [ "${SANDBOX:-1}" != 0 ]; then
+    t0=$(date +%s)
+    timeout "${SANDBOX_TIMEOUT:-600}" tests/e2e/sandbox_escapes.sh "$build" --device cuda \
+        >"$out/sandbox_escapes.log" 2>&1
+    note "sandbox escapes (GPU): $(tail -1 "$out/sandbox_escapes.log") ($(( $(date +%s) - t0 )) s)"
+    grep -E '^FAIL' -A12 "$out/sandbox_escapes.log" | head -40 >&2
+    t0=$(date +%s)
+    timeout "${SANDBOX_TIMEOUT:-600}" bench/sandbox_cost.sh "$build" --device cuda \
+        --out "$out/sandbox_cost" >"$out/sandbox_cost.txt" 2>&1
+    while IFS= read -r line; do note "$line"; done < <(grep '^sandbox:' "$out/sandbox_cost.txt")
+    note "sandbox cost bench: exit $? ($(( $(date +%s) - t0 )) s)"
+    sed -n '/^Sandbox cost/,/^sandbox:/p' "$out/sandbox_cost.txt"
+fi
+
 # Baselines beside PyTorch eager, same inputs, same precision mode.
 t0=$(date +%s)
 if timeout "${BENCH_TIMEOUT:-300}" python3 bench/baselines_vs_torch.py --kbv "$build/kbv" --lib "$build/libkbv.so" --problems "${PROBLEMS:-L1/1-32}" \
