@@ -5,7 +5,7 @@
 # (runner start, jail, CUDA init, dlopen, prepare, stop), which records time
 # per sample; the verdicts must be the same in every mode.
 #   bench/sandbox_cost.sh [BUILD_DIR] [--device cpu|cuda] [--out DIR] [RUN_DIR...]
-# Default run directories: examples/runs/demo-a, demo-b, demo-c.
+# Default run directories: examples/runs/demo-a and demo-b (6 candidates).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
     *) if [ ${#dirs[@]} -eq 0 ] && [ -x "$1/kbv" ]; then build=$1; else dirs+=("$1"); fi; shift ;;
     esac
 done
-[ ${#dirs[@]} -eq 0 ] && dirs=(examples/runs/demo-a examples/runs/demo-b examples/runs/demo-c)
+[ ${#dirs[@]} -eq 0 ] && dirs=(examples/runs/demo-a examples/runs/demo-b)
 [ -z "$device" ] && { nvidia-smi -L >/dev/null 2>&1 && device=cuda || device=cpu; }
 mkdir -p "$out"
 rm -f "$out/walls.txt"

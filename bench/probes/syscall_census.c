@@ -3,7 +3,7 @@
  * Traces COMMAND and every process and thread it starts (ptrace), and for
  * each program (by executable name) counts the system calls made before and
  * after the process installed a seccomp filter, with the paths it opened
- * before and after. Used to derive and check kbv-runner's allowlist on a real GPU
+ * before and after, and the calls that failed (with their errno). Used to derive and check kbv-runner's allowlist on a real GPU
  * machine, where no strace is installed:
  *
  *   syscall_census [-o FILE] -- kbv eval runs/x --out r.jsonl
@@ -40,10 +40,14 @@ typedef struct prog {
     unsigned long before[MAX_NR], after[MAX_NR];
     char paths[MAX_PATHS][160];    /* "before: PATH (flags)" or "after: ..." */
     int n_paths;
+    char failures[MAX_PATHS][192]; /* calls that returned an error: "openat PATH -> errno" */
+    int n_failures;
 } prog;
 
 typedef struct task {
     bool used, in_syscall;
+    long nr;                 /* the call in progress */
+    char path[128];          /* its path argument, for open calls */
     int prog;                /* index in progs */
     pid_t tgid;
 } task;
@@ -134,6 +138,8 @@ static void on_entry(pid_t tid, task *t)
     if (ptrace(PTRACE_GETREGS, tid, 0, &regs) != 0)
         return;
     unsigned long nr = regs.orig_rax;
+    t->nr = (long)nr;
+    t->path[0] = '\0';
     if (nr >= MAX_NR)
         return;
     prog *p = &progs[t->prog];
@@ -143,10 +149,32 @@ static void on_entry(pid_t tid, task *t)
         char path[128];
         read_string(tid, nr == SYS_OPENAT_NR ? regs.rsi : regs.rdi, path, sizeof path);
         note_path(p, after, path, nr == SYS_OPENAT_NR ? regs.rdx : regs.rsi);
+        snprintf(t->path, sizeof t->path, "%s", path);
     }
     if ((nr == SYS_SECCOMP_NR || (nr == SYS_PRCTL_NR && regs.rdi == 22)) && t->tgid > 0 &&
         t->tgid < MAX_TASKS)
         filtered[t->tgid] = true;   /* counted from the next call on */
+}
+
+/* At the exit stop: a call that failed is noted once per (call, path, errno). */
+static void on_exit_stop(pid_t tid, task *t)
+{
+    struct user_regs_struct regs;
+    if (t->nr < 0 || t->nr >= MAX_NR || ptrace(PTRACE_GETREGS, tid, 0, &regs) != 0)
+        return;
+    long ret = (long)regs.rax;
+    if (ret >= 0 || ret < -4095)
+        return;
+    prog *p = &progs[t->prog];
+    char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, (int)t->nr);
+    char entry[192];
+    snprintf(entry, sizeof entry, "%s %s -> %s", name ? name : "?", t->path, strerror((int)-ret));
+    free(name);
+    for (int i = 0; i < p->n_failures; i++)
+        if (!strcmp(p->failures[i], entry))
+            return;
+    if (p->n_failures < MAX_PATHS)
+        snprintf(p->failures[p->n_failures++], sizeof p->failures[0], "%s", entry);
 }
 
 static void report(FILE *out)
@@ -172,6 +200,9 @@ static void report(FILE *out)
         fprintf(out, "\n-- opened:\n");
         for (int k = 0; k < p->n_paths; k++)
             fprintf(out, "   %s\n", p->paths[k]);
+        fprintf(out, "-- failed:\n");
+        for (int k = 0; k < p->n_failures; k++)
+            fprintf(out, "   %s\n", p->failures[k]);
     }
 }
 
@@ -227,6 +258,8 @@ int main(int argc, char **argv)
                     t->in_syscall = !t->in_syscall;
                     if (t->in_syscall)
                         on_entry(tid, t);
+                    else
+                        on_exit_stop(tid, t);
                 }
             } else if (event == PTRACE_EVENT_EXEC) {
                 if (t) {

@@ -253,9 +253,19 @@ bool kbv_jail_enter(const kbv_policy *p, const char *root, bool user_ns, uid_t o
         return fail(f, KBV_JAIL_TMP, -1);
     if (p->proc) {
         /* read-only: root inside may map to root outside, and /proc/sys
-         * answers writes by file owner */
+         * answers writes by file owner. The superblock stays writable so
+         * that the process's own threads' entries can be, through a bind
+         * mount of their own (this process is the namespace's first: 1). */
         if (!concat(dst, sizeof dst, root, "/proc") || mkdir(dst, 0555) != 0 ||
-            mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0)
+            mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+            return fail(f, KBV_JAIL_PROC, -1);
+        char task[JAIL_PATH_CAP];
+        if (p->proc_task_writable &&
+            (!concat(task, sizeof task, dst, "/1/task") ||
+             mount(task, task, NULL, MS_BIND, NULL) != 0))
+            return fail(f, KBV_JAIL_PROC, -1);
+        if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV |
+                  MS_NOEXEC, NULL) != 0)
             return fail(f, KBV_JAIL_PROC, -1);
     }
     if (p->sys) {

@@ -143,6 +143,9 @@ int kbv_landlock_apply(const kbv_policy *p, int abi, bool in_jail, int *failed_i
     /* never writable: root inside may own /proc/sys's files */
     if (!err && p->proc)
         err = add_rule(rs, "/proc", rights_of(KBV_ACCESS_READ), attr.handled_access_fs);
+    if (!err && p->proc && p->proc_task_writable)
+        err = add_rule(rs, "/proc/self/task", rights_of(KBV_ACCESS_READ | KBV_ACCESS_WRITE),
+                       attr.handled_access_fs);
     if (!err && p->sys)
         err = add_rule(rs, "/sys", rights_of(KBV_ACCESS_READ), attr.handled_access_fs);
     if (!err && in_jail && p->dev_shm)

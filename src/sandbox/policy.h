@@ -43,6 +43,8 @@ typedef struct kbv_policy {
     kbv_policy_entry *v;          /* sorted by path once kbv_policy_finish ran */
     int n, cap;
     bool proc;                    /* a /proc of the process's own PID namespace */
+    bool proc_task_writable;      /* its own /proc/self/task/ writable: the CUDA driver names
+                                     its threads there and fails to start if it cannot */
     bool sys;                     /* /sys, read-only (the CUDA driver reads its topology) */
     bool dev_shm;                 /* a private, empty /dev/shm */
     size_t tmp_bytes;             /* a private tmpfs of this size at /tmp (0: none) */

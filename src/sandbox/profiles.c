@@ -54,6 +54,7 @@ static kbv_status add_hidden(kbv_policy *p)
 kbv_status kbv_profile_runner(kbv_policy *p, const char *runner, const char *private_dir, bool gpu)
 {
     p->proc = true;
+    p->proc_task_writable = true;   /* the driver names its threads */
     p->sys = true;        /* the driver reads CPU, NUMA and PCI topology at init */
     p->dev_shm = true;
     KBV_TRY(kbv_policy_add_system(p));

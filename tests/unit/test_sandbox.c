@@ -121,7 +121,7 @@ static void test_order_and_merging(void **state)
  * could not be started (the reason printed). */
 static int run_confined(kbv_spawn_plan *plan, const char *writable, const char *script)
 {
-    kbv_policy p = {.proc = true};
+    kbv_policy p = {.proc = true, .proc_task_writable = true};
     assert_int_equal(kbv_policy_add_system(&p), KBV_OK);
     assert_int_equal(kbv_policy_add_devices(&p, false), KBV_OK);
     if (writable)
@@ -149,7 +149,9 @@ static int run_confined(kbv_spawn_plan *plan, const char *writable, const char *
 /* What every confinement must hold, checked from inside: a secret file of
  * the evaluator's cannot be read, the system can, nothing outside the one
  * writable directory can be written, no capability is left, no_new_privs
- * is set, and the file limit holds. */
+ * is set, the file limit holds; its own threads can be named (the CUDA
+ * driver needs it), and no sysctl can be written (uid 0 inside may be uid 0
+ * outside). */
 static void check_confinement(kbv_spawn_plan *plan, const char *what)
 {
     char secret[400], out_dir[400], script[4096];
@@ -165,6 +167,8 @@ static void check_confinement(kbv_spawn_plan *plan, const char *what)
              "grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status || exit 14; "
              "grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status || exit 15; "
              "test \"$(ulimit -n)\" -le 64 || exit 16; "
+             "echo kbv-named > /proc/self/task/$$/comm || exit 17; "
+             "echo 0 > /proc/sys/kernel/printk_ratelimit 2>/dev/null && exit 18; "
              "exit 0", secret, dir, out_dir);
     int rc = run_confined(plan, out_dir, script);
     if (rc != 0)
