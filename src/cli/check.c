@@ -75,6 +75,8 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
     printf("kbv check: %s %s, %s\n", rec->problem, def->name, rec->file);
     printf("device %s, size %s, seed %llu%s\n", rec->device, rec->size,
            (unsigned long long)rec->seed, seed_given ? "" : " (fresh; pass --seed to repeat)");
+    if (rec->sandbox[0])
+        printf("sandbox: %s\n", rec->sandbox);
     if (!rec->compile.ok) {
         printf("compile: FAILED (every protocol fails)\n%s\n", rec->compile.log);
         return;
@@ -164,6 +166,9 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
     }
     if (rec->has_fault)
         printf("fault: %s: %s\n", rec->fault_kind, rec->fault_reason);
+    if (rec->output[0])
+        printf("the candidate printed:\n%s%s", rec->output,
+               rec->output[strlen(rec->output) - 1] == '\n' ? "" : "\n");
 }
 
 static bool ends_with(const char *s, const char *suffix)

@@ -9,6 +9,7 @@
 #include "eval/protocol.h"
 #include "report/metrics.h"
 #include "report/table.h"
+#include "sandbox/spawn.h"
 
 void eval_print_error(const char *what)
 {
@@ -222,8 +223,8 @@ void eval_run_announce(const eval_run *run, const eval_config *cfg, const char *
         fprintf(stderr, ")");
     }
     fprintf(stderr, "\n");
-    fprintf(stderr, "kbv eval: device %s, size %s%s\n", run->device_name, run->size_name,
-            extra ? extra : "");
+    fprintf(stderr, "kbv eval: device %s, size %s%s; sandbox: %s\n", run->device_name,
+            run->size_name, extra ? extra : "", kbv_sandbox_mode_get()->describe);
 }
 
 void eval_run_compile_ahead(eval_run *run, const eval_config *cfg, const char *arch)

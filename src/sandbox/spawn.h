@@ -27,7 +27,7 @@ typedef struct kbv_sandbox_mode {
     bool user_ns;             /* ... in a user namespace of its own */
     int landlock_abi;         /* 0: no Landlock */
     char describe[160];       /* "user+mount+pid+net+ipc namespaces, Landlock ABI 7, seccomp" */
-    char why_not[320];        /* when !usable, or what was given up and why */
+    char why_not[640];        /* when !usable, or what was given up and why */
 } kbv_sandbox_mode;
 
 /* Probes on first use: KBV_SANDBOX=auto (default) takes the strongest that
