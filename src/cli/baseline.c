@@ -24,8 +24,12 @@ static void usage(FILE *f)
             "  strict timing    30 trials with fresh inputs and a flushed cache: median [IQR]\n"
             "  peak memory      resident inputs and params plus the allocator's peak growth\n"
             "                   during one forward (as torch.cuda.max_memory_allocated)\n"
-            "Cached measurements are reused unless --force. Prints one row per problem and\n"
-            "mode. MB = 1e6 bytes.\n\n"
+            "Cached measurements are reused unless --force. Every entry carries a MAC under\n"
+            "the user's key ($KBV_SECRET_FILE, else $XDG_CONFIG_HOME/kbv/secret or\n"
+            "~/.config/kbv/secret, made on first use; docs/THREATS.md): one that does not\n"
+            "verify (forged, edited, another key, an older kbv) or holds impossible values\n"
+            "is counted on stderr and measured again.\n"
+            "Prints one row per problem and mode. MB = 1e6 bytes.\n\n"
             "  --problems SEL     e.g. L1/1-32, L1/19, L1/1,L1/5 or L1 (default: every problem)\n"
             "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
             "                     on a GPU, small on the CPU)\n"
@@ -101,6 +105,9 @@ int kbv_cmd_baseline(int argc, char **argv)
     if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK)
         goto fail;
     cache_open = true;
+    char why[1400];
+    if (kbv_baseline_cache_rejections(&cache, why, sizeof why))
+        fprintf(stderr, "kbv baseline: %s\n", why);
     printf("baselines on %s, size %s (cache %s)\n", ev->device_name, kbv_size_name(opts.size),
            cache.path);
     printf("%-8s %-12s %24s %24s %10s\n", "problem", "mode", "mean ms +- sd",

@@ -273,6 +273,9 @@ int kbv_cmd_check(int argc, char **argv)
     if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK)
         goto fail;
     cache_open = true;
+    char why[1400];
+    if (kbv_baseline_cache_rejections(&cache, why, sizeof why))
+        fprintf(stderr, "kbv check: %s\n", why);
     kbv_record_init(rec);
     snprintf(rec->file, sizeof rec->file, "%s", file);
     if (kbv_sample_evaluate(ev, &cache, def, file, rec, base) != KBV_OK)

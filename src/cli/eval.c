@@ -26,10 +26,13 @@ static void usage(FILE *f)
             "candidate is compiled and evaluated under the three protocols (standard,\n"
             "verified, strict) and one JSON record per candidate is appended to RESULTS.jsonl\n"
             "(flushed to disk as it is written). A rerun with the same --out resumes: samples\n"
-            "already recorded with the same source, size and device are skipped. One line per\n"
-            "finished sample goes to stderr; at the end a table per model (correct %%,\n"
-            "speedup, Fast@1, fallback speedup, memory efficiency, memory-efficient %%, SOL\n"
-            "fraction for each protocol) goes to stdout and the same numbers to the summary.\n\n"
+            "already recorded with the same source, size and device are skipped. Baselines\n"
+            "come from this device's baseline cache, where an entry whose MAC does not\n"
+            "verify under the user's key (docs/THREATS.md) is not used but measured again.\n"
+            "One line per finished sample goes to stderr; at the end a table per model\n"
+            "(correct %%, speedup, Fast@1, fallback speedup, memory efficiency,\n"
+            "memory-efficient %%, SOL fraction for each protocol) goes to stdout and the same\n"
+            "numbers to the summary.\n\n"
             "Every file named like a candidate gets its record. A\n"
             "level_L_problem_P_sample_S.failed.json (kbv generate got no code) is a failed\n"
             "sample, and so is a candidate file that cannot be used: empty, binary, over\n"
@@ -411,6 +414,17 @@ static int eval_local(eval_config *cfg)
     /* before any evaluator: the pool is forked from a process without CUDA */
     eval_run_compile_ahead(&run, cfg, arch);
 
+    /* read here, before any worker reads it too: what did not verify is said once */
+    if (run.n_plan > 0) {
+        if (kbv_baseline_cache_open(device_name, &cache) != KBV_OK) {
+            eval_print_error("opening the baseline cache");
+            goto done;
+        }
+        cache_open = true;
+        char why[1400];
+        if (kbv_baseline_cache_rejections(&cache, why, sizeof why))
+            fprintf(stderr, "kbv eval: %s\n", why);
+    }
     bool stopped = false;
     if (n_workers) {
         stopped = run.n_plan > 0 && evaluate_in_workers(&run, &opts, n_workers, devices) != 0;
@@ -424,11 +438,6 @@ static int eval_local(eval_config *cfg)
                     ev->device_name, device_name);
             goto done;
         }
-        if (kbv_baseline_cache_open(ev->device_name, &cache) != KBV_OK) {
-            eval_print_error("opening the baseline cache");
-            goto done;
-        }
-        cache_open = true;
         stopped = evaluate_here(&run, ev, &cache) != 0;
     }
     if (stopped) {

@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,18 +282,76 @@ done:
 
 /* ---- the cache -------------------------------------------------------- */
 
-static json_t *baseline_to_json(const kbv_baseline *b)
+/* What the MAC covers: every field, numbers exact (%a), in a fixed order,
+ * under a tag that no other kind of MAC'd text shares. */
+static int baseline_canonical(const kbv_baseline *b, char *buf, size_t cap)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:i, s:f, s:I}",
+    return snprintf(buf, cap,
+                    "kbv baseline 1\nproblem %s\nsize %s\nmode %s\ndevice %s\nflops %a\n"
+                    "min_bytes %a\nstd_mean_ms %a\nstd_sd_ms %a\nstd_n %d\nstrict_median_ms %a\n"
+                    "strict_iqr_ms %a\nstrict_n %d\npeak_bytes %a\nmeasured_at %lld\n",
+                    b->problem, b->size, kbv_mode_name(b->mode), b->device, b->flops,
+                    b->min_bytes, b->std_mean_ms, b->std_sd_ms, b->std_n, b->strict_median_ms,
+                    b->strict_iqr_ms, b->strict_n, b->peak_bytes, b->measured_at);
+}
+
+#define CANONICAL_CAP 1024
+
+static kbv_status baseline_mac(const kbv_secret *key, const kbv_baseline *b,
+                               char hex[KBV_MAC_HEX_LEN + 1])
+{
+    char text[CANONICAL_CAP];
+    int n = baseline_canonical(b, text, sizeof text);
+    if (n < 0 || n >= (int)sizeof text)
+        return kbv_fail(KBV_ERR_INVALID, "the baseline of %s does not fit its canonical form",
+                        b->problem);
+    KBV_TRY(kbv_mac(key, text, (size_t)n, hex));
+    return KBV_OK;
+}
+
+static bool baseline_mac_verifies(const kbv_secret *key, const kbv_baseline *b, const char *hex)
+{
+    char text[CANONICAL_CAP];
+    int n = baseline_canonical(b, text, sizeof text);
+    return n >= 0 && n < (int)sizeof text && kbv_mac_verify(key, text, (size_t)n, hex);
+}
+
+#define MAX_BASELINE_MS 8.64e7     /* a day per forward is no baseline */
+#define MAX_BASELINE_RUNS 1000000
+#define MAX_BASELINE_BYTES 0x1p60
+#define MAX_CLOCK_SKEW_S 86400
+
+static bool in_range(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi; }
+
+bool kbv_baseline_plausible(const kbv_baseline *b)
+{
+    long long latest = (long long)time(NULL) + MAX_CLOCK_SKEW_S;
+    bool times = in_range(b->std_mean_ms, 0, MAX_BASELINE_MS) && b->std_mean_ms > 0 &&
+                 in_range(b->strict_median_ms, 0, MAX_BASELINE_MS) && b->strict_median_ms > 0 &&
+                 in_range(b->std_sd_ms, 0, MAX_BASELINE_MS) &&
+                 in_range(b->strict_iqr_ms, 0, MAX_BASELINE_MS);
+    bool counts = b->std_n >= 1 && b->std_n <= MAX_BASELINE_RUNS && b->strict_n >= 1 &&
+                  b->strict_n <= MAX_BASELINE_RUNS;
+    bool sizes = in_range(b->peak_bytes, 0, MAX_BASELINE_BYTES) &&
+                 in_range(b->flops, 0, DBL_MAX) && in_range(b->min_bytes, 0, DBL_MAX);
+    return times && counts && sizes && b->measured_at > 0 && b->measured_at <= latest;
+}
+
+static json_t *baseline_to_json(const kbv_baseline *b, const char *mac)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:i, s:f, s:I, "
+                     "s:s}",
                      "problem", b->problem, "size", b->size, "mode", kbv_mode_name(b->mode),
                      "device", b->device, "flops", b->flops, "min_bytes", b->min_bytes,
                      "std_mean_ms", b->std_mean_ms, "std_sd_ms", b->std_sd_ms, "std_n", b->std_n,
                      "strict_median_ms", b->strict_median_ms, "strict_iqr_ms", b->strict_iqr_ms,
                      "strict_n", b->strict_n, "peak_bytes", b->peak_bytes, "measured_at",
-                     (json_int_t)b->measured_at);
+                     (json_int_t)b->measured_at, "mac", mac);
 }
 
-static bool baseline_from_json(json_t *o, kbv_baseline *b)
+/* The entry's fields (counts in range of an int), or false when o is no
+ * baseline entry at all; *mac is its MAC, NULL when it has none. */
+static bool baseline_from_json(json_t *o, kbv_baseline *b, const char **mac)
 {
     const char *problem, *size, *mode, *device;
     json_int_t std_n, strict_n, at;
@@ -310,10 +370,13 @@ static bool baseline_from_json(json_t *o, kbv_baseline *b)
     snprintf(b->problem, sizeof b->problem, "%s", problem);
     snprintf(b->size, sizeof b->size, "%s", size);
     snprintf(b->device, sizeof b->device, "%s", device);
-    b->std_n = (int)std_n;
-    b->strict_n = (int)strict_n;
+    /* out of an int's range: kept impossible rather than wrapped into range */
+    b->std_n = std_n >= 0 && std_n <= INT_MAX ? (int)std_n : -1;
+    b->strict_n = strict_n >= 0 && strict_n <= INT_MAX ? (int)strict_n : -1;
     b->measured_at = (long long)at;
-    return b->std_mean_ms > 0 && b->strict_median_ms > 0;
+    const json_t *m = json_object_get(o, "mac");
+    *mac = json_is_string(m) ? json_string_value(m) : NULL;
+    return true;
 }
 
 static kbv_status cache_push(kbv_baseline_cache *c, const kbv_baseline *b)
@@ -330,9 +393,81 @@ static kbv_status cache_push(kbv_baseline_cache *c, const kbv_baseline *b)
     return KBV_OK;
 }
 
+static bool same_count(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), 1.0); }
+
+static bool same_key(const kbv_baseline *a, const kbv_baseline *b)
+{
+    return a->mode == b->mode && !strcmp(a->problem, b->problem) && !strcmp(a->size, b->size) &&
+           same_count(a->flops, b->flops) && same_count(a->min_bytes, b->min_bytes);
+}
+
+/* An entry set aside while loading, and how many entries had verified before it. */
+typedef struct kbv_baseline_aside {
+    kbv_baseline entry;
+    int verified_before;
+    bool mac_ok;
+} kbv_baseline_aside;
+
+static kbv_status set_aside(kbv_baseline_cache *c, const kbv_baseline *b, bool mac_ok)
+{
+    if (c->n_aside == c->cap_aside) {
+        int cap = c->cap_aside ? 2 * c->cap_aside : 16;
+        kbv_baseline_aside *items = realloc(c->aside, (size_t)cap * sizeof *items);
+        if (!items)
+            return kbv_fail(KBV_ERR_NOMEM, "%d baseline entries set aside", cap);
+        c->aside = items;
+        c->cap_aside = cap;
+    }
+    c->aside[c->n_aside++] = (kbv_baseline_aside){.entry = *b, .verified_before = c->n,
+                                                  .mac_ok = mac_ok};
+    return KBV_OK;
+}
+
+/* Whether a verified entry of the key of aside a came after it. */
+static bool measured_again(const kbv_baseline_cache *c, const kbv_baseline_aside *a)
+{
+    for (int k = a->verified_before; k < c->n; k++)
+        if (same_key(&c->items[k], &a->entry))
+            return true;
+    return false;
+}
+
+static void count_set_aside(kbv_baseline_cache *c)
+{
+    for (int i = 0; i < c->n_aside; i++) {
+        if (measured_again(c, &c->aside[i]))
+            continue;
+        if (c->aside[i].mac_ok)
+            c->invalid++;
+        else
+            c->unverified++;
+    }
+}
+
+/* One line of the file: kept when it verifies, set aside when it is an entry
+ * of this device that does not; a torn or foreign line only costs a
+ * re-measurement. */
+static kbv_status take_line(kbv_baseline_cache *c, const char *line)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(line, 0, &jerr);
+    kbv_baseline b;
+    const char *mac = NULL;
+    kbv_status st = KBV_OK;
+    if (o && baseline_from_json(o, &b, &mac) && !strcmp(b.device, c->device)) {
+        bool mac_ok = mac && baseline_mac_verifies(&c->key, &b, mac);
+        st = mac_ok && kbv_baseline_plausible(&b) ? cache_push(c, &b) : set_aside(c, &b, mac_ok);
+    }
+    json_decref(o);
+    return st;
+}
+
 kbv_status kbv_baseline_cache_open(const char *device_name, kbv_baseline_cache *c)
 {
     kbv_status st = KBV_OK;
+    FILE *f = NULL;
+    char *line = NULL;
+    size_t cap = 0;
     memset(c, 0, sizeof *c);
     snprintf(c->device, sizeof c->device, "%s", device_name);
     const char *root = kbv_cache_dir();
@@ -345,54 +480,84 @@ kbv_status kbv_baseline_cache_open(const char *device_name, kbv_baseline_cache *
     kbv_device_slug(device_name, slug, sizeof slug);
     if (snprintf(c->path, sizeof c->path, "%s/%s.jsonl", dir, slug) >= (int)sizeof c->path)
         return kbv_fail(KBV_ERR_INVALID, "baseline cache path too long under %s", dir);
+    char key_path[1024];
+    KBV_TRY_GOTO(kbv_secret_path(key_path, sizeof key_path), st, done);
+    KBV_TRY_GOTO(kbv_secret_check_outside(key_path, root), st, done);
+    KBV_TRY_GOTO(kbv_secret_load_from(key_path, &c->key), st, done);
 
-    FILE *f = fopen(c->path, "r");
-    if (!f)
-        return errno == ENOENT ? KBV_OK
-                               : kbv_fail(KBV_ERR_IO, "cannot read %s: %s", c->path,
-                                          strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        json_error_t jerr;
-        json_t *o = json_loads(line, 0, &jerr);
-        kbv_baseline b;
-        /* a torn or foreign line only costs a re-measurement */
-        if (o && baseline_from_json(o, &b) && !strcmp(b.device, device_name))
-            st = cache_push(c, &b);
-        json_decref(o);
-        if (st != KBV_OK)
-            break;
+    f = fopen(c->path, "r");
+    if (!f) {
+        if (errno != ENOENT)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot read %s: %s", c->path, strerror(errno));
+        goto done;
     }
+    while (getline(&line, &cap, f) >= 0)
+        KBV_TRY_GOTO(take_line(c, line), st, done);
+    count_set_aside(c);
+done:
     free(line);
-    fclose(f);
+    if (f)
+        fclose(f);
     if (st != KBV_OK)
         kbv_baseline_cache_close(c);
     return st;
 }
 
-static bool same_count(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), 1.0); }
+bool kbv_baseline_cache_rejections(const kbv_baseline_cache *c, char *buf, size_t cap)
+{
+    int n = c->unverified + c->invalid;
+    if (cap > 0)
+        buf[0] = '\0';
+    if (n == 0)
+        return false;
+    char why[160];
+    if (c->invalid == 0)
+        snprintf(why, sizeof why, "did not verify (forged, edited, written under another key "
+                                  "or by an older kbv)");
+    else if (c->unverified == 0)
+        snprintf(why, sizeof why, "held impossible values");
+    else
+        snprintf(why, sizeof why, "did not verify (forged, edited, written under another key "
+                                  "or by an older kbv) or held impossible values (%d)",
+                 c->invalid);
+    snprintf(buf, cap, "%d entr%s of the baseline cache %s %s: not used, measured again when "
+             "needed", n, n == 1 ? "y" : "ies", c->path, why);
+    return true;
+}
 
 const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const char *problem,
                                             const char *size, kbv_mode mode,
                                             const kbv_graph *g)
 {
-    double flops = kbv_graph_flops(g), bytes = kbv_graph_min_bytes(g);
-    for (int i = c->n - 1; i >= 0; i--) {
-        const kbv_baseline *b = &c->items[i];
-        if (b->mode == mode && !strcmp(b->problem, problem) && !strcmp(b->size, size) &&
-            same_count(b->flops, flops) && same_count(b->min_bytes, bytes))
-            return b;
-    }
-    return NULL;
+    kbv_baseline want;
+    memset(&want, 0, sizeof want);
+    snprintf(want.problem, sizeof want.problem, "%s", problem);
+    snprintf(want.size, sizeof want.size, "%s", size);
+    want.mode = mode;
+    want.flops = kbv_graph_flops(g);
+    want.min_bytes = kbv_graph_min_bytes(g);
+    int best = -1;
+    for (int i = c->n - 1; i >= 0; i--)
+        if (same_key(&c->items[i], &want) &&
+            (best < 0 || c->items[i].measured_at > c->items[best].measured_at))
+            best = i;
+    if (best < 0)
+        return NULL;
+    /* an entry of this key that did not verify came after it: measure again */
+    for (int k = 0; k < c->n_aside; k++)
+        if (c->aside[k].verified_before > best && same_key(&c->aside[k].entry, &want))
+            return NULL;
+    return &c->items[best];
 }
 
 kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b)
 {
     kbv_status st = KBV_OK;
     int fd = -1;
-    char *text = NULL;
-    json_t *o = baseline_to_json(b);
+    char *text = NULL, mac[KBV_MAC_HEX_LEN + 1];
+    json_t *o = NULL;
+    KBV_TRY(baseline_mac(&c->key, b, mac));
+    o = baseline_to_json(b, mac);
     if (!o)
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "cannot encode the baseline of %s as JSON",
                       b->problem);
@@ -425,6 +590,8 @@ done:
 void kbv_baseline_cache_close(kbv_baseline_cache *c)
 {
     free(c->items);
+    free(c->aside);
+    kbv_secret_wipe(&c->key);
     memset(c, 0, sizeof *c);
 }
 

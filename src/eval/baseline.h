@@ -8,8 +8,15 @@
  *                    allocator's peak growth during one forward, as
  *                    torch.cuda.max_memory_allocated sees it
  *
- * The cache is JSONL, one measurement per line (the last line of a key wins):
- *   <kbv_cache_dir()>/baselines/<device-name-slug>.jsonl */
+ * The cache is JSONL, one measurement per line:
+ *   <kbv_cache_dir()>/baselines/<device-name-slug>.jsonl
+ * Only kbv's own processes write it, and every entry carries "mac", an
+ * HMAC-SHA256 of its canonical content under the user's key (core/secret.h).
+ * An entry is used only when its MAC verifies and its values are possible
+ * (finite, positive times, sane counts); any other is set aside, counted, and
+ * that baseline measured again. Of the entries of one key that are used, the
+ * latest measured wins (the last line on a tie), so a replayed older line
+ * cannot displace a newer measurement. */
 #ifndef KBV_BASELINE_H
 #define KBV_BASELINE_H
 
@@ -17,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/secret.h"
 #include "core/status.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
@@ -60,17 +68,31 @@ kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t se
 typedef struct kbv_baseline_cache {
     char path[1024];
     char device[128];            /* whose measurements these are */
-    kbv_baseline *items;
+    kbv_baseline *items;         /* the entries that verified, in file order */
     int n, cap;
+    struct kbv_baseline_aside *aside;   /* the entries set aside, and where */
+    int n_aside, cap_aside;
+    int unverified;              /* entries set aside: no MAC, or one that does not verify */
+    int invalid;                 /* entries set aside: MAC verified, values impossible */
+    kbv_secret key;
 } kbv_baseline_cache;
 
-/* Loads the cache of one device (a missing file is empty). */
+/* Loads the cache of one device (a missing file is empty), with the user's
+ * key (created on first use). An entry set aside makes its key a miss until
+ * a verified entry of that key follows it in the file (the re-measurement),
+ * and only those not yet followed are counted. */
 kbv_status kbv_baseline_cache_open(const char *device_name, kbv_baseline_cache *c);
-/* The latest measurement of (problem, size, mode) for this graph, or NULL. */
+/* One line for the user about the entries set aside, into buf; false (and
+ * buf "") when there were none. */
+bool kbv_baseline_cache_rejections(const kbv_baseline_cache *c, char *buf, size_t cap);
+/* Whether a measurement holds possible values (what loading accepts). */
+bool kbv_baseline_plausible(const kbv_baseline *b);
+/* The latest measurement of (problem, size, mode) for this graph, or NULL
+ * when there is none or an entry set aside came after it. */
 const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const char *problem,
                                             const char *size, kbv_mode mode,
                                             const kbv_graph *g);
-/* Appends a measurement (write + fsync) and keeps it in memory. */
+/* Appends a measurement with its MAC (write + fsync) and keeps it in memory. */
 kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b);
 void kbv_baseline_cache_close(kbv_baseline_cache *c);
 

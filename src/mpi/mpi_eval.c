@@ -554,6 +554,10 @@ static kbv_status start_evaluator(const kbv_mpi_world *w, const char *device, co
     }
     KBV_TRY_GOTO(kbv_evaluator_create(&eo, ev), st, done);
     KBV_TRY_GOTO(kbv_baseline_cache_open((*ev)->device_name, cache), st, done);
+    char why[1400];
+    /* one rank per node says it: the cache is the node's (or shared by all) */
+    if (w->node_index == 0 && kbv_baseline_cache_rejections(cache, why, sizeof why))
+        fprintf(stderr, "kbv eval: rank %d: %s\n", w->rank, why);
 done:
     free(probe);
     return st;

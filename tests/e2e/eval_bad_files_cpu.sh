@@ -21,6 +21,7 @@ BUILD=$(cd "$BUILD" && pwd)
 KBV="$BUILD/kbv"
 TMP=$(mktemp -d /tmp/kbv_e2e_bad_files.XXXXXX)
 export KBV_CACHE_DIR="$TMP/cache"
+export KBV_SECRET_FILE="$TMP/secret"   # the baseline cache's key: not the user's
 export KBV_RUNNER="$BUILD/kbv-runner"
 unset SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
 bg_pid=

@@ -12,6 +12,7 @@ KBV="$BUILD/kbv"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kbv_e2e_messages.XXXXXX)
 export KBV_CACHE_DIR="$TMP/cache"
+export KBV_SECRET_FILE="$TMP/secret"   # the baseline cache's key: not the user's
 unset KBV_DEBUG
 trap 'rm -rf "$TMP"' EXIT
 

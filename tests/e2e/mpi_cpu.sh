@@ -17,6 +17,7 @@ KBV="$BUILD/kbv"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kbv_e2e_mpi.XXXXXX)
 export KBV_CACHE_DIR="$TMP/cache"
+export KBV_SECRET_FILE="$TMP/secret"   # the baseline cache's key: not the user's
 export KBV_RUNNER="$BUILD/kbv-runner"
 unset SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
 # CI runs as root; containers often forbid the shared-memory single copy

@@ -144,7 +144,7 @@ printf '#include <kbv/candidate.h>\n#include "../../../../../../../../..%s"\n' "
 
 for MODE in $MODES; do
     echo "# ---- KBV_SANDBOX=$MODE, device $DEVICE ----"
-    export KBV_SANDBOX=$MODE KBV_CACHE_DIR="$TMP/cache-$MODE"
+    export KBV_SANDBOX=$MODE KBV_CACHE_DIR="$TMP/cache-$MODE" KBV_SECRET_FILE="$TMP/key-$MODE"
     OUT="$TMP/results-$MODE.jsonl"
     # a first run fills the baseline cache the escapes then try to poison
     mkdir -p "$TMP/warm-$MODE"

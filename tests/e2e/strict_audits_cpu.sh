@@ -14,6 +14,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export KBV_CACHE_DIR="$TMP/cache"
+export KBV_SECRET_FILE="$TMP/secret"   # the baseline cache's key: not the user's
 export KBV_INCLUDE_DIR="$ROOT/include"
 python3 "$ROOT/tests/cheats/corpus.py" --kbv "$BUILD/kbv" --device cpu --size small --seed 3 \
     --workers 2 --work "$TMP/work"

@@ -43,6 +43,8 @@ static int make_root(void **state)
     char cache[300];
     snprintf(cache, sizeof cache, "%s/cache", root);
     setenv("KBV_CACHE_DIR", cache, 1);
+    snprintf(cache, sizeof cache, "%s/secret", root);
+    setenv("KBV_SECRET_FILE", cache, 1);   /* the workers' baseline caches: not the user's key */
     return 0;
 }
 
