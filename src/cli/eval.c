@@ -45,7 +45,11 @@ static void usage(FILE *f)
             "other files (kbv generate's .response.json, hidden files). A line at the start\n"
             "and one at the end account for every candidate: evaluated, could not be\n"
             "evaluated, resumed, in other shards.\n\n"
-            "  --out FILE         the results file (JSONL), created or resumed (required)\n"
+            "  --out FILE         the results file (JSONL), created or resumed (required).\n"
+            "                     kbv eval holds it while it runs: another kbv eval or merge\n"
+            "                     on the same file is refused. An existing file that is not a\n"
+            "                     kbv results file (each line a record, or one cut short by\n"
+            "                     a killed run) is refused and left as it is\n"
             "  --summary FILE     the summary JSON (default: the results file's name +\n"
             "                     .summary.json)\n"
             "  --device cpu|cuda  where to run (default: cuda when a GPU is usable). A CPU run\n"
@@ -93,8 +97,9 @@ static void usage(FILE *f)
             "Exit status: 0 when every candidate was evaluated or resumed (whatever the\n"
             "verdicts, unusable files included), 1 when some could not be evaluated (kbv's own\n"
             "trouble, such as a results file that cannot be written: the reasons are on\n"
-            "stderr; rerun to retry them) or when the run directories hold files but no\n"
-            "candidate (the reason is said), 2 on bad usage.\n"
+            "stderr; rerun to retry them), when the results file cannot be used (another kbv\n"
+            "process holds it, or it is not a kbv results file) or when the run directories\n"
+            "hold files but no candidate (the reason is said), 2 on bad usage.\n"
             "docs/SCALING.md describes sharding, workers, compile-ahead, MPI and kbv merge.\n",
             kbv_mpi_available() ? "" : "\n                     (this kbv was built without MPI)");
 }
@@ -291,7 +296,7 @@ static int evaluate_in_workers(eval_run *run, const kbv_eval_opts *opts, int n_w
 {
     kbv_workers_opts wo = {.n = n_workers < run->n_plan ? n_workers : run->n_plan,
                            .devices = devices, .eval = *opts,
-                           .device_name = run->device_name};
+                           .device_name = run->device_name, .results = &run->res};
     wo.eval.device = devices[0];
     kbv_worker_ops ops = {.evaluate = worker_evaluate, .record = worker_record,
                           .failed = worker_failed, .describe = worker_describe, .ctx = run};

@@ -138,7 +138,8 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
             goto done;
         }
     if (kbv_results_open(cfg->out, &run->res) != KBV_OK) {
-        eval_print_error("opening the results file");
+        /* a refusal names the file and what to do, in one line */
+        eval_print_error(run->res.refused ? NULL : "opening the results file");
         goto done;
     }
     run->res_open = true;

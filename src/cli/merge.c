@@ -33,14 +33,19 @@ static void usage(FILE *f)
             "reported on stderr and the first record kept. Lines that are not records (a\n"
             "record torn by a killed run) are counted and left out. MERGED.jsonl is written\n"
             "whole or not at all (a temporary file renamed into place), so it may be one of\n"
-            "the inputs. Then, as kbv eval does, a table per model goes to stdout and the\n"
-            "same numbers to the summary JSON; records of several devices or sizes get a\n"
-            "table each and no summary (kbv report covers them).\n\n"
+            "the inputs; kbv merge holds it (as kbv eval holds its --out) from before the\n"
+            "inputs are read until it ends, and refuses an existing MERGED.jsonl that\n"
+            "another kbv process holds or that is not a kbv results file (lines that are\n"
+            "not records, such as a CSV or notes: it is left as it is). Then, as kbv eval\n"
+            "does, a table per model goes to stdout and the same numbers to the summary\n"
+            "JSON; records of several devices or sizes get a table each and no summary\n"
+            "(kbv report covers them).\n\n"
             "  --out FILE      the merged results file (required)\n"
             "  --summary FILE  the summary JSON (default: MERGED.jsonl.summary.json)\n"
             "  --help          this text\n\n"
             "Exit status: 0 when merged (conflicts included: they are on stderr), 1 when an\n"
-            "input cannot be read or the output written, 2 on bad usage.\n");
+            "input cannot be read or the output written (in use by another kbv process, or\n"
+            "not a kbv results file), 2 on bad usage.\n");
 }
 
 /* A kept record: its identity, its verdicts, where it came from, its line. */
@@ -382,7 +387,15 @@ int kbv_cmd_merge(int argc, char **argv)
         summary = summary_buf;
     }
     int status = 1;
+    bool written = false;
     merge_state m = {.inputs = inputs};
+    /* held before the inputs are read: an eval still appending to MERGED.jsonl
+     * (perhaps one of them) would lose what it writes after the reading */
+    kbv_results held;
+    if (kbv_results_claim(out, &held) != KBV_OK) {
+        kbv_cli_error("kbv merge", NULL);   /* the message names the file and what to do */
+        return 1;
+    }
     for (int i = 0; i < n_inputs; i++)
         if (read_input(&m, i) != KBV_OK) {
             kbv_cli_error("kbv merge", NULL);   /* names the file */
@@ -395,12 +408,16 @@ int kbv_cmd_merge(int argc, char **argv)
         kbv_cli_error("kbv merge", NULL);
         goto done;
     }
+    written = true;
     fprintf(stderr, "kbv merge: %d record%s from %d file%s into %s; dropped: %d duplicate%s, "
                     "%d conflicting\n", m.n, m.n == 1 ? "" : "s", n_inputs,
             n_inputs == 1 ? "" : "s", out, m.duplicates, m.duplicates == 1 ? "" : "s",
             m.conflicts);
     status = report(out, summary);
 done:
+    if (!written && held.created)
+        unlink(out);   /* made empty to be held, then nothing was written */
+    kbv_results_close(&held);
     for (int i = 0; i < m.n; i++) {
         free(m.items[i].line);
         free(m.items[i].id);

@@ -423,6 +423,8 @@ static kbv_status spawn(pool *pl, int i)
         for (int k = 0; k < pl->o->n; k++)
             if (pl->slots[k].fd >= 0)
                 close(pl->slots[k].fd);
+        if (pl->o->results && pl->o->results->fd >= 0)
+            close(pl->o->results->fd);   /* the parent's lock stays: it is the parent's file */
         close(sv[0]);
         _exit(worker_loop(pl->o, pl->ops, s->device, sv[1]));
     }

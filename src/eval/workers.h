@@ -78,6 +78,8 @@ typedef struct kbv_workers_opts {
     kbv_eval_opts eval;              /* the evaluators' options (device set per worker) */
     const char *device_name;         /* every worker's device must report this name */
     int max_respawns;                /* replacements per worker slot (0: 3) */
+    const kbv_results *results;      /* the parent's results file, or NULL: a worker closes
+                                        the descriptor it inherits (only the parent writes) */
 } kbv_workers_opts;
 
 typedef struct kbv_workers_stats {

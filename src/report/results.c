@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -492,6 +494,49 @@ void kbv_record_list_free(kbv_record_list *list)
     memset(list, 0, sizeof *list);
 }
 
+/* ---- what a results file is ------------------------------------------- */
+
+/* kbv writes "schema" first in every record (jansson keeps the insertion
+ * order), so a record cut short anywhere still begins with a prefix of this. */
+static const char record_start[] = "{\"schema\":";
+
+typedef enum line_kind { LINE_BLANK, LINE_RECORD, LINE_TORN, LINE_FOREIGN } line_kind;
+
+/* The line's length without its line ending; 0 when it is blank. */
+static size_t content_length(const char *line, size_t len)
+{
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    for (size_t i = 0; i < len; i++)
+        if (line[i] != ' ' && line[i] != '\t')
+            return len;
+    return 0;
+}
+
+static bool begins_like_a_record(const char *line, size_t len)
+{
+    size_t n = sizeof record_start - 1;
+    return memcmp(line, record_start, len < n ? len : n) == 0;
+}
+
+/* What one line of a results file is; *rec is the record when it is one. A
+ * line that is no record but begins like one was cut short by a killed run
+ * (or is of another schema); any other was not written by kbv. */
+static line_kind classify_line(const char *line, size_t len, kbv_record *rec)
+{
+    size_t n = content_length(line, len);
+    if (n == 0)
+        return LINE_BLANK;
+    json_error_t jerr;
+    json_t *o = json_loadb(line, len, 0, &jerr);
+    kbv_status st = o ? kbv_record_from_json(o, rec) : KBV_ERR_PARSE;
+    json_decref(o);
+    if (st == KBV_OK)
+        return LINE_RECORD;
+    kbv_clear_error();
+    return begins_like_a_record(line, n) ? LINE_TORN : LINE_FOREIGN;
+}
+
 kbv_status kbv_records_load(const char *path, kbv_record_list *list)
 {
     kbv_status st = KBV_OK;
@@ -513,22 +558,17 @@ kbv_status kbv_records_load(const char *path, kbv_record_list *list)
     errno = 0;
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        bool blank = true;
-        for (ssize_t i = 0; i < len && blank; i++)
-            blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r';
-        if (blank)
+        line_kind kind = classify_line(line, (size_t)len, rec);
+        if (kind == LINE_BLANK)
             continue;
-        json_error_t jerr;
-        json_t *o = json_loadb(line, (size_t)len, 0, &jerr);
-        kbv_status pst = o ? kbv_record_from_json(o, rec) : KBV_ERR_PARSE;
-        json_decref(o);
-        if (pst != KBV_OK) {
-            kbv_clear_error();
-            if (list->malformed++ == 0)
-                list->first_malformed_line = lineno;
+        if (kind == LINE_RECORD) {
+            KBV_TRY_GOTO(kbv_record_list_push(list, rec), st, done);
             continue;
         }
-        KBV_TRY_GOTO(kbv_record_list_push(list, rec), st, done);
+        if (list->malformed++ == 0)
+            list->first_malformed_line = lineno;
+        if (kind == LINE_FOREIGN && list->foreign++ == 0)
+            list->first_foreign_line = lineno;
     }
     if (ferror(f))
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading %s: %s", path, strerror(errno));
@@ -538,6 +578,140 @@ done:
     fclose(f);
     if (st != KBV_OK)
         kbv_record_list_free(list);
+    return st;
+}
+
+/* The first line of path that no kbv wrote (1-based), 0 when there is none. */
+static kbv_status find_foreign_line(const char *path, int *first_foreign)
+{
+    kbv_status st = KBV_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    kbv_record *rec = malloc(sizeof *rec);
+    *first_foreign = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    if (!rec)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "reading %s", path);
+    int lineno = 0;
+    ssize_t len;
+    errno = 0;
+    while (*first_foreign == 0 && (len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (classify_line(line, (size_t)len, rec) == LINE_FOREIGN)
+            *first_foreign = lineno;
+    }
+    if (ferror(f))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading %s: %s", path, strerror(errno));
+done:
+    if (f)
+        fclose(f);
+    free(rec);
+    free(line);
+    return st;
+}
+
+/* ---- holding a results file ------------------------------------------- */
+
+/* The pid holding a flock on the file, from /proc/locks; 0 when unknown. */
+static int lock_holder(const struct stat *sb)
+{
+    FILE *f = fopen("/proc/locks", "re");
+    if (!f)
+        return 0;
+    char line[256];
+    int holder = 0;
+    while (!holder && fgets(line, sizeof line, f)) {
+        char kind[16];
+        int pid;
+        unsigned maj, min;
+        unsigned long long ino;
+        /* "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; waiters have "->" */
+        if (strstr(line, "->") ||
+            sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%llu", kind, &pid, &maj, &min, &ino) != 5)
+            continue;
+        if (!strcmp(kind, "FLOCK") && maj == major(sb->st_dev) && min == minor(sb->st_dev) &&
+            ino == (unsigned long long)sb->st_ino)
+            holder = pid;
+    }
+    fclose(f);
+    return holder;
+}
+
+#define LOCK_ATTEMPTS 10
+
+/* Opens path for appending (created when missing) and takes its lock. The
+ * lock belongs to the file, not to the name: when kbv merge renamed a new
+ * file over the name meanwhile, the new one is taken instead. */
+static kbv_status take_file(const char *path, kbv_results *r)
+{
+    for (int attempt = 1;; attempt++) {
+        r->created = false;
+        r->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+        if (r->fd < 0 && errno == ENOENT) {
+            r->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            r->created = r->fd >= 0;
+            if (r->fd < 0 && errno == EEXIST && attempt < LOCK_ATTEMPTS)
+                continue;   /* another process made it first: take that one */
+        }
+        if (r->fd < 0)
+            return kbv_fail(KBV_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        struct stat held, named;
+        if (fstat(r->fd, &held))
+            return kbv_fail(KBV_ERR_IO, "stat %s: %s", path, strerror(errno));
+        int locked;
+        do
+            locked = flock(r->fd, LOCK_EX | LOCK_NB);
+        while (locked != 0 && errno == EINTR);
+        if (locked != 0 && errno == EWOULDBLOCK) {
+            int pid = lock_holder(&held);
+            char who[32] = "";
+            if (pid > 0)
+                snprintf(who, sizeof who, " (pid %d)", pid);
+            r->refused = true;
+            return kbv_fail(KBV_ERR_IO, "%s is in use by another kbv process%s; wait for it or "
+                            "choose another --out", path, who);
+        }
+        /* any other failure: a file system without locks, written unlocked as before */
+        if (stat(path, &named) == 0 && named.st_dev == held.st_dev &&
+            named.st_ino == held.st_ino)
+            return KBV_OK;
+        close(r->fd);
+        r->fd = -1;
+        if (attempt >= LOCK_ATTEMPTS)
+            return kbv_fail(KBV_ERR_IO, "%s keeps being replaced while kbv opens it", path);
+    }
+}
+
+static kbv_status refuse_foreign(kbv_results *r, int line)
+{
+    r->refused = true;
+    return kbv_fail(KBV_ERR_INVALID, "%s is not a kbv results file (line %d is not a results "
+                    "record); it is left as it is: choose another --out", r->path, line);
+}
+
+static kbv_status results_begin(const char *path, kbv_results *r)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    if (snprintf(r->path, sizeof r->path, "%s", path) >= (int)sizeof r->path)
+        return kbv_fail(KBV_ERR_INVALID, "results path too long: %s", path);
+    return KBV_OK;
+}
+
+kbv_status kbv_results_claim(const char *path, kbv_results *r)
+{
+    kbv_status st = KBV_OK;
+    int foreign = 0;
+    KBV_TRY(results_begin(path, r));
+    KBV_TRY_GOTO(take_file(path, r), st, fail);
+    KBV_TRY_GOTO(find_foreign_line(path, &foreign), st, fail);
+    if (foreign)
+        KBV_TRY_GOTO(refuse_foreign(r, foreign), st, fail);
+    return KBV_OK;
+fail:
+    kbv_results_close(r);
     return st;
 }
 
@@ -560,14 +734,12 @@ static int write_all(int fd, const char *buf, size_t len)
 kbv_status kbv_results_open(const char *path, kbv_results *r)
 {
     kbv_status st = KBV_OK;
-    memset(r, 0, sizeof *r);
-    r->fd = -1;
-    if (snprintf(r->path, sizeof r->path, "%s", path) >= (int)sizeof r->path)
-        return kbv_fail(KBV_ERR_INVALID, "results path too long: %s", path);
-    r->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (r->fd < 0)
-        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "cannot open %s for appending: %s", path,
-                      strerror(errno));
+    KBV_TRY(results_begin(path, r));
+    KBV_TRY_GOTO(take_file(path, r), st, fail);
+    /* read before the repair below: a file that is not kbv's stays untouched */
+    KBV_TRY_GOTO(kbv_records_load(path, &r->done), st, fail);
+    if (r->done.foreign)
+        KBV_TRY_GOTO(refuse_foreign(r, r->done.first_foreign_line), st, fail);
     struct stat sb;
     if (fstat(r->fd, &sb))
         KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "stat %s: %s", path, strerror(errno));
@@ -576,7 +748,7 @@ kbv_status kbv_results_open(const char *path, kbv_results *r)
         if (pread(r->fd, &last, 1, sb.st_size - 1) != 1)
             KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "reading %s: %s", path, strerror(errno));
         /* A run killed mid-write leaves a line without its newline: close it,
-         * so the next record starts on a line of its own; loading skips it. */
+         * so the next record starts on a line of its own; loading skipped it. */
         if (last != '\n') {
             if (write_all(r->fd, "\n", 1) || fsync(r->fd))
                 KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "repairing the torn last line of %s: %s",
@@ -584,7 +756,6 @@ kbv_status kbv_results_open(const char *path, kbv_results *r)
             r->repaired = true;
         }
     }
-    KBV_TRY_GOTO(kbv_records_load(path, &r->done), st, fail);
     return KBV_OK;
 fail:
     kbv_results_close(r);
@@ -650,7 +821,7 @@ done:
 void kbv_results_close(kbv_results *r)
 {
     if (r->fd >= 0)
-        close(r->fd);
+        close(r->fd);   /* and with it the lock */
     r->fd = -1;
     kbv_record_list_free(&r->done);
 }

@@ -133,28 +133,53 @@ kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one
- * torn by a killed run) is skipped and counted. A missing file is empty. */
+ * torn by a killed run) is skipped and counted. A missing file is empty.
+ *
+ * What a kbv results file is: a file of lines in which every line that is
+ * not blank is a results record (a JSON object of "schema" 1 with a "model"
+ * and a "problem" string) or begins as kbv begins every record it writes,
+ * with {"schema": -- a record cut short by a killed run, however short the
+ * cut (even "{"), or one of another schema. An empty file is one. A CSV, a
+ * JSON array or pretty-printed object, notes: not; kbv eval and kbv merge
+ * refuse to write to those. */
 typedef struct kbv_record_list {
     kbv_record *items;
     int n, cap;
     int malformed;                   /* lines skipped */
     int first_malformed_line;        /* 1-based, 0 if none */
+    int foreign;                     /* of those, lines no kbv wrote (see above) */
+    int first_foreign_line;          /* 1-based, 0 if none */
 } kbv_record_list;
 
 kbv_status kbv_records_load(const char *path, kbv_record_list *list);
 kbv_status kbv_record_list_push(kbv_record_list *list, const kbv_record *rec);
 void kbv_record_list_free(kbv_record_list *list);
 
-/* An open results file: the records already there, and appends. */
+/* An open results file: the records already there, and appends.
+ *
+ * Only one kbv process at a time writes a results file: it holds an
+ * exclusive flock(2) on the file for as long as it is open, and another
+ * that tries is refused at once (a lock is the holder's until it exits or
+ * closes the file, so a killed run never leaves one behind). Only the
+ * parent process writes: workers and MPI ranks send it their records. */
 typedef struct kbv_results {
     char path[1024];
     int fd;
     kbv_record_list done;
     bool repaired;                   /* a torn last line was closed with a newline */
+    bool created;                    /* there was no file: this open made it */
+    bool refused;                    /* it may not be written: another kbv process holds it,
+                                        or it is not a kbv results file (the message, one line
+                                        for the user, says which) */
 } kbv_results;
 
-/* Loads existing records, repairs a torn last line, opens for appending. */
+/* Takes the file for appending (created when missing, locked; refused, and
+ * left as it is, when another kbv process holds it or it is not a kbv
+ * results file), loads the records there and repairs a torn last line. */
 kbv_status kbv_results_open(const char *path, kbv_results *r);
+/* The same without loading or repairing: for kbv merge, which replaces the
+ * file whole and holds it meanwhile. */
+kbv_status kbv_results_claim(const char *path, kbv_results *r);
 /* Whether a sample with the identity of `key` is already recorded. */
 bool kbv_results_has(const kbv_results *r, const kbv_record *key);
 /* The same, with every protocol of the mask (bit p: protocol p) evaluated:
@@ -163,6 +188,7 @@ bool kbv_results_has_protocols(const kbv_results *r, const kbv_record *key, unsi
 /* Appends one line and fsyncs; on failure the file is cut back to where it
  * was, so what was written before stays whole. */
 kbv_status kbv_results_append(kbv_results *r, const kbv_record *rec);
+/* Closes the file and lets the lock go (r->refused stays). */
 void kbv_results_close(kbv_results *r);
 
 #endif

@@ -299,6 +299,156 @@ static void test_torn_line_repaired(void **state)
     free(b);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The whole file, for byte-for-byte comparisons (static: one at a time). */
+static const char *read_text(const char *path)
+{
+    static char buf[8192];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A second writer is refused at once, with the holder's pid, until the
+ * first closes; kbv merge's claim is refused alike. */
+static void test_one_writer_at_a_time(void **state)
+{
+    (void)state;
+    char path[300], want[64];
+    path_of("locked.jsonl", path, sizeof path);
+    kbv_results first, second;
+    assert_int_equal(kbv_results_open(path, &first), KBV_OK);
+    assert_true(first.created);
+    assert_int_equal(kbv_results_open(path, &second), KBV_ERR_IO);
+    snprintf(want, sizeof want, "(pid %d)", (int)getpid());
+    assert_true(second.refused);
+    const char *why = kbv_last_message();
+    assert_non_null(strstr(why, "is in use by another kbv process"));
+    assert_non_null(strstr(why, want));
+    assert_non_null(strstr(why, "choose another --out"));
+    assert_non_null(strstr(why, path));
+    assert_null(strchr(why, '\n'));
+    assert_int_equal(second.fd, -1);
+    kbv_clear_error();
+    assert_int_equal(kbv_results_claim(path, &second), KBV_ERR_IO);
+    assert_non_null(strstr(kbv_last_message(), "in use"));
+    kbv_clear_error();
+    /* reading is not writing: loading the records is never refused */
+    kbv_record_list list;
+    assert_int_equal(kbv_records_load(path, &list), KBV_OK);
+    kbv_record_list_free(&list);
+    kbv_results_close(&first);
+    assert_int_equal(kbv_results_open(path, &second), KBV_OK);
+    assert_false(second.created);
+    kbv_results_close(&second);
+    assert_int_equal(kbv_results_claim(path, &second), KBV_OK);
+    kbv_results_close(&second);
+}
+
+/* A file no kbv wrote is refused before anything touches it. */
+static void test_foreign_file_is_refused_untouched(void **state)
+{
+    (void)state;
+    static const char *const foreign[] = {
+        "model,problem,speedup\nm,L1/19,1.2\n",                 /* a CSV */
+        "[{\"schema\":1,\"model\":\"m\",\"problem\":\"L1/19\"}]\n", /* a JSON array */
+        "{\n  \"schema\": 1,\n  \"model\": \"m\"\n}\n",     /* pretty-printed */
+        "my notes on the run",                              /* no newline: no repair either */
+        "\n\n# results\n",
+    };
+    static const int first_bad[] = {1, 1, 2, 1, 3};
+    char path[300];
+    path_of("notes.txt", path, sizeof path);
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+        write_text(path, foreign[i]);
+        kbv_results res;
+        assert_int_equal(kbv_results_open(path, &res), KBV_ERR_INVALID);
+        char want[400];
+        snprintf(want, sizeof want, "%s is not a kbv results file (line %d ", path, first_bad[i]);
+        if (!strstr(kbv_last_message(), want))
+            fail_msg("case %zu: %s", i, kbv_last_message());
+        assert_false(res.created);
+        kbv_clear_error();
+        assert_int_equal(kbv_results_claim(path, &res), KBV_ERR_INVALID);
+        kbv_clear_error();
+        assert_string_equal(read_text(path), foreign[i]);
+        kbv_record_list list;   /* loading counts the foreign lines */
+        assert_int_equal(kbv_records_load(path, &list), KBV_OK);
+        assert_int_equal(list.first_foreign_line, first_bad[i]);
+        kbv_record_list_free(&list);
+    }
+}
+
+/* What kbv wrote, however it was cut, is a results file: old files resume. */
+static void test_kbv_files_are_accepted(void **state)
+{
+    (void)state;
+    char path[300];
+    path_of("written.jsonl", path, sizeof path);
+    kbv_results res;
+    kbv_record *a = sample_record(0, "aa"), *b = sample_record(1, "bb");
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    assert_int_equal(kbv_results_append(&res, a), KBV_OK);
+    kbv_results_close(&res);
+    /* torn lines repaired by earlier resumes, one cut after a single byte, a
+     * record of a later schema, blank lines, and a record another tool
+     * rewrote with its members in another order */
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("{\"schema\":1,\"model\":\"model-x\",\"probl\n"
+          "{\n"
+          "{\"sch\n"
+          "\n   \n"
+          "{\"schema\":2,\"model\":\"m\",\"problem\":\"L1/1\",\"new\":true}\n"
+          "{\"model\":\"other\",\"problem\":\"L1/2\",\"schema\":1}\r\n"
+          "{\"schema\": 1, \"model\": \"m", f);
+    fclose(f);
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    assert_true(res.repaired);
+    assert_int_equal(res.done.n, 2);
+    assert_int_equal(res.done.malformed, 5);
+    assert_int_equal(res.done.foreign, 0);
+    assert_int_equal(kbv_results_append(&res, b), KBV_OK);
+    kbv_results_close(&res);
+    assert_int_equal(kbv_results_claim(path, &res), KBV_OK);
+    kbv_results_close(&res);
+    /* an empty file is one too, and so is one of blank lines */
+    write_text(path, "");
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    kbv_results_close(&res);
+    write_text(path, "\n\n");
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    kbv_results_close(&res);
+    free(a);
+    free(b);
+}
+
+/* The lock is the file's: a file renamed over the name is a new one, free. */
+static void test_renamed_over_file_is_free(void **state)
+{
+    (void)state;
+    char path[300], tmp[300];
+    path_of("renamed.jsonl", path, sizeof path);
+    path_of("renamed.tmp", tmp, sizeof tmp);
+    kbv_results held, next;
+    assert_int_equal(kbv_results_claim(path, &held), KBV_OK);
+    write_text(tmp, "");
+    assert_int_equal(rename(tmp, path), 0);   /* what kbv merge does while holding */
+    assert_int_equal(kbv_results_open(path, &next), KBV_OK);
+    kbv_results_close(&next);
+    kbv_results_close(&held);
+}
+
 static void test_missing_file_is_empty(void **state)
 {
     (void)state;
@@ -404,6 +554,10 @@ int main(void)
         cmocka_unit_test(test_resume_needs_the_protocols),
         cmocka_unit_test(test_resume_identity),
         cmocka_unit_test(test_torn_line_repaired),
+        cmocka_unit_test(test_one_writer_at_a_time),
+        cmocka_unit_test(test_foreign_file_is_refused_untouched),
+        cmocka_unit_test(test_kbv_files_are_accepted),
+        cmocka_unit_test(test_renamed_over_file_is_free),
         cmocka_unit_test(test_missing_file_is_empty),
         cmocka_unit_test(test_write_error_is_reported),
         cmocka_unit_test(test_unwritable_path),

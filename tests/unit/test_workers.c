@@ -212,6 +212,67 @@ static void test_wrong_device_name(void **state)
     free(fx);
 }
 
+/* Runs in a worker: fails when it still holds the parent's results file. */
+static kbv_status evaluate_without_results(void *ctx, kbv_evaluator *ev, kbv_baseline_cache *cache,
+                                           int job, kbv_record *rec)
+{
+    const struct stat *results = ctx;
+    (void)cache;
+    for (int fd = 0; fd < 1024; fd++) {
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && sb.st_dev == results->st_dev && sb.st_ino == results->st_ino)
+            return kbv_fail(KBV_ERR_INVALID, "worker %d holds the results file as fd %d",
+                            (int)getpid(), fd);
+    }
+    kbv_record_init(rec);
+    snprintf(rec->model, sizeof rec->model, "m");
+    snprintf(rec->device, sizeof rec->device, "%s", ev->device_name);
+    rec->sample = job;
+    return KBV_OK;
+}
+
+static kbv_status accept_record(void *ctx, int job, const kbv_record *rec, double seconds)
+{
+    (void)ctx;
+    (void)job;
+    (void)rec;
+    (void)seconds;
+    return KBV_OK;
+}
+
+static void note_failure(void *ctx, int job, const char *why)
+{
+    (void)ctx;
+    fail_msg("job %d: %s", job, why);
+}
+
+/* Only the parent writes the results file: workers close the descriptor
+ * they inherit (the parent's lock stays). */
+static void test_workers_do_not_hold_the_results_file(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/results.jsonl", root);
+    kbv_results res;
+    assert_int_equal(kbv_results_open(path, &res), KBV_OK);
+    struct stat sb;
+    assert_int_equal(fstat(res.fd, &sb), 0);
+    int devices[2] = {-1, -1};
+    int jobs[2] = {0, 1};
+    kbv_workers_opts o = {.n = 2, .devices = devices,
+                          .eval = {.device = -1, .size = KBV_SIZE_SMALL}, .device_name = "cpu",
+                          .results = &res};
+    kbv_worker_ops ops = {.evaluate = evaluate_without_results, .record = accept_record,
+                          .failed = note_failure, .describe = fake_describe, .ctx = &sb};
+    kbv_workers_stats stats;
+    assert_int_equal(kbv_workers_run(&o, jobs, 2, &ops, &stats), KBV_OK);
+    kbv_results other;   /* still the parent's */
+    assert_int_equal(kbv_results_open(path, &other), KBV_ERR_IO);
+    assert_non_null(strstr(kbv_last_message(), "in use by another kbv process"));
+    kbv_clear_error();
+    kbv_results_close(&res);
+}
+
 static void test_gpu_list(void **state)
 {
     (void)state;
@@ -262,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_every_job_once),
         cmocka_unit_test(test_record_error_stops),
         cmocka_unit_test(test_wrong_device_name),
+        cmocka_unit_test(test_workers_do_not_hold_the_results_file),
         cmocka_unit_test(test_gpu_list),
         cmocka_unit_test(test_probe_cpu),
     };
