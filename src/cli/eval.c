@@ -1,5 +1,6 @@
 /* kbv eval: evaluate run directories of candidates into a results file. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,12 @@
 #include "cli/eval_run.h"
 #include "cli/run_options.h"
 #include "core/clock.h"
+#include "core/secret.h"
 #include "eval/draws.h"
 #include "eval/protocol.h"
 #include "eval/workers.h"
 #include "mpi/mpi_eval.h"
+#include "sandbox/profiles.h"
 
 static void usage(FILE *f)
 {
@@ -459,6 +462,27 @@ done:
     return status;
 }
 
+/* What no candidate or compiler may see even where a system tree would
+ * show it: the results, the run directories, the key of the baseline cache
+ * (the cache and the home are hidden by the sandbox itself). */
+static void hide_own_files(const eval_config *cfg)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cfg->out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    (void)kbv_sandbox_hide_path(slash ? (dir[0] ? dir : "/") : ".");
+    for (int d = 0; d < cfg->n_dirs; d++)
+        (void)kbv_sandbox_hide_path(cfg->dirs[d]);
+    if (kbv_secret_path(dir, sizeof dir) == KBV_OK) {
+        if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
+            *slash = '\0';
+        (void)kbv_sandbox_hide_path(dir);
+    }
+    kbv_clear_error();
+}
+
 int kbv_cmd_eval(int argc, char **argv)
 {
     eval_config *cfg = malloc(sizeof *cfg);
@@ -475,6 +499,7 @@ int kbv_cmd_eval(int argc, char **argv)
         status = 2;
         goto done;
     }
+    hide_own_files(cfg);
     status = cfg->mpi ? eval_mpi(cfg) : eval_local(cfg);
 done:
     free(cfg);

@@ -189,8 +189,10 @@ static bool place_entry(const kbv_policy_entry *e, const char *root)
     case KBV_ENTRY_HIDE:
         if (!exists)
             return true;   /* not exposed: nothing to hide */
-        return mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-                     "size=4k,mode=0555") == 0;
+        /* writable until every entry is placed: one beneath it needs its
+         * mount point made here (kbv_jail_enter seals it afterwards) */
+        return mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                     "size=64k,mode=0755") == 0;
     }
     errno = EINVAL;
     return false;
@@ -276,6 +278,16 @@ bool kbv_jail_enter(const kbv_policy *p, const char *root, bool user_ns, uid_t o
     for (int i = 0; i < p->n; i++)
         if (!place_entry(&p->v[i], root))
             return fail(f, KBV_JAIL_ENTRY, i);
+    for (int i = 0; i < p->n; i++) {
+        if (p->v[i].kind != KBV_ENTRY_HIDE)
+            continue;
+        if (!concat(dst, sizeof dst, root, p->v[i].path))
+            return fail(f, KBV_JAIL_ENTRY, i);
+        /* EINVAL, ENOENT: nothing was mounted there (it was not exposed) */
+        if (mount(NULL, dst, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  NULL) != 0 && errno != EINVAL && errno != ENOENT)
+            return fail(f, KBV_JAIL_ENTRY, i);
+    }
     /* pivot_root(".", "."): the old root ends up stacked under the new one
      * and is detached at once (pivot_root(2), NOTES) */
     if (chdir(root) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||

@@ -201,6 +201,50 @@ static void test_jail(void **state)
     assert_int_equal(run_confined(&plan, NULL, script), 0);
 }
 
+/* A hidden directory inside an exposed one shows nothing but what the
+ * policy places beneath it. */
+static void test_hidden_inside_exposed(void **state)
+{
+    (void)state;
+    kbv_spawn_plan plan = {.namespaces = true, .user_ns = true};
+    if (run_confined(&plan, NULL, "exit 0") != 0) {
+        plan.user_ns = false;
+        if (geteuid() != 0 || run_confined(&plan, NULL, "exit 0") != 0)
+            skip();
+    }
+    char top[400], hidden[450], secret[500], placed[500];
+    snprintf(top, sizeof top, "%s/exposed", dir);
+    snprintf(hidden, sizeof hidden, "%s/cache", top);
+    snprintf(secret, sizeof secret, "%s/baseline.jsonl", hidden);
+    snprintf(placed, sizeof placed, "%s/placed.txt", hidden);
+    assert_int_equal(mkdir(top, 0755), 0);
+    assert_int_equal(mkdir(hidden, 0755), 0);
+    make_file(secret, "secret\n");
+    make_file(placed, "placed\n");
+    kbv_policy p = {.proc = true};
+    assert_int_equal(kbv_policy_add_system(&p), KBV_OK);
+    assert_int_equal(kbv_policy_add(&p, top, KBV_ACCESS_READ), KBV_OK);
+    assert_int_equal(kbv_policy_add(&p, placed, KBV_ACCESS_READ), KBV_OK);
+    assert_int_equal(kbv_policy_hide(&p, hidden), KBV_OK);
+    kbv_policy_finish(&p);
+    char script[2048];
+    snprintf(script, sizeof script,
+             "test -d '%s' || exit 30; test -e '%s' && exit 31; test -r '%s' || exit 32; "
+             "touch '%s/new' 2>/dev/null && exit 33; exit 0", top, secret, placed, hidden);
+    const char *sh = access("/usr/bin/sh", X_OK) == 0 ? "/usr/bin/sh" : "/bin/sh";
+    char *const argv[] = {(char *)sh, "-c", script, NULL};
+    char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
+    kbv_spawn s = {.path = sh, .argv = argv, .envp = envp, .policy = &p, .cwd = "/"};
+    pid_t pid = -1;
+    assert_int_equal(kbv_spawn_with_plan(&s, &plan, &pid), KBV_OK);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    kbv_policy_free(&p);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
 static void test_landlock_alone(void **state)
 {
     (void)state;
@@ -239,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_links_are_resolved),
         cmocka_unit_test(test_order_and_merging),
         cmocka_unit_test(test_jail),
+        cmocka_unit_test(test_hidden_inside_exposed),
         cmocka_unit_test(test_landlock_alone),
         cmocka_unit_test(test_failures_are_described),
     };
