@@ -190,6 +190,14 @@ static void runner_gone(kbv_child *c, const char *when)
     bool itself;
     int ws = kill_and_reap(c, EXIT_GRACE_S, &itself);
     char what[128];
+    if (itself && WIFSIGNALED(ws) && WTERMSIG(ws) == SIGSYS) {
+        /* the filter's SIGSYS with SIGSYS blocked: the kernel kills instead
+         * of calling the handler (posix_spawn and system() block every
+         * signal around their clone), so which call it was is not known */
+        set_fault(c, KBV_FAULT_SANDBOX, "the candidate made a system call the sandbox forbids "
+                  "(killed by SIGSYS, which it had blocked) %s", when);
+        return;
+    }
     if (itself)
         describe_status(ws, what, sizeof what);
     else

@@ -1,11 +1,15 @@
 #include "runner/runner_sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "sandbox/filter.h"
 
@@ -13,24 +17,54 @@ static volatile sig_atomic_t denied_count;
 static volatile sig_atomic_t denied_first = -1;
 static int filters_on;
 
+/* Whether path is "/proc/self/task/<tid>/comm" (or thread-self/comm):
+ * where the CUDA driver names a helper thread it starts lazily, after the
+ * candidate is loaded. Naming threads is cosmetic, and not the candidate's
+ * doing: such an open gets a copy of stdin instead of EPERM (the evaluator
+ * opens /dev/null there for writing too), and is not counted. */
+static bool thread_name_path(const char *path)
+{
+    static const char task[] = "/proc/self/task/", self[] = "/proc/thread-self/comm";
+    if (!strcmp(path, self))
+        return true;
+    if (strncmp(path, task, sizeof task - 1) != 0)
+        return false;
+    const char *p = path + sizeof task - 1;
+    if (*p < '0' || *p > '9')
+        return false;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return !strcmp(p, "/comm");
+}
+
 /* SIGSYS from SECCOMP_RET_TRAP: the call did not run. Count it and make it
  * return -EPERM, so that the candidate goes on and the evaluator, not the
  * candidate, decides what it means. */
 static void on_sigsys(int sig, siginfo_t *si, void *uc_)
 {
     (void)sig;
+    ucontext_t *uc = uc_;
+#if defined(__x86_64__)
+    long long *ret = &uc->uc_mcontext.gregs[REG_RAX];
+    const char *path = si->si_syscall == SYS_openat ? (const char *)uc->uc_mcontext.gregs[REG_RSI]
+                       : si->si_syscall == SYS_open ? (const char *)uc->uc_mcontext.gregs[REG_RDI]
+                                                    : NULL;
+#elif defined(__aarch64__)
+    long long *ret = (long long *)&uc->uc_mcontext.regs[0];
+    const char *path = si->si_syscall == SYS_openat ? (const char *)uc->uc_mcontext.regs[1] : NULL;
+#else
+#error "kbv-runner: set the return register of a trapped system call for this architecture"
+#endif
+    if (path && thread_name_path(path)) {
+        long fd = syscall(SYS_fcntl, STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+        *ret = fd >= 0 ? fd : -EPERM;
+        return;
+    }
     if (denied_first < 0)
         denied_first = si->si_syscall;
     if (denied_count < 1000000)
         denied_count++;
-    ucontext_t *uc = uc_;
-#if defined(__x86_64__)
-    uc->uc_mcontext.gregs[REG_RAX] = -EPERM;
-#elif defined(__aarch64__)
-    uc->uc_mcontext.regs[0] = (unsigned long long)-EPERM;
-#else
-#error "kbv-runner: set the return register of a trapped system call for this architecture"
-#endif
+    *ret = -EPERM;
 }
 
 kbv_status runner_sandbox_before_load(void)

@@ -8,9 +8,11 @@
 // Why it fools a naive benchmark: a benchmark that runs candidates in its own
 // process with full rights lets them do anything the user can.
 // What catches it: kbv-runner's seccomp allowlist: the clone of a process
-// never runs (it fails with EPERM) and the sandbox fails the candidate in
-// every protocol for trying ("the candidate called clone"); the binary
-// allowlist refuses the imports too (binary-allowlist).
+// never runs. system() blocks every signal around it, so the filter's SIGSYS
+// kills the process instead of being handled, and the sandbox fails the
+// candidate in every protocol ("the candidate made a system call the sandbox
+// forbids (killed by SIGSYS ...)"); the binary allowlist refuses the imports
+// too (binary-allowlist).
 #include <kbv/candidate.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>

@@ -468,6 +468,32 @@ static void test_forbidden_calls_fail_the_candidate(void **state)
     assert_clean();
 }
 
+/* A thread named from another (what the CUDA driver does with its helper
+ * threads, after the candidate is loaded) is not a forbidden call; a
+ * system() with every signal blocked around its clone is, though the
+ * filter's SIGSYS then kills the runner instead of being handled. */
+static void test_thread_names_and_blocked_sigsys(void **state)
+{
+    (void)state;
+    kbv_child_layout l = layout_of(false);
+    kbv_child_result res;
+    kbv_child *c = start(build("names_thread"), &l, 2.0, &res);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_int_equal(kbv_child_call(c, 0, 2, false, &res), KBV_OK);
+    if (res.fault != KBV_FAULT_NONE)
+        fprintf(stderr, "names_thread: %s\n", res.reason);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    kbv_child_stop(c);
+
+    c = start(build("calls_system"), &l, 2.0, &res);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_int_equal(kbv_child_call(c, 0, 1, false, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_SANDBOX);
+    assert_non_null(strstr(res.reason, "killed by SIGSYS"));
+    kbv_child_stop(c);
+    assert_clean();
+}
+
 /* Relative paths are the evaluator's: the runner works elsewhere. */
 static void test_relative_paths(void **state)
 {
@@ -568,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_prepare_and_params),
         cmocka_unit_test(test_runner_is_confined),
         cmocka_unit_test(test_forbidden_calls_fail_the_candidate),
+        cmocka_unit_test(test_thread_names_and_blocked_sigsys),
         cmocka_unit_test(test_relative_paths),
         cmocka_unit_test(test_garbage_from_the_runner),
         cmocka_unit_test(test_missing_runner_is_an_error),

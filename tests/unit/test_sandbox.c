@@ -116,26 +116,17 @@ static void test_order_and_merging(void **state)
     kbv_policy_free(&p);
 }
 
-/* Runs `sh -c script` confined by plan under the system's policy plus
- * extra (may be NULL) writable; returns its exit status, or -1 when it
- * could not be started (the reason printed). */
-static int run_confined(kbv_spawn_plan *plan, const char *writable, const char *script)
+/* Runs `sh -c script` confined by plan under policy p; returns its exit
+ * status, or -1 when it could not be started (the reason printed). */
+static int run_sh(kbv_spawn_plan *plan, const kbv_policy *p, const char *script)
 {
-    kbv_policy p = {.proc = true, .proc_task_writable = true};
-    assert_int_equal(kbv_policy_add_system(&p), KBV_OK);
-    assert_int_equal(kbv_policy_add_devices(&p, false), KBV_OK);
-    if (writable)
-        assert_int_equal(kbv_policy_add(&p, writable, KBV_ACCESS_READ | KBV_ACCESS_WRITE), KBV_OK);
-    kbv_policy_finish(&p);
     const char *sh = access("/usr/bin/sh", X_OK) == 0 ? "/usr/bin/sh" : "/bin/sh";
     char *const argv[] = {(char *)sh, "-c", (char *)script, NULL};
     char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
-    kbv_spawn s = {.path = sh, .argv = argv, .envp = envp, .policy = &p, .cwd = "/",
+    kbv_spawn s = {.path = sh, .argv = argv, .envp = envp, .policy = p, .cwd = "/",
                    .own_group = true, .limit_nofile = 64};
     pid_t pid = -1;
-    kbv_status st = kbv_spawn_with_plan(&s, plan, &pid);
-    kbv_policy_free(&p);
-    if (st != KBV_OK) {
+    if (kbv_spawn_with_plan(&s, plan, &pid) != KBV_OK) {
         fprintf(stderr, "%s\n", kbv_last_error());
         kbv_clear_error();
         return -1;
@@ -144,6 +135,20 @@ static int run_confined(kbv_spawn_plan *plan, const char *writable, const char *
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* run_sh under the system's policy plus `writable` (may be NULL). */
+static int run_confined(kbv_spawn_plan *plan, const char *writable, const char *script)
+{
+    kbv_policy p = {.proc = true, .proc_task_writable = true};
+    assert_int_equal(kbv_policy_add_system(&p), KBV_OK);
+    assert_int_equal(kbv_policy_add_devices(&p, false), KBV_OK);
+    if (writable)
+        assert_int_equal(kbv_policy_add(&p, writable, KBV_ACCESS_READ | KBV_ACCESS_WRITE), KBV_OK);
+    kbv_policy_finish(&p);
+    int rc = run_sh(plan, &p, script);
+    kbv_policy_free(&p);
+    return rc;
 }
 
 /* What every confinement must hold, checked from inside: a secret file of
@@ -231,18 +236,8 @@ static void test_hidden_inside_exposed(void **state)
     snprintf(script, sizeof script,
              "test -d '%s' || exit 30; test -e '%s' && exit 31; test -r '%s' || exit 32; "
              "touch '%s/new' 2>/dev/null && exit 33; exit 0", top, secret, placed, hidden);
-    const char *sh = access("/usr/bin/sh", X_OK) == 0 ? "/usr/bin/sh" : "/bin/sh";
-    char *const argv[] = {(char *)sh, "-c", script, NULL};
-    char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
-    kbv_spawn s = {.path = sh, .argv = argv, .envp = envp, .policy = &p, .cwd = "/"};
-    pid_t pid = -1;
-    assert_int_equal(kbv_spawn_with_plan(&s, &plan, &pid), KBV_OK);
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
+    assert_int_equal(run_sh(&plan, &p, script), 0);
     kbv_policy_free(&p);
-    assert_true(WIFEXITED(ws));
-    assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
 static void test_landlock_alone(void **state)

@@ -1,4 +1,4 @@
-/* Test candidate: tries what the seccomp deny-list forbids. Returns 0 when
+/* Test candidate: tries what the sandbox forbids (fork, a socket, exec). Returns 0 when
  * each attempt fails with EPERM and a thread can still be started; else a
  * code saying which attempt got through. */
 #include <errno.h>
