@@ -334,11 +334,17 @@ static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double 
         rep->reason[sizeof rep->reason - 1] = '\0';
         if (rep->sandbox_denied > 0) {
             /* the call never ran, but a candidate that tries it is not kept */
-            char name[64];
+            char name[64], path[sizeof rep->sandbox_path + 8] = "";
+            rep->sandbox_path[sizeof rep->sandbox_path - 1] = '\0';
+            for (char *q = rep->sandbox_path; *q; q++)   /* the candidate's bytes: printable */
+                if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+                    *q = '?';
+            if (rep->sandbox_path[0])
+                snprintf(path, sizeof path, " (%s)", rep->sandbox_path);
             kill_and_reap(c, 0, NULL);
-            set_fault(c, KBV_FAULT_SANDBOX, "the candidate called %s, which the sandbox forbids "
+            set_fault(c, KBV_FAULT_SANDBOX, "the candidate called %s%s, which the sandbox forbids "
                       "(%d forbidden call%s, none of them run)",
-                      kbv_syscall_name(rep->sandbox_syscall, name, sizeof name),
+                      kbv_syscall_name(rep->sandbox_syscall, name, sizeof name), path,
                       rep->sandbox_denied, rep->sandbox_denied == 1 ? "" : "s");
             return;
         }

@@ -81,6 +81,7 @@ typedef struct kbv_proto_reply {
     int32_t sandbox_denied;  /* every reply: forbidden system calls made so far */
     int32_t sandbox_syscall; /* the first of them */
     int32_t pad;
+    char sandbox_path[64];   /* the first one's path, when it named one ("" else) */
     kbv_child_trace trace;   /* TRACE */
 } kbv_proto_reply;
 

@@ -327,7 +327,8 @@ static kbv_child_fault do_trace(runner *r, const kbv_proto_request *q, kbv_proto
 
 static void send_reply(kbv_proto_reply *rep, uint32_t seq)
 {
-    rep->sandbox_denied = runner_sandbox_denied(&rep->sandbox_syscall);
+    rep->sandbox_denied = runner_sandbox_denied(&rep->sandbox_syscall, rep->sandbox_path,
+                                                sizeof rep->sandbox_path);
     rep->h.magic = KBV_PROTO_MAGIC;
     rep->h.version = KBV_PROTO_VERSION;
     rep->h.type = KBV_MSG_REPLY;

@@ -14,7 +14,8 @@
 kbv_status runner_sandbox_before_load(void);
 /* Once the candidate's symbols are resolved: no paths at all from now on. */
 kbv_status runner_sandbox_after_load(void);
-/* Forbidden calls so far, and the first one's number. */
-int runner_sandbox_denied(int *first_syscall);
+/* Forbidden calls so far, the first one's number and (when it named one)
+ * its path, cut to cap - 1 bytes. */
+int runner_sandbox_denied(int *first_syscall, char *first_path, size_t cap);
 
 #endif

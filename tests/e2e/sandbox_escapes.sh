@@ -180,7 +180,7 @@ if not ctl or verdicts(ctl) != [True] * 3 or ctl.get("fault"):
 for s, call in want.items():
     r = recs.get(("escapes", s))
     f = (r or {}).get("fault") or {}
-    if not r or any(verdicts(r)) or f.get("kind") != "sandbox" or f"called {call}," not in f.get("reason", ""):
+    if not r or any(verdicts(r)) or f.get("kind") != "sandbox" or f"called {call}" not in f.get("reason", ""):
         bad.append(f"escape {s} ({call}): {r and verdicts(r)} {f}")
 r = recs.get(("escapes", 10))
 if not r or verdicts(r) != [True] * 3:

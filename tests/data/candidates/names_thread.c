@@ -1,7 +1,10 @@
 /* Test candidate: starts a thread and names it from the calling thread, as
  * the CUDA driver names the helper threads it starts lazily (glibc opens
- * /proc/self/task/<tid>/comm for that). Must not count as a forbidden call.
- * Returns 0, or 30 when the thread could not be started. */
+ * /proc/self/task/<tid>/comm for that), and asks for the CPU count, as
+ * malloc does for a new thread's arena (glibc reads
+ * /sys/devices/system/cpu/online). Neither may count as a forbidden call.
+ * Returns 0, 30 when the thread could not be started, 31 when sysconf
+ * gave no CPU count. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <unistd.h>
@@ -25,5 +28,5 @@ KBV_EXPORT int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *in
         return 30;
     (void)pthread_setname_np(t, "kbv-helper");
     pthread_join(t, NULL);
-    return 0;
+    return sysconf(_SC_NPROCESSORS_ONLN) > 0 ? 0 : 31;
 }
