@@ -190,7 +190,11 @@ static void cache_dir_init(void)
         snprintf(cache_error, sizeof cache_error, "%s", kbv_last_message());
         kbv_clear_error();
         cache_path[0] = '\0';
+        return;
     }
+    /* no candidate or compiler sees the cache, wherever it lies */
+    if (kbv_sandbox_hide_path(cache_path) != KBV_OK)
+        kbv_clear_error();
 }
 
 const char *kbv_cache_dir(void)

@@ -40,9 +40,6 @@ static kbv_status add_hidden(kbv_policy *p)
     const char *home = getenv("HOME");
     if (home && *home)
         KBV_TRY(kbv_sandbox_hide_path(home));
-    const char *cache = getenv("KBV_CACHE_DIR");
-    if (cache && *cache)
-        KBV_TRY(kbv_sandbox_hide_path(cache));
     kbv_status st = KBV_OK;
     pthread_mutex_lock(&hidden_lock);
     for (int i = 0; i < n_hidden && st == KBV_OK; i++)

@@ -20,8 +20,8 @@
 #include "sandbox/policy.h"
 
 /* Adds path to the paths hidden from every confined process (kept for the
- * life of the process). kbv's cache directory and $HOME are added on first
- * use without asking. */
+ * life of the process). $HOME is added without asking; the compile cache
+ * registers kbv's cache directory when it first finds it. */
 kbv_status kbv_sandbox_hide_path(const char *path);
 
 kbv_status kbv_profile_runner(kbv_policy *p, const char *runner, const char *private_dir, bool gpu);
