@@ -186,6 +186,7 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
     }
     be->name = names[mode];
     be->mode = mode;
+    be->tensor_math = false;   /* float32 modes are all plain IEEE float32 here */
     be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : KBV_F32;
     be->device = -1;
     be->ops = cpu_ops;

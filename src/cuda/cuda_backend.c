@@ -268,6 +268,7 @@ kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
 
     be->name = backend_names[mode];
     be->mode = mode;
+    be->tensor_math = true;
     be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : KBV_F32;
     be->device = device;
     be->ops = kbv_cuda_op_table();

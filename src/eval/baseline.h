@@ -98,8 +98,11 @@ void kbv_baseline_cache_close(kbv_baseline_cache *c);
 
 /* The timed modes' baselines of one problem (fp32-strict, fp32, tf32; the
  * fp64 slot stays empty): from the cache, measuring and caching what is
- * missing, or everything when force. Bit m of *fresh is set when mode m was
- * measured now rather than found in the cache. */
+ * missing, or everything when force. A mode that runs the same code as an
+ * earlier one for this graph (kbv_mode_equivalent: every mode on the CPU,
+ * every mode of an elementwise problem on a GPU) is that one measurement,
+ * never a second one. Bit m of *fresh is set when mode m was measured now
+ * rather than found in the cache. */
 kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
                              const kbv_graph *g, const char *problem, kbv_size size, uint64_t seed,
                              bool force, kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh);

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "graph/ops_table.h"
+
 static const char *const mode_names[KBV_MODE_COUNT] = {
     [KBV_MODE_FP32_STRICT] = "fp32-strict",
     [KBV_MODE_FP32] = "fp32",
@@ -30,6 +32,38 @@ kbv_status kbv_mode_parse(const char *s, kbv_mode *m)
     }
     return kbv_fail(KBV_ERR_PARSE,
                     "unknown precision mode '%s' (expected fp32-strict, fp32, tf32 or fp64)", s);
+}
+
+/* Whether modes a and b use TF32 alike in every op class g has. */
+static bool same_code(const kbv_graph *g, kbv_mode a, kbv_mode b)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        switch (kbv_op_table[g->nodes[i].op].tf32) {
+        case KBV_TF32_MATMUL:
+            if ((a == KBV_MODE_TF32) != (b == KBV_MODE_TF32))
+                return false;
+            break;
+        case KBV_TF32_CONV:
+            if ((a == KBV_MODE_FP32_STRICT) != (b == KBV_MODE_FP32_STRICT))
+                return false;
+            break;
+        case KBV_TF32_NONE:
+            break;
+        }
+    }
+    return true;
+}
+
+kbv_mode kbv_mode_equivalent(const kbv_backend *be, const kbv_graph *g, kbv_mode m)
+{
+    if (m == KBV_MODE_FP64 || (unsigned)m >= KBV_MODE_COUNT)
+        return m;
+    if (!be->tensor_math)
+        return KBV_MODE_FP32_STRICT;
+    for (int r = KBV_MODE_FP32_STRICT; r < (int)m; r++)
+        if (same_code(g, (kbv_mode)r, m))
+            return (kbv_mode)r;
+    return m;
 }
 
 void kbv_backend_destroy(kbv_backend *be)

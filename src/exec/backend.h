@@ -24,6 +24,14 @@ typedef enum kbv_mode {
 } kbv_mode;
 
 const char *kbv_mode_name(kbv_mode m);              /* "fp32-strict", "fp32", "tf32", "fp64" */
+struct kbv_backend;
+/* The first timed mode (fp32-strict, fp32, tf32) that runs exactly the code
+ * mode m runs for graph g on a backend like be: the mode's own where g has
+ * an op whose TF32 use tells m apart (ops_table.h), else one that shares
+ * everything -- on a backend without tensor-core math, fp32-strict for all.
+ * Baselines of such modes are one measurement, so that identical kernels
+ * cannot come out different by the noise between two measurements. */
+kbv_mode kbv_mode_equivalent(const struct kbv_backend *be, const kbv_graph *g, kbv_mode m);
 kbv_status kbv_mode_parse(const char *s, kbv_mode *m);
 
 /* Allocator statistics, as torch.cuda.memory_allocated/max_memory_allocated
@@ -80,6 +88,8 @@ typedef kbv_status (*kbv_op_fn)(kbv_backend *be, const kbv_node *node,
 struct kbv_backend {
     const char *name;          /* "cpu-f32", "cuda-tf32", ... */
     kbv_mode mode;
+    bool tensor_math;          /* matmul and conv choose TF32 by mode (CUDA); false: every
+                                  float32 mode runs the same code (the CPU) */
     kbv_dtype float_dtype;     /* storage of float values: KBV_F32 or KBV_F64 */
     int device;                /* CUDA ordinal; -1 on the CPU */
     const kbv_op_fn *ops;      /* KBV_OP_COUNT entries; NULL = unsupported */

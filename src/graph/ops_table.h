@@ -6,6 +6,14 @@
 
 #include "graph/graph.h"
 
+/* How an op's result depends on the precision mode where a backend has
+ * tensor-core math (DESIGN section 3): the rows of the modes table. */
+typedef enum kbv_tf32_use {
+    KBV_TF32_NONE = 0,      /* every float32 mode runs the same code */
+    KBV_TF32_MATMUL,        /* cuBLAS: TF32 in the tf32 mode only */
+    KBV_TF32_CONV,          /* cuDNN: TF32 allowed except in fp32-strict */
+} kbv_tf32_use;
+
 typedef struct kbv_op_info {
     const char *name;            /* "matmul" */
     int n_args;                  /* operands */
@@ -17,6 +25,7 @@ typedef struct kbv_op_info {
     kbv_status (*shape)(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
     /* Floating-point operations of one execution. */
     double (*flops)(const kbv_graph *g, const kbv_node *n);
+    kbv_tf32_use tf32;
 } kbv_op_info;
 
 extern const kbv_op_info kbv_op_table[KBV_OP_COUNT];
