@@ -192,6 +192,11 @@ static void cache_dir_init(void)
         cache_path[0] = '\0';
         return;
     }
+    /* absolute: build directories in it are mounted at their own paths in
+     * the compilers' jails */
+    char real[PATH_MAX];
+    if (realpath(cache_path, real))
+        snprintf(cache_path, sizeof cache_path, "%s", real);
     /* no candidate or compiler sees the cache, wherever it lies */
     if (kbv_sandbox_hide_path(cache_path) != KBV_OK)
         kbv_clear_error();

@@ -121,7 +121,16 @@ static kbv_status resolve(kbv_policy *p, const char *path, char *resolved, size_
 
 kbv_status kbv_policy_add(kbv_policy *p, const char *path, unsigned access)
 {
-    char real[PATH_MAX];
+    char real[PATH_MAX], absolute[PATH_MAX];
+    if (path[0] != '/') {
+        /* the jail mounts it at the same place: relative to where we are now */
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd))
+            return kbv_fail(KBV_ERR_IO, "getcwd: %s", strerror(errno));
+        if (snprintf(absolute, sizeof absolute, "%s/%s", cwd, path) >= (int)sizeof absolute)
+            return kbv_fail(KBV_ERR_INVALID, "sandbox path too long: %s/%s", cwd, path);
+        path = absolute;
+    }
     KBV_TRY(resolve(p, path, real, sizeof real, 0));
     struct stat sb;
     if (stat(real, &sb) != 0)

@@ -83,6 +83,13 @@ static void test_links_are_resolved(void **state)
     assert_int_equal(f->kind, KBV_ENTRY_FILE);
     assert_int_equal(f->access, KBV_ACCESS_READ);
     assert_int_equal(kbv_policy_add(&p, "/nonexistent/kbv", KBV_ACCESS_READ), KBV_ERR_NOT_FOUND);
+    /* relative paths are taken from the current directory */
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    assert_int_equal(kbv_policy_add(&p, "real/file.txt", KBV_ACCESS_READ), KBV_OK);
+    assert_int_equal(chdir(cwd), 0);
+    assert_string_equal(p.v[p.n - 1].path, file);
     assert_int_equal(kbv_policy_add_if_present(&p, "/nonexistent/kbv", KBV_ACCESS_READ), KBV_OK);
     kbv_policy_free(&p);
 }
