@@ -44,7 +44,7 @@ static void usage(FILE *f)
             "  --backoff S           first retry delay, doubled each retry, jittered, never\n"
             "                        below Retry-After (default 1)\n"
             "  --cpu                 ask for C candidates for the CPU backend\n"
-            "  --input-blind, --no-input-blind, --template FILE, --gpu NAME\n"
+            "  --input-blind, --no-input-blind, --template NAME|FILE, --gpu NAME\n"
             "                        as for kbv prompt\n"
             "  --help                this text\n\n"
             "Exit status: 0 when every sample is ok or failed (a result), 1 when some got no\n"
@@ -153,7 +153,7 @@ int kbv_cmd_generate(int argc, char **argv)
         } else if (!strcmp(a, "--api-key-env")) {
             key_env = v;
         } else if (!strcmp(a, "--template")) {
-            cfg.prompt.template_path = v;
+            cfg.prompt.template_name = v;
         } else if (!strcmp(a, "--gpu")) {
             cfg.prompt.gpu = v;
         } else if (!strcmp(a, "--max-tokens-field")) {

@@ -10,18 +10,22 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kbv prompt KEY [--cpu] [--input-blind|--no-input-blind] [--template FILE]\n"
-            "                      [--gpu NAME]\n\n"
-            "Prints the prompt for problem KEY (L1/19): the task, the candidate ABI\n"
-            "(docs/ABI.md), one worked example, the target and the PyTorch reference.\n"
-            "docs/GENERATE.md describes it.\n\n"
+            "usage: kbv prompt KEY [--cpu] [--template NAME|FILE]\n"
+            "                      [--input-blind|--no-input-blind] [--gpu NAME]\n\n"
+            "Prints the prompt for problem KEY (L1/19). By default it is the paper's prompt\n"
+            "adapted to kbv: the task, the candidate ABI (docs/ABI.md without how candidates\n"
+            "are judged), one worked example and the PyTorch reference. docs/GENERATE.md\n"
+            "describes it.\n\n"
             "  --cpu              ask for a C candidate for the CPU backend (default: CUDA C)\n"
-            "  --input-blind      hide how inputs are drawn: no get_inputs(), shapes in the\n"
+            "  --template NAME|FILE\n"
+            "                     default: the paper's prompt (nothing about how candidates\n"
+            "                     are tested); informed: with how they are judged and the\n"
+            "                     target; or a FILE (a path, ./mine.txt) with the\n"
+            "                     placeholders docs/GENERATE.md lists (default: default)\n"
+            "  --input-blind      hide the sizes and how inputs are drawn, as the paper's\n"
+            "                     stripped prompts: the class only, symbolic shapes in a\n"
             "                     forward() docstring (default on for L1/90 L1/100 L3/35 L3/47)\n"
-            "  --no-input-blind   show get_inputs() even where input-blind is the default\n"
-            "  --template FILE    a template with placeholders {task} {abi} {reference} {gpu}\n"
-            "                     {example} {problem_key} {problem_name}\n"
-            "                     (default: prompts/default.txt)\n"
+            "  --no-input-blind   show them even where input-blind is the default\n"
             "  --gpu NAME         the target as the prompt names it\n"
             "                     (default: \"" KBV_PROMPT_DEFAULT_GPU "\")\n"
             "  --help             this text\n");
@@ -43,7 +47,7 @@ int kbv_cmd_prompt(int argc, char **argv)
         } else if (!strcmp(a, "--no-input-blind")) {
             opt.input_blind = KBV_BLIND_OFF;
         } else if (!strcmp(a, "--template") && i + 1 < argc) {
-            opt.template_path = argv[++i];
+            opt.template_name = argv[++i];
         } else if (!strcmp(a, "--gpu") && i + 1 < argc) {
             opt.gpu = argv[++i];
         } else if (a[0] != '-' && !key) {

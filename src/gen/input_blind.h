@@ -1,7 +1,10 @@
-/* The paper's input-blind prompts: the model sees the computation and the
- * shapes it runs at, never how the inputs are drawn. The reference loses
- * get_inputs() and the size constants only it used, and forward() gains a
- * docstring that gives every input's and output's dtype and shape. */
+/* The paper's input-blind prompts (its stripped_prompts/): the model sees
+ * the computation, never the sizes or how the inputs are drawn. The
+ * reference keeps its imports and the Model class and loses everything
+ * after it (size constants, get_inputs(), get_init_inputs()); forward()
+ * gains a docstring that gives every input's and output's dtype and shape
+ * in the definition's symbolic names, and what the values of a structured
+ * input are (targets in {-1, +1}). */
 #ifndef KBV_GEN_INPUT_BLIND_H
 #define KBV_GEN_INPUT_BLIND_H
 

@@ -1,12 +1,14 @@
 /* Single-turn prompts (see prompt.h). */
 #include "gen/prompt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/paths.h"
+#include "gen/atomic_file.h"
 #include "gen/input_blind.h"
 #include "graph/torch_render.h"
 
@@ -21,11 +23,16 @@ static const struct worked_example {
     {"L1/21", "runs/demo-b/level_1_problem_21_sample_0"},  /* Sigmoid, vectorised */
 };
 
-/* ABI.md sections left out of the prompt: its own example (the naive ReLU
- * would hand L1/19 its answer; the prompt has a worked example) and the
- * command-line hints meant for people. */
-static const char *const abi_sections_left_out[] = {"## A complete example", "## Try it"};
+/* ABI.md's sections: its own example and the command-line hints are left
+ * out of every prompt (the naive ReLU would hand L1/19 its answer, and the
+ * prompt has a worked example); how candidates are judged is {judging}
+ * alone, so that only a template that asks for it tells the model how it
+ * will be tested. */
+static const char abi_judging[] = "## How you are judged";
+static const char *const abi_sections_left_out[] = {"## A complete example", "## Try it",
+                                                    abi_judging};
 
+/* Today's task text: the informed template's {task}. */
 static const char task_cuda[] =
     "Write a CUDA C implementation of the computation that the PyTorch reference below "
     "defines, as a kbv candidate: one `.cu` source file that includes `<kbv/candidate.h>` and "
@@ -45,7 +52,19 @@ static const char task_cpu[] =
     "in PyTorch. Answer with the complete source file in one ```c code block; when an answer "
     "holds several blocks, the last one that defines kbv_forward is taken.";
 
-static const char target_cpu[] = "one CPU core (kbv's CPU backend; threads are not allowed)";
+/* What differs between a CUDA candidate and a C one for the CPU backend. */
+static const struct target {
+    const char *task;
+    const char *language;   /* {language} */
+    const char *kernels;    /* {kernels}: what the model writes */
+    const char *fence;      /* {fence}: the code block's language */
+    const char *gpu;        /* {gpu} unless --gpu */
+    const char *ext;        /* the worked example's file */
+} targets[] = {
+    {task_cuda, "CUDA C", "CUDA kernels", "cuda", KBV_PROMPT_DEFAULT_GPU, "cu"},
+    {task_cpu, "C11", "C code for kbv's CPU backend", "c",
+     "one CPU core (kbv's CPU backend; threads are not allowed)", "c"},
+};
 
 /* A growing in-memory text: open_memstream with one cleanup. */
 typedef struct text {
@@ -121,27 +140,42 @@ static bool starts_with(const char *s, const char *prefix)
     return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* docs/ABI.md without the sections the prompt replaces. */
-static kbv_status write_abi(FILE *out)
+/* docs/ABI.md without the sections left out (only == NULL), or only its
+ * section headed `only` (nothing when it has none). */
+static void write_abi(const char *abi, const char *only, FILE *out)
 {
-    char path[4096], *abi = NULL;
-    KBV_TRY(kbv_data_path("KBV_DOCS_DIR", "docs", "ABI.md", path, sizeof path));
-    KBV_TRY(kbv_prompt_read_file(path, &abi));
-    bool skipping = false;
+    bool skipping = only != NULL;
     for (const char *line = abi; *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
         if (starts_with(line, "## ")) {
-            skipping = false;
-            size_t n = sizeof abi_sections_left_out / sizeof *abi_sections_left_out;
-            for (size_t i = 0; i < n; i++)
-                skipping |= starts_with(line, abi_sections_left_out[i]);
+            if (only) {
+                skipping = !starts_with(line, only);
+            } else {
+                skipping = false;
+                size_t n = sizeof abi_sections_left_out / sizeof *abi_sections_left_out;
+                for (size_t i = 0; i < n; i++)
+                    skipping |= starts_with(line, abi_sections_left_out[i]);
+            }
         }
         if (!skipping)
             fwrite(line, 1, len, out);
         line += len;
     }
-    free(abi);
+}
+
+static void trim_trailing_newlines(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+/* Closes t and trims its trailing newlines: a placeholder's value. */
+static kbv_status text_finish(text *t)
+{
+    KBV_TRY(text_close(t));
+    trim_trailing_newlines(t->data);
     return KBV_OK;
 }
 
@@ -162,45 +196,53 @@ done:
     return st;
 }
 
-static void trim_trailing_newlines(char *s)
-{
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-}
+/* The worked example: another problem's reference and its candidate source. */
+typedef struct example {
+    const char *key;
+    const char *name;
+    text reference;
+    char *candidate;
+} example;
 
-static kbv_status write_example(const kbv_problem_def *def, bool cpu, FILE *out)
+static kbv_status example_load(const kbv_problem_def *def, const struct target *tg, example *ex)
 {
+    memset(ex, 0, sizeof *ex);
     char key[32];
     kbv_problem_key(def, key, sizeof key);
-    const struct worked_example *ex = NULL;
-    for (size_t i = 0; i < sizeof worked_examples / sizeof worked_examples[0] && !ex; i++)
+    const struct worked_example *we = NULL;
+    for (size_t i = 0; i < sizeof worked_examples / sizeof worked_examples[0] && !we; i++)
         if (strcmp(worked_examples[i].key, key) != 0)
-            ex = &worked_examples[i];
-    const kbv_problem_def *ex_def = ex ? kbv_problem_find(ex->key) : NULL;
+            we = &worked_examples[i];
+    const kbv_problem_def *ex_def = we ? kbv_problem_find(we->key) : NULL;
     if (!ex_def)
         return kbv_fail(KBV_ERR_NOT_FOUND, "prompt: the worked example's problem is not defined");
+    ex->key = we->key;
+    ex->name = ex_def->name;
 
-    char file[512], path[4096], *source = NULL;
-    snprintf(file, sizeof file, "%s.%s", ex->stem, cpu ? "c" : "cu");
+    char file[512], path[4096];
+    snprintf(file, sizeof file, "%s.%s", we->stem, tg->ext);
     KBV_TRY(kbv_data_path("KBV_EXAMPLES_DIR", "examples", file, path, sizeof path));
-    KBV_TRY(kbv_prompt_read_file(path, &source));
-    trim_trailing_newlines(source);
+    KBV_TRY(kbv_prompt_read_file(path, &ex->candidate));
+    trim_trailing_newlines(ex->candidate);
+    KBV_TRY(text_open(&ex->reference));
+    KBV_TRY(write_reference(ex_def, false, ex->reference.f));
+    return text_finish(&ex->reference);
+}
 
-    kbv_status st = KBV_OK;
-    text ref;
-    KBV_TRY_GOTO(text_open(&ref), st, done);
-    KBV_TRY_GOTO(write_reference(ex_def, false, ref.f), st, done);
-    KBV_TRY_GOTO(text_close(&ref), st, done);
-    trim_trailing_newlines(ref.data);
+static void example_free(example *ex)
+{
+    text_free(&ex->reference);
+    free(ex->candidate);
+    ex->candidate = NULL;
+}
+
+/* {example}: the informed template's framing of the worked example. */
+static void write_example(const example *ex, const struct target *tg, FILE *out)
+{
     fprintf(out,
             "Problem %s %s. The reference:\n\n```python\n%s\n```\n\n"
             "A complete, correct answer:\n\n```%s\n%s\n```",
-            ex->key, ex_def->name, ref.data, cpu ? "c" : "cuda", source);
-done:
-    text_free(&ref);
-    free(source);
-    return st;
+            ex->key, ex->name, ex->reference.data, tg->fence, ex->candidate);
 }
 
 bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_options *opt)
@@ -210,10 +252,49 @@ bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_opti
     return opt->input_blind == KBV_BLIND_ON;
 }
 
-enum { PIECE_TASK, PIECE_ABI, PIECE_REFERENCE, PIECE_GPU, PIECE_EXAMPLE, PIECE_KEY, PIECE_NAME,
-       PIECE_COUNT };
+const char *kbv_prompt_template_label(const kbv_prompt_options *opt)
+{
+    return opt->template_name ? opt->template_name : KBV_PROMPT_DEFAULT_TEMPLATE;
+}
+
+/* A bundled template's name: letters, digits, '-' and '_'; anything else is
+ * a path (./informed for a file of that name). */
+static bool is_template_name(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_')
+            return false;
+    return true;
+}
+
+static kbv_status read_template(const kbv_prompt_options *opt, char **out)
+{
+    const char *name = kbv_prompt_template_label(opt);
+    if (!is_template_name(name))
+        return kbv_prompt_read_file(name, out);
+    char file[256], path[4096];
+    snprintf(file, sizeof file, "%s.txt", name);
+    KBV_TRY(kbv_data_path("KBV_PROMPTS_DIR", "prompts", file, path, sizeof path));
+    if (!kbv_file_exists(path)) {
+        char dir[4096];
+        KBV_TRY(kbv_data_path("KBV_PROMPTS_DIR", "prompts", NULL, dir, sizeof dir));
+        return kbv_fail(KBV_ERR_NOT_FOUND,
+                        "no template '%s' (the bundled ones are default and informed, the .txt "
+                        "files in %s; a file of your own needs a path, e.g. ./%s)",
+                        name, dir, name);
+    }
+    return kbv_prompt_read_file(path, out);
+}
+
+enum { PIECE_TASK, PIECE_ABI, PIECE_JUDGING, PIECE_REFERENCE, PIECE_GPU, PIECE_EXAMPLE,
+       PIECE_EXAMPLE_REFERENCE, PIECE_EXAMPLE_CANDIDATE, PIECE_KEY, PIECE_NAME, PIECE_LANGUAGE,
+       PIECE_KERNELS, PIECE_FENCE, PIECE_COUNT };
 static const char *const placeholders[PIECE_COUNT] = {
-    "{task}", "{abi}", "{reference}", "{gpu}", "{example}", "{problem_key}", "{problem_name}",
+    "{task}", "{abi}", "{judging}", "{reference}", "{gpu}", "{example}", "{example_reference}",
+    "{example_candidate}", "{problem_key}", "{problem_name}", "{language}", "{kernels}",
+    "{fence}",
 };
 
 /* One pass: text substituted in is never scanned again, so braces in code
@@ -242,39 +323,45 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
         return kbv_fail(KBV_ERR_INTERNAL, "prompt: no problem, options or output");
     *out = NULL;
     kbv_status st = KBV_OK;
-    char *tmpl = NULL, key[32], path[4096];
-    text abi = {0}, ref = {0}, example = {0}, prompt = {0};
+    const struct target *tg = &targets[opt->cpu];
+    char *tmpl = NULL, *abi_md = NULL, key[32], path[4096];
+    text abi = {0}, judging = {0}, ref = {0}, ex_text = {0}, prompt = {0};
+    example ex = {0};
 
-    if (opt->template_path) {
-        KBV_TRY_GOTO(kbv_prompt_read_file(opt->template_path, &tmpl), st, done);
-    } else {
-        KBV_TRY_GOTO(kbv_data_path("KBV_PROMPTS_DIR", "prompts", "default.txt", path,
-                                   sizeof path), st, done);
-        KBV_TRY_GOTO(kbv_prompt_read_file(path, &tmpl), st, done);
-    }
+    KBV_TRY_GOTO(read_template(opt, &tmpl), st, done);
+    KBV_TRY_GOTO(kbv_data_path("KBV_DOCS_DIR", "docs", "ABI.md", path, sizeof path), st, done);
+    KBV_TRY_GOTO(kbv_prompt_read_file(path, &abi_md), st, done);
     KBV_TRY_GOTO(text_open(&abi), st, done);
-    KBV_TRY_GOTO(write_abi(abi.f), st, done);
-    KBV_TRY_GOTO(text_close(&abi), st, done);
-    trim_trailing_newlines(abi.data);
+    write_abi(abi_md, NULL, abi.f);
+    KBV_TRY_GOTO(text_finish(&abi), st, done);
+    KBV_TRY_GOTO(text_open(&judging), st, done);
+    write_abi(abi_md, abi_judging, judging.f);
+    KBV_TRY_GOTO(text_finish(&judging), st, done);
 
     KBV_TRY_GOTO(text_open(&ref), st, done);
     KBV_TRY_GOTO(write_reference(def, kbv_prompt_is_input_blind(def, opt), ref.f), st, done);
-    KBV_TRY_GOTO(text_close(&ref), st, done);
-    trim_trailing_newlines(ref.data);
+    KBV_TRY_GOTO(text_finish(&ref), st, done);
 
-    KBV_TRY_GOTO(text_open(&example), st, done);
-    KBV_TRY_GOTO(write_example(def, opt->cpu, example.f), st, done);
-    KBV_TRY_GOTO(text_close(&example), st, done);
+    KBV_TRY_GOTO(example_load(def, tg, &ex), st, done);
+    KBV_TRY_GOTO(text_open(&ex_text), st, done);
+    write_example(&ex, tg, ex_text.f);
+    KBV_TRY_GOTO(text_close(&ex_text), st, done);
 
     kbv_problem_key(def, key, sizeof key);
     const char *values[PIECE_COUNT] = {
-        [PIECE_TASK] = opt->cpu ? task_cpu : task_cuda,
+        [PIECE_TASK] = tg->task,
         [PIECE_ABI] = abi.data,
+        [PIECE_JUDGING] = judging.data,
         [PIECE_REFERENCE] = ref.data,
-        [PIECE_GPU] = opt->gpu ? opt->gpu : opt->cpu ? target_cpu : KBV_PROMPT_DEFAULT_GPU,
-        [PIECE_EXAMPLE] = example.data,
+        [PIECE_GPU] = opt->gpu ? opt->gpu : tg->gpu,
+        [PIECE_EXAMPLE] = ex_text.data,
+        [PIECE_EXAMPLE_REFERENCE] = ex.reference.data,
+        [PIECE_EXAMPLE_CANDIDATE] = ex.candidate,
         [PIECE_KEY] = key,
         [PIECE_NAME] = def->name,
+        [PIECE_LANGUAGE] = tg->language,
+        [PIECE_KERNELS] = tg->kernels,
+        [PIECE_FENCE] = tg->fence,
     };
     KBV_TRY_GOTO(text_open(&prompt), st, done);
     expand(tmpl, values, prompt.f);
@@ -283,9 +370,12 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
     prompt.data = NULL;
 done:
     free(tmpl);
+    free(abi_md);
     text_free(&abi);
+    text_free(&judging);
     text_free(&ref);
-    text_free(&example);
+    text_free(&ex_text);
     text_free(&prompt);
+    example_free(&ex);
     return st;
 }

@@ -1,7 +1,11 @@
-/* Prompts: the default template carries the task, the ABI rules, the worked
- * example (never the problem's own answer), the target and the reference;
- * input-blind references lose get_inputs() and gain shapes; user templates
- * substitute every placeholder once; data directories can be overridden. */
+/* Prompts: the default template is the paper's prompt adapted to kbv (its
+ * task and instruction, the ABI rules, the worked example, never the
+ * problem's own answer, and the reference) and says nothing about how
+ * candidates are tested; the informed template adds that and the target;
+ * input-blind references are the paper's stripped prompts (no sizes, no
+ * get_inputs() or get_init_inputs(), symbolic shapes); templates are named
+ * or given as files; user templates substitute every placeholder once; data
+ * directories can be overridden. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,35 +68,98 @@ static const char *after(const char *text, const char *marker)
     return p;
 }
 
+/* What the default prompt must never say: how candidates are tested. */
+static const char *const testing_words[] = {
+    "How you are judged", "allclose", "distribution", "hidden", "audit", "protocol",
+    "verified", "oracle", "tolerance", "other sizes", "fresh inputs", "D1", "1e-3", "x3",
+    "judged",
+};
+
+static void assert_says_nothing_about_testing(const char *p)
+{
+    for (size_t i = 0; i < sizeof testing_words / sizeof testing_words[0]; i++)
+        if (strstr(p, testing_words[i]))
+            fail_msg("the default prompt says \"%s\"", testing_words[i]);
+}
+
 static void test_default_prompt_l1_19(void **state)
 {
     (void)state;
     char *p = build("L1/19", (kbv_prompt_options){.input_blind = KBV_BLIND_DEFAULT});
-    /* the task */
-    assert_non_null(strstr(p, "CUDA C"));
-    assert_non_null(strstr(p, "kbv_forward"));
+    /* the paper's problem statement and instruction, adapted to kbv's ABI */
+    assert_true(!strncmp(p, "You write custom CUDA kernels to replace the pytorch operators in the "
+                            "given architecture to get speedups.", 98));
+    assert_non_null(strstr(p, "You are only limited by your imagination."));
+    assert_non_null(strstr(p, "instead of a PyTorch module ModelNew"));
+    assert_non_null(strstr(p, "Optimize the architecture named Model with custom CUDA kernels!"));
+    assert_non_null(strstr(p, "one CUDA C source file that includes <kbv/candidate.h> and defines "
+                              "kbv_forward"));
     assert_non_null(strstr(p, "```cuda code block"));
-    /* the ABI and its rules, without ABI.md's own ReLU answer */
+    assert_non_null(strstr(p, "NO testing code!"));
+    /* the ABI and its rules, without ABI.md's own ReLU answer or how it judges */
     assert_non_null(strstr(p, "typedef struct kbv_tensor"));
     assert_non_null(strstr(p, "**One stream.**"));
     assert_non_null(strstr(p, "**Write every output element.**"));
     assert_non_null(strstr(p, "**Never write inputs or params.**"));
     assert_null(strstr(p, "## A complete example"));
     assert_null(strstr(p, "## Try it"));
+    assert_says_nothing_about_testing(p);
     /* the worked example is another problem (L1/21), reference and answer */
-    assert_non_null(strstr(p, "Problem L1/21 21_Sigmoid"));
-    assert_non_null(strstr(p, "sigmoid_vec4"));
+    const char *ex = after(p, "Here's an example to show you the syntax of a kbv candidate");
+    assert_non_null(strstr(ex, "torch.sigmoid(x)"));
+    assert_non_null(strstr(ex, "sigmoid_vec4"));
     assert_null(strstr(p, "relu_vec4"));
-    /* the target and the reference */
-    assert_non_null(strstr(p, KBV_PROMPT_DEFAULT_GPU));
-    const char *mine = after(p, "# Your problem: L1/19 19_ReLU");
+    /* the reference, whole (not input-blind), last; no target: the paper named none */
+    const char *mine = after(p, "You are given the following architecture:");
+    assert_null(strstr(mine, "sigmoid"));
     assert_non_null(strstr(mine, "class Model(nn.Module):"));
     assert_non_null(strstr(mine, "torch.relu(x)"));
     assert_non_null(strstr(mine, "def get_inputs():"));
     assert_non_null(strstr(mine, "batch_size = 4096"));
+    assert_null(strstr(p, KBV_PROMPT_DEFAULT_GPU));
     /* every placeholder was filled */
-    assert_null(strstr(p, "{task}"));
+    assert_null(strstr(p, "{"
+                          "kernels}"));
     assert_null(strstr(p, "{reference}"));
+    assert_null(strstr(p, "{example_candidate}"));
+    free(p);
+}
+
+static void test_default_prompt_says_nothing_about_testing(void **state)
+{
+    (void)state;
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *def = kbv_problem_at(i);
+        for (int cpu = 0; cpu < 2; cpu++) {
+            kbv_prompt_options opt = {.cpu = cpu, .input_blind = KBV_BLIND_DEFAULT};
+            char *p = NULL;
+            assert_int_equal(kbv_prompt_build(def, &opt, &p), KBV_OK);
+            assert_says_nothing_about_testing(p);
+            free(p);
+        }
+    }
+}
+
+static void test_informed_template(void **state)
+{
+    (void)state;
+    kbv_prompt_options opt = {.template_name = "informed", .input_blind = KBV_BLIND_DEFAULT};
+    char *p = build("L1/19", opt);
+    assert_string_equal(kbv_prompt_template_label(&opt), "informed");
+    /* today's task, how candidates are judged, the target */
+    assert_non_null(strstr(p, "for any input values and at other sizes too"));
+    assert_non_null(strstr(p, "## How you are judged"));
+    assert_non_null(strstr(p, "allclose(atol=rtol=1e-3)"));
+    assert_non_null(strstr(p, "**One stream.**"));
+    assert_null(strstr(p, "## A complete example"));
+    assert_non_null(strstr(p, "Problem L1/21 21_Sigmoid"));
+    assert_non_null(strstr(p, "sigmoid_vec4"));
+    assert_non_null(strstr(p, "Target: " KBV_PROMPT_DEFAULT_GPU));
+    const char *mine = after(p, "# Your problem: L1/19 19_ReLU");
+    assert_non_null(strstr(mine, "torch.relu(x)"));
+    assert_non_null(strstr(mine, "def get_inputs():"));
+    assert_null(strstr(p, "{task}"));
+    assert_null(strstr(p, "{judging}"));
     assert_null(strstr(p, "{example}"));
     free(p);
 }
@@ -101,7 +168,7 @@ static void test_example_for_other_problems(void **state)
 {
     (void)state;
     char *p = build("L1/21", (kbv_prompt_options){.input_blind = KBV_BLIND_DEFAULT});
-    assert_non_null(strstr(p, "Problem L1/19 19_ReLU"));
+    assert_non_null(strstr(p, "torch.relu(x)"));
     assert_non_null(strstr(p, "relu_vec4"));
     assert_null(strstr(p, "sigmoid_vec4"));
     free(p);
@@ -111,10 +178,17 @@ static void test_cpu_prompt(void **state)
 {
     (void)state;
     char *p = build("L1/23", (kbv_prompt_options){.cpu = true, .input_blind = KBV_BLIND_DEFAULT});
-    assert_non_null(strstr(p, "C (C11)"));
+    assert_non_null(strstr(p, "You write custom C code for kbv's CPU backend to replace"));
+    assert_non_null(strstr(p, "one C11 source file"));
     assert_non_null(strstr(p, "```c code block"));
     assert_non_null(strstr(p, "ReLU on the CPU backend"));  /* the .c example */
+    assert_non_null(strstr(p, "```c\n/* ReLU on the CPU backend. */"));
     assert_null(strstr(p, "__global__"));
+    assert_null(strstr(p, "CUDA kernels"));
+    free(p);
+
+    p = build("L1/23", (kbv_prompt_options){.cpu = true, .template_name = "informed"});
+    assert_non_null(strstr(p, "C (C11)"));
     assert_non_null(strstr(p, "Target: one CPU core"));
     assert_null(strstr(p, KBV_PROMPT_DEFAULT_GPU));
     free(p);
@@ -123,7 +197,8 @@ static void test_cpu_prompt(void **state)
 static void test_gpu_override(void **state)
 {
     (void)state;
-    char *p = build("L1/19", (kbv_prompt_options){.gpu = "NVIDIA B200 (sm_100a)"});
+    char *p = build("L1/19", (kbv_prompt_options){.gpu = "NVIDIA B200 (sm_100a)",
+                                                  .template_name = "informed"});
     assert_non_null(strstr(p, "Target: NVIDIA B200 (sm_100a)"));
     assert_null(strstr(p, KBV_PROMPT_DEFAULT_GPU));
     free(p);
@@ -136,27 +211,79 @@ static void test_input_blind(void **state)
     snprintf(tmpl, sizeof tmpl, "%s/reference_only.txt", dir);
     write_file(tmpl, "{reference}");
 
-    char *seen = build("L1/19", (kbv_prompt_options){.template_path = tmpl,
+    char *seen = build("L1/19", (kbv_prompt_options){.template_name = tmpl,
                                                      .input_blind = KBV_BLIND_OFF});
     assert_non_null(strstr(seen, "def get_inputs():"));
     assert_non_null(strstr(seen, "torch.rand(batch_size, dim)"));
-    assert_null(strstr(seen, "Input-blind"));
+    assert_non_null(strstr(seen, "at the full (catalog) size"));
+    assert_null(strstr(seen, "symbolic"));
 
-    char *blind = build("L1/19", (kbv_prompt_options){.template_path = tmpl,
+    /* as the paper's strip_test_config: the imports and the class, nothing after */
+    char *blind = build("L1/19", (kbv_prompt_options){.template_name = tmpl,
                                                       .input_blind = KBV_BLIND_ON});
+    assert_true(!strncmp(blind, "# KernelBench L1/19 19_ReLU.\nimport torch\n", 41));
     assert_null(strstr(blind, "get_inputs"));
+    assert_null(strstr(blind, "get_init_inputs"));
     assert_null(strstr(blind, "torch.rand"));
     assert_null(strstr(blind, "batch_size = "));
     assert_null(strstr(blind, "dim = "));
+    assert_null(strstr(blind, "4096"));
+    assert_null(strstr(blind, "393216"));
     assert_non_null(strstr(blind, "class Model(nn.Module):"));
-    assert_non_null(strstr(blind, "def get_init_inputs():"));
-    /* the docstring sits right under forward() and gives the shapes */
-    const char *fwd = after(blind, "    def forward(self, x):\n        \"\"\"Input-blind");
-    assert_non_null(strstr(fwd, "x: float32 tensor of shape (4096, 393216)"));
-    assert_non_null(strstr(fwd, "Returns:\n            float32 tensor of shape (4096, 393216)"));
-    assert_non_null(strstr(fwd, "y = torch.relu(x)"));
+    /* the docstring sits right under forward() and gives symbolic shapes */
+    const char *fwd = after(blind, "    def forward(self, x):\n        \"\"\"\n");
+    assert_non_null(strstr(fwd, "Sizes are symbolic (batch_size, dim)"));
+    assert_non_null(strstr(fwd, "Args:\n            x (torch.Tensor): shape (batch_size, dim), "
+                                "float32.\n"));
+    assert_non_null(strstr(fwd, "Returns:\n            torch.Tensor: shape (batch_size, dim), "
+                                "float32.\n        \"\"\"\n        y = torch.relu(x)\n"));
+    /* it ends with the class */
+    size_t n = strlen(blind);
+    assert_true(n > 17 && !strcmp(blind + n - 17, "\n        return y"));
     free(seen);
     free(blind);
+}
+
+/* The paper's own stripped prompts: L1/100's targets are +-1 (its
+ * stripped_prompts/100_HingeLoss_prompt.py), L1/90 keeps its dim. */
+static void test_input_blind_paper_problems(void **state)
+{
+    (void)state;
+    char tmpl[128];
+    snprintf(tmpl, sizeof tmpl, "%s/reference_only.txt", dir);
+    write_file(tmpl, "{reference}");
+
+    char *p = build("L1/100", (kbv_prompt_options){.template_name = tmpl,
+                                                   .input_blind = KBV_BLIND_DEFAULT});
+    assert_non_null(strstr(p, "predictions (torch.Tensor): shape (batch_size, batch_size), "
+                              "float32."));
+    assert_non_null(strstr(p, "targets (torch.Tensor): shape (batch_size,), values in {-1, +1}, "
+                              "float32."));
+    assert_non_null(strstr(p, "torch.Tensor: a scalar, shape (), float32."));
+    assert_null(strstr(p, "integer"));
+    assert_null(strstr(p, "randint"));
+    assert_null(strstr(p, "32768"));
+    free(p);
+
+    p = build("L1/90", (kbv_prompt_options){.template_name = tmpl,
+                                            .input_blind = KBV_BLIND_DEFAULT});
+    assert_non_null(strstr(p, "def __init__(self, dim):"));
+    assert_non_null(strstr(p, "x (torch.Tensor): shape (batch_size, input_size), float32."));
+    assert_non_null(strstr(p, "torch.Tensor: shape (batch_size, input_size), float32."));
+    assert_non_null(strstr(p, "torch.cumprod(x, dim=1)"));
+    assert_null(strstr(p, "32768"));
+    assert_null(strstr(p, "randn"));
+    assert_null(strstr(p, "get_init_inputs"));
+    free(p);
+
+    /* an integer input gives its range; an output not shaped like an input, extent by extent */
+    p = build("L1/95", (kbv_prompt_options){.template_name = tmpl, .input_blind = KBV_BLIND_ON});
+    assert_non_null(strstr(p, "targets (torch.Tensor): shape (batch_size,), integers in "
+                              "[0, num_classes), int64."));
+    free(p);
+    p = build("L1/47", (kbv_prompt_options){.template_name = tmpl, .input_blind = KBV_BLIND_ON});
+    assert_non_null(strstr(p, "torch.Tensor: shape (batch_size, 1, dim2), float32."));
+    free(p);
 }
 
 static void test_input_blind_defaults(void **state)
@@ -182,22 +309,69 @@ static void test_user_template(void **state)
     char tmpl[128];
     snprintf(tmpl, sizeof tmpl, "%s/user.txt", dir);
     write_file(tmpl, "key={problem_key} name={problem_name} gpu={gpu} {unknown} {task\n"
-                     "{problem_key}{problem_key}\n");
-    char *p = build("L1/23", (kbv_prompt_options){.template_path = tmpl, .gpu = "G"});
-    assert_string_equal(p, "key=L1/23 name=23_Softmax gpu=G {unknown} {task\nL1/23L1/23\n");
+                     "{problem_key}{problem_key} {language}|{kernels}|{fence}\n");
+    kbv_prompt_options opt = {.template_name = tmpl, .gpu = "G"};
+    char *p = build("L1/23", opt);
+    assert_string_equal(p, "key=L1/23 name=23_Softmax gpu=G {unknown} {task\nL1/23L1/23 "
+                           "CUDA C|CUDA kernels|cuda\n");
+    assert_string_equal(kbv_prompt_template_label(&opt), tmpl);
     free(p);
 
-    /* substituted text is not scanned again: ABI.md naming a placeholder stays literal */
+    /* substituted text is not scanned again: ABI.md naming a placeholder stays literal;
+     * {abi} leaves the judging section out, {judging} is that section alone */
     char docs[128], abi[160];
     snprintf(docs, sizeof docs, "%s/docs", dir);
     assert_int_equal(mkdir(docs, 0755), 0);
     snprintf(abi, sizeof abi, "%s/ABI.md", docs);
-    write_file(abi, "# ABI\nwrite {problem_key} here\n## Try it\nhidden\n## Rules\nshown\n");
+    write_file(abi, "# ABI\nwrite {problem_key} here\n## Try it\nhidden\n## Rules\nshown\n"
+                    "## How you are judged\nD1-D4\n## After\nlast\n");
     setenv("KBV_DOCS_DIR", docs, 1);
-    write_file(tmpl, "[{abi}]");
-    p = build("L1/23", (kbv_prompt_options){.template_path = tmpl});
+    write_file(tmpl, "[{abi}]({judging})");
+    p = build("L1/23", (kbv_prompt_options){.template_name = tmpl});
     unsetenv("KBV_DOCS_DIR");
-    assert_string_equal(p, "[# ABI\nwrite {problem_key} here\n## Rules\nshown]");
+    assert_string_equal(p, "[# ABI\nwrite {problem_key} here\n## Rules\nshown\n## After\nlast]"
+                           "(## How you are judged\nD1-D4)");
+    free(p);
+}
+
+static void test_template_names(void **state)
+{
+    (void)state;
+    const kbv_problem_def *def = kbv_problem_find("L1/19");
+    kbv_prompt_options opt = {.input_blind = KBV_BLIND_DEFAULT};
+    assert_string_equal(kbv_prompt_template_label(&opt), "default");
+    char *by_default = build("L1/19", opt);
+    opt.template_name = "default";
+    char *named = build("L1/19", opt);
+    assert_string_equal(by_default, named);
+    free(by_default);
+    free(named);
+
+    /* a bare name is a bundled template; a path with a slash is a file */
+    char *p = NULL;
+    opt.template_name = "nosuch";
+    assert_int_equal(kbv_prompt_build(def, &opt, &p), KBV_ERR_NOT_FOUND);
+    assert_null(p);
+    assert_non_null(strstr(kbv_last_error(), "no template 'nosuch'"));
+    assert_non_null(strstr(kbv_last_error(), "./nosuch"));
+
+    char prompts[128], file[192];
+    snprintf(prompts, sizeof prompts, "%s/prompts", dir);
+    assert_int_equal(mkdir(prompts, 0755), 0);
+    snprintf(file, sizeof file, "%s/mine.txt", prompts);
+    write_file(file, "mine: {problem_key}");
+    setenv("KBV_PROMPTS_DIR", prompts, 1);
+    opt.template_name = "mine";
+    p = build("L1/19", opt);
+    assert_string_equal(p, "mine: L1/19");
+    free(p);
+    opt.template_name = NULL;   /* the default is looked up there too */
+    assert_int_equal(kbv_prompt_build(def, &opt, &p), KBV_ERR_NOT_FOUND);
+    unsetenv("KBV_PROMPTS_DIR");
+    assert_null(p);
+    opt.template_name = file;
+    p = build("L1/19", opt);
+    assert_string_equal(p, "mine: L1/19");
     free(p);
 }
 
@@ -206,13 +380,13 @@ static void test_missing_files(void **state)
     (void)state;
     const kbv_problem_def *def = kbv_problem_find("L1/19");
     char *p = NULL;
-    kbv_prompt_options opt = {.template_path = "/nonexistent/kbv/template.txt"};
+    kbv_prompt_options opt = {.template_name = "/nonexistent/kbv/template.txt"};
     assert_int_equal(kbv_prompt_build(def, &opt, &p), KBV_ERR_NOT_FOUND);
     assert_null(p);
     assert_non_null(strstr(kbv_last_error(), "/nonexistent/kbv/template.txt"));
 
     setenv("KBV_DOCS_DIR", "/nonexistent/kbv", 1);
-    opt.template_path = NULL;
+    opt.template_name = NULL;
     assert_int_equal(kbv_prompt_build(def, &opt, &p), KBV_ERR_NOT_FOUND);
     unsetenv("KBV_DOCS_DIR");
     assert_null(p);
@@ -222,12 +396,16 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_prompt_l1_19),
+        cmocka_unit_test(test_default_prompt_says_nothing_about_testing),
+        cmocka_unit_test(test_informed_template),
         cmocka_unit_test(test_example_for_other_problems),
         cmocka_unit_test(test_cpu_prompt),
         cmocka_unit_test(test_gpu_override),
         cmocka_unit_test(test_input_blind),
+        cmocka_unit_test(test_input_blind_paper_problems),
         cmocka_unit_test(test_input_blind_defaults),
         cmocka_unit_test(test_user_template),
+        cmocka_unit_test(test_template_names),
         cmocka_unit_test(test_missing_files),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
