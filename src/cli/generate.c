@@ -1,8 +1,6 @@
 /* kbv generate: ask a model behind an OpenAI-compatible endpoint for
  * candidates and write them into a run directory (docs/GENERATE.md). */
-#include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +8,49 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/prompt_options.h"
 #include "eval/runset.h"
 #include "gen/chat.h"
 #include "gen/generate.h"
+
+enum {
+    OPT_MODEL, OPT_ENDPOINT, OPT_PROBLEMS, OPT_OUT, OPT_SAMPLES, OPT_TEMPERATURE, OPT_MAX_TOKENS,
+    OPT_MAX_TOKENS_FIELD, OPT_KEY_ENV, OPT_CONCURRENCY, OPT_TIMEOUT, OPT_RETRIES, OPT_BACKOFF,
+};
+
+static const kbv_cli_option options[] = {
+    {"--model", "NAME", OPT_MODEL, "the model, sent as \"model\" (required)"},
+    {"--endpoint", "URL", OPT_ENDPOINT,
+     "the server (required): http://host:port gets\n"
+     "/v1/chat/completions appended, a URL with a path\n"
+     "(.../v1) /chat/completions, one that ends in\n"
+     "/chat/completions is used as it is"},
+    {"--problems", "SEL", OPT_PROBLEMS,
+     "L1/1-32, L1/19,L1/21 or L1 (a whole level; required)"},
+    {"--out", "DIR", OPT_OUT, "the run directory (default: runs/NAME)"},
+    {"--samples", "N", OPT_SAMPLES, "samples per problem (default 1)"},
+    {"--temperature", "T", OPT_TEMPERATURE,
+     "sampling temperature (default: not sent, the server's)"},
+    {"--max-tokens", "N", OPT_MAX_TOKENS, "answer token limit (default 32000; 0: not sent)"},
+    {"--max-tokens-field", "F", OPT_MAX_TOKENS_FIELD,
+     "its JSON field (default max_tokens; some APIs want\n"
+     "max_completion_tokens)"},
+    {"--api-key-env", "VAR", OPT_KEY_ENV,
+     "send the key in $VAR as a bearer token (never printed\n"
+     "or written)"},
+    {"--concurrency", "N", OPT_CONCURRENCY, "requests in flight (default 4)"},
+    {"--timeout", "S", OPT_TIMEOUT,
+     "seconds per request, connect to last byte (default\n"
+     "600)"},
+    {"--retries", "N", OPT_RETRIES,
+     "retries on 408, 409, 425, 429, 5xx, timeouts, transport\n"
+     "errors and garbled answers (default 5)"},
+    {"--backoff", "S", OPT_BACKOFF,
+     "first retry delay, doubled each retry, jittered, never\n"
+     "below Retry-After (default 1)"},
+    {NULL, NULL, 0, NULL},
+};
 
 static void usage(FILE *f)
 {
@@ -23,54 +61,13 @@ static void usage(FILE *f)
             "writes level_L_problem_P_sample_S.cu (.c with --cpu) into the run directory, with\n"
             "the raw answer and token usage in .response.json beside it. An answer without\n"
             "usable code is a failed sample, recorded as .failed.json. A rerun skips every\n"
-            "sample whose candidate or failure record exists. docs/GENERATE.md has the details.\n\n"
-            "  --model NAME          the model, sent as \"model\"\n"
-            "  --endpoint URL        http://host:port gets /v1/chat/completions appended; a URL\n"
-            "                        with a path (.../v1) gets /chat/completions; a URL ending\n"
-            "                        in /chat/completions is used as it is\n"
-            "  --problems SEL        L1/1-32, L1/19,L1/21 or L1 (a whole level)\n"
-            "  --out DIR             the run directory (default: runs/NAME)\n"
-            "  --samples N           samples per problem (default 1)\n"
-            "  --temperature T       sampling temperature (default: not sent, the server's)\n"
-            "  --max-tokens N        answer token limit (default 32000; 0: not sent)\n"
-            "  --max-tokens-field F  its JSON field (default max_tokens; some APIs want\n"
-            "                        max_completion_tokens)\n"
-            "  --api-key-env VAR     send the key in $VAR as a bearer token (never printed\n"
-            "                        or written)\n"
-            "  --concurrency N       requests in flight (default 4)\n"
-            "  --timeout S           seconds per request (default 600)\n"
-            "  --retries N           retries on 429, 5xx, timeouts, transport errors and\n"
-            "                        garbled answers (default 5)\n"
-            "  --backoff S           first retry delay, doubled each retry, jittered, never\n"
-            "                        below Retry-After (default 1)\n"
-            "  --cpu                 ask for C candidates for the CPU backend\n"
-            "  --input-blind, --no-input-blind, --template NAME|FILE, --gpu NAME\n"
-            "                        as for kbv prompt\n"
-            "  --help                this text\n\n"
-            "Exit status: 0 when every sample is ok or failed (a result), 1 when some got no\n"
-            "answer (rerun to retry them), 2 on bad usage.\n");
-}
-
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
-static bool parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
+            "sample whose candidate or failure record exists. docs/GENERATE.md has the details.\n\n");
+    kbv_cli_options_print(f, options);
+    fprintf(f, "\nThe prompt, as for kbv prompt (--cpu also writes .c files):\n");
+    kbv_cli_options_print(f, kbv_prompt_cli_options);
+    kbv_cli_options_print(f, kbv_cli_help_option);
+    fprintf(f, "\nExit status: 0 when every sample is ok or failed (a result), 1 when some got no\n"
+               "answer (rerun to retry them), 2 on bad usage.\n");
 }
 
 /* The defined problems the selection names, in registry order; every item
@@ -111,6 +108,34 @@ static int select_problems(const char *sel, const kbv_problem_def ***out, int *n
     return 0;
 }
 
+/* Where the options that are not kbv_gen_config's own go. */
+typedef struct raw_args {
+    const char *endpoint, *selection, *key_env;
+} raw_args;
+
+/* Sets what option o of the table says; false when its value is bad. */
+static bool apply(const kbv_cli_option *o, const char *v, kbv_gen_config *cfg, raw_args *raw)
+{
+    long n = 0;
+    bool ok = true;
+    switch (o->id) {
+    case OPT_MODEL: cfg->model = v; break;
+    case OPT_ENDPOINT: raw->endpoint = v; break;
+    case OPT_PROBLEMS: raw->selection = v; break;
+    case OPT_OUT: cfg->out_dir = v; break;
+    case OPT_KEY_ENV: raw->key_env = v; break;
+    case OPT_MAX_TOKENS_FIELD: cfg->max_tokens_field = v; break;
+    case OPT_SAMPLES: ok = kbv_cli_parse_long(v, 1, 100000, &n), cfg->samples = (int)n; break;
+    case OPT_CONCURRENCY: ok = kbv_cli_parse_long(v, 1, 256, &n), cfg->concurrency = (int)n; break;
+    case OPT_RETRIES: ok = kbv_cli_parse_long(v, 0, 100, &n), cfg->retries = (int)n; break;
+    case OPT_MAX_TOKENS: ok = kbv_cli_parse_long(v, 0, LONG_MAX, &cfg->max_tokens); break;
+    case OPT_TEMPERATURE: ok = kbv_cli_parse_double(v, 0, 100, &cfg->temperature); break;
+    case OPT_TIMEOUT: ok = kbv_cli_parse_double(v, 0.001, 86400, &cfg->timeout_s); break;
+    case OPT_BACKOFF: ok = kbv_cli_parse_double(v, 0, 3600, &cfg->backoff_s); break;
+    }
+    return ok;
+}
+
 int kbv_cmd_generate(int argc, char **argv)
 {
     kbv_gen_config cfg = {
@@ -125,76 +150,43 @@ int kbv_cmd_generate(int argc, char **argv)
         .prompt = {.input_blind = KBV_BLIND_DEFAULT},
         .progress = stderr,
     };
-    const char *endpoint = NULL, *selection = NULL, *key_env = NULL;
+    raw_args raw = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        bool ok = true, takes_value = true;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--cpu")) {
-            cfg.prompt.cpu = true, takes_value = false;
-        } else if (!strcmp(a, "--input-blind")) {
-            cfg.prompt.input_blind = KBV_BLIND_ON, takes_value = false;
-        } else if (!strcmp(a, "--no-input-blind")) {
-            cfg.prompt.input_blind = KBV_BLIND_OFF, takes_value = false;
-        } else if (!v) {
-            ok = false;
-        } else if (!strcmp(a, "--model")) {
-            cfg.model = v;
-        } else if (!strcmp(a, "--endpoint")) {
-            endpoint = v;
-        } else if (!strcmp(a, "--problems")) {
-            selection = v;
-        } else if (!strcmp(a, "--out")) {
-            cfg.out_dir = v;
-        } else if (!strcmp(a, "--api-key-env")) {
-            key_env = v;
-        } else if (!strcmp(a, "--template")) {
-            cfg.prompt.template_name = v;
-        } else if (!strcmp(a, "--gpu")) {
-            cfg.prompt.gpu = v;
-        } else if (!strcmp(a, "--max-tokens-field")) {
-            cfg.max_tokens_field = v;
-        } else if (!strcmp(a, "--samples")) {
-            ok = parse_long(v, 1, 100000, &n), cfg.samples = (int)n;
-        } else if (!strcmp(a, "--concurrency")) {
-            ok = parse_long(v, 1, 256, &n), cfg.concurrency = (int)n;
-        } else if (!strcmp(a, "--retries")) {
-            ok = parse_long(v, 0, 100, &n), cfg.retries = (int)n;
-        } else if (!strcmp(a, "--max-tokens")) {
-            ok = parse_long(v, 0, LONG_MAX, &cfg.max_tokens);
-        } else if (!strcmp(a, "--temperature")) {
-            ok = parse_double(v, 0, 100, &cfg.temperature);
-        } else if (!strcmp(a, "--timeout")) {
-            ok = parse_double(v, 0.001, 86400, &cfg.timeout_s);
-        } else if (!strcmp(a, "--backoff")) {
-            ok = parse_double(v, 0, 3600, &cfg.backoff_s);
-        } else {
-            ok = false;
         }
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const kbv_cli_option *o = kbv_cli_option_find(options, a);
+        const kbv_cli_option *po = o ? NULL : kbv_cli_option_find(kbv_prompt_cli_options, a);
+        const kbv_cli_option *any = o ? o : po;
+        bool ok = any && (!any->arg || v);
+        if (ok && po)
+            kbv_prompt_cli_apply(po, po->arg ? v : NULL, &cfg.prompt);
+        else if (ok)
+            ok = apply(o, v, &cfg, &raw);
         if (!ok) {
+            bool show_value = any && any->arg && v;
             fprintf(stderr, "kbv generate: bad or incomplete option '%s%s%s' (see kbv generate "
-                            "--help)\n", a, takes_value && v ? " " : "", takes_value && v ? v : "");
+                            "--help)\n", a, show_value ? " " : "", show_value ? v : "");
             return 2;
         }
-        if (takes_value)
+        if (any->arg)
             i++;
     }
     if (argc < 2) {
         usage(stderr);
         return 2;
     }
-    if (!cfg.model || !endpoint || !selection) {
+    if (!cfg.model || !raw.endpoint || !raw.selection) {
         fprintf(stderr, "kbv generate: --model, --endpoint and --problems are required (see kbv "
                         "generate --help)\n");
         return 2;
     }
 
     char url[2048], out_dir[1024];
-    if (kbv_chat_url(endpoint, url, sizeof url) != KBV_OK) {
+    if (kbv_chat_url(raw.endpoint, url, sizeof url) != KBV_OK) {
         kbv_cli_error("kbv generate", NULL);
         return 2;
     }
@@ -207,17 +199,18 @@ int kbv_cmd_generate(int argc, char **argv)
                 *c = '_';
         cfg.out_dir = out_dir;
     }
-    if (key_env) {
-        cfg.api_key = getenv(key_env);
+    if (raw.key_env) {
+        cfg.api_key = getenv(raw.key_env);
         if (!cfg.api_key || !*cfg.api_key) {
-            fprintf(stderr, "kbv generate: --api-key-env %s: that variable is not set\n", key_env);
+            fprintf(stderr, "kbv generate: --api-key-env %s: that variable is not set\n",
+                    raw.key_env);
             return 2;
         }
     }
 
     const kbv_problem_def **problems = NULL;
     int n_problems = 0;
-    int rc = select_problems(selection, &problems, &n_problems);
+    int rc = select_problems(raw.selection, &problems, &n_problems);
     if (rc != 0)
         return rc;
 

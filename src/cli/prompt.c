@@ -5,7 +5,47 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "gen/prompt.h"
+#include "cli/prompt_options.h"
+
+enum { OPT_CPU, OPT_TEMPLATE, OPT_BLIND, OPT_NO_BLIND, OPT_GPU };
+
+const kbv_cli_option kbv_prompt_cli_options[] = {
+    {"--cpu", NULL, OPT_CPU,
+     "ask for a C candidate for the CPU backend (default:\n"
+     "CUDA C)"},
+    {"--template", "NAME|FILE", OPT_TEMPLATE,
+     "default: the paper's prompt adapted to kbv's ABI: the\n"
+     "task, the ABI, a worked example and the reference,\n"
+     "nothing about how candidates are tested (the paper's\n"
+     "models saw none); informed: kbv's own task text with\n"
+     "how candidates are judged (protocols, distributions,\n"
+     "audits) and the target; or a FILE (a path, e.g.\n"
+     "./mine.txt) with the placeholders docs/GENERATE.md\n"
+     "lists (default: default)"},
+    {"--input-blind", NULL, OPT_BLIND,
+     "hide the sizes and how inputs are drawn, as the\n"
+     "paper's stripped prompts: no size constants,\n"
+     "get_inputs() or get_init_inputs(); symbolic shapes in\n"
+     "a forward() docstring (default on for L1/90 L1/100\n"
+     "L3/35 L3/47)"},
+    {"--no-input-blind", NULL, OPT_NO_BLIND, "show them even where input-blind is the default"},
+    {"--gpu", "NAME", OPT_GPU,
+     "the target, where a template names it ({gpu}: the\n"
+     "informed one does); default:\n"
+     "\"" KBV_PROMPT_DEFAULT_GPU "\""},
+    {NULL, NULL, 0, NULL},
+};
+
+void kbv_prompt_cli_apply(const kbv_cli_option *o, const char *value, kbv_prompt_options *opt)
+{
+    switch (o->id) {
+    case OPT_CPU: opt->cpu = true; break;
+    case OPT_TEMPLATE: opt->template_name = value; break;
+    case OPT_BLIND: opt->input_blind = KBV_BLIND_ON; break;
+    case OPT_NO_BLIND: opt->input_blind = KBV_BLIND_OFF; break;
+    case OPT_GPU: opt->gpu = value; break;
+    }
+}
 
 static void usage(FILE *f)
 {
@@ -15,20 +55,9 @@ static void usage(FILE *f)
             "Prints the prompt for problem KEY (L1/19). By default it is the paper's prompt\n"
             "adapted to kbv: the task, the candidate ABI (docs/ABI.md without how candidates\n"
             "are judged), one worked example and the PyTorch reference. docs/GENERATE.md\n"
-            "describes it.\n\n"
-            "  --cpu              ask for a C candidate for the CPU backend (default: CUDA C)\n"
-            "  --template NAME|FILE\n"
-            "                     default: the paper's prompt (nothing about how candidates\n"
-            "                     are tested); informed: with how they are judged and the\n"
-            "                     target; or a FILE (a path, ./mine.txt) with the\n"
-            "                     placeholders docs/GENERATE.md lists (default: default)\n"
-            "  --input-blind      hide the sizes and how inputs are drawn, as the paper's\n"
-            "                     stripped prompts: the class only, symbolic shapes in a\n"
-            "                     forward() docstring (default on for L1/90 L1/100 L3/35 L3/47)\n"
-            "  --no-input-blind   show them even where input-blind is the default\n"
-            "  --gpu NAME         the target as the prompt names it\n"
-            "                     (default: \"" KBV_PROMPT_DEFAULT_GPU "\")\n"
-            "  --help             this text\n");
+            "describes it.\n\n");
+    kbv_cli_options_print(f, kbv_prompt_cli_options);
+    kbv_cli_options_print(f, kbv_cli_help_option);
 }
 
 int kbv_cmd_prompt(int argc, char **argv)
@@ -37,19 +66,12 @@ int kbv_cmd_prompt(int argc, char **argv)
     const char *key = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const kbv_cli_option *o = kbv_cli_option_find(kbv_prompt_cli_options, a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--cpu")) {
-            opt.cpu = true;
-        } else if (!strcmp(a, "--input-blind")) {
-            opt.input_blind = KBV_BLIND_ON;
-        } else if (!strcmp(a, "--no-input-blind")) {
-            opt.input_blind = KBV_BLIND_OFF;
-        } else if (!strcmp(a, "--template") && i + 1 < argc) {
-            opt.template_name = argv[++i];
-        } else if (!strcmp(a, "--gpu") && i + 1 < argc) {
-            opt.gpu = argv[++i];
+        } else if (o && (!o->arg || i + 1 < argc)) {
+            kbv_prompt_cli_apply(o, o->arg ? argv[++i] : NULL, &opt);
         } else if (a[0] != '-' && !key) {
             key = a;
         } else {
