@@ -1,5 +1,6 @@
-/* kbv generate: ask a model behind an OpenAI-compatible endpoint for
- * candidates and write them into a run directory (docs/GENERATE.md). */
+/* kbv generate: ask a model behind an OpenAI-compatible endpoint or
+ * Anthropic's Messages API for candidates and write them into a run
+ * directory (docs/GENERATE.md). */
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,30 +16,42 @@
 #include "gen/generate.h"
 
 enum {
-    OPT_MODEL, OPT_ENDPOINT, OPT_PROBLEMS, OPT_OUT, OPT_SAMPLES, OPT_TEMPERATURE, OPT_MAX_TOKENS,
-    OPT_MAX_TOKENS_FIELD, OPT_KEY_ENV, OPT_CONCURRENCY, OPT_TIMEOUT, OPT_RETRIES, OPT_BACKOFF,
+    OPT_MODEL, OPT_ENDPOINT, OPT_API, OPT_PROBLEMS, OPT_OUT, OPT_SAMPLES, OPT_TEMPERATURE,
+    OPT_MAX_TOKENS, OPT_MAX_TOKENS_FIELD, OPT_SYSTEM, OPT_KEY_ENV, OPT_CONCURRENCY, OPT_TIMEOUT,
+    OPT_RETRIES, OPT_BACKOFF,
 };
 
 static const kbv_cli_option options[] = {
     {"--model", "NAME", OPT_MODEL, "the model, sent as \"model\" (required)"},
     {"--endpoint", "URL", OPT_ENDPOINT,
-     "the server (required): http://host:port gets\n"
+     "the server (required). OpenAI: http://host:port gets\n"
      "/v1/chat/completions appended, a URL with a path\n"
      "(.../v1) /chat/completions, one that ends in\n"
-     "/chat/completions is used as it is"},
+     "/chat/completions is used as it is. Anthropic: the\n"
+     "same with /v1/messages and /messages\n"
+     "(https://api.anthropic.com)"},
+    {"--api", "openai|anthropic", OPT_API,
+     "the wire format: OpenAI-compatible chat completions\n"
+     "or Anthropic's Messages API (default: anthropic for\n"
+     "the host api.anthropic.com or a URL ending in\n"
+     "/messages, else openai)"},
     {"--problems", "SEL", OPT_PROBLEMS,
      "L1/1-32, L1/19,L1/21 or L1 (a whole level; required)"},
     {"--out", "DIR", OPT_OUT, "the run directory (default: runs/NAME)"},
     {"--samples", "N", OPT_SAMPLES, "samples per problem (default 1)"},
     {"--temperature", "T", OPT_TEMPERATURE,
      "sampling temperature (default: not sent, the server's)"},
-    {"--max-tokens", "N", OPT_MAX_TOKENS, "answer token limit (default 32000; 0: not sent)"},
+    {"--max-tokens", "N", OPT_MAX_TOKENS,
+     "answer token limit (default 32000; 0: not sent, OpenAI\n"
+     "only)"},
     {"--max-tokens-field", "F", OPT_MAX_TOKENS_FIELD,
-     "its JSON field (default max_tokens; some APIs want\n"
-     "max_completion_tokens)"},
+     "OpenAI: the limit's JSON field (default max_tokens;\n"
+     "OpenAI's reasoning models want max_completion_tokens)"},
+    {"--system", "TEXT", OPT_SYSTEM, "the system prompt (default: none)"},
     {"--api-key-env", "VAR", OPT_KEY_ENV,
-     "send the key in $VAR as a bearer token (never printed\n"
-     "or written)"},
+     "the key is in $VAR: sent as a bearer token (OpenAI)\n"
+     "or as x-api-key (Anthropic), never printed or written\n"
+     "(default: no key, for local servers)"},
     {"--concurrency", "N", OPT_CONCURRENCY, "requests in flight (default 4)"},
     {"--timeout", "S", OPT_TIMEOUT,
      "seconds per request, connect to last byte (default\n"
@@ -56,12 +69,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv generate --model NAME --endpoint URL --problems SEL [options]\n\n"
-            "Asks the model for SAMPLES candidates per problem through an OpenAI-compatible\n"
-            "chat-completions endpoint, one single-turn prompt each (kbv prompt shows it), and\n"
-            "writes level_L_problem_P_sample_S.cu (.c with --cpu) into the run directory, with\n"
-            "the raw answer and token usage in .response.json beside it. An answer without\n"
-            "usable code is a failed sample, recorded as .failed.json. A rerun skips every\n"
-            "sample whose candidate or failure record exists. docs/GENERATE.md has the details.\n\n");
+            "Asks the model for SAMPLES candidates per problem, through an OpenAI-compatible\n"
+            "chat-completions endpoint or Anthropic's Messages API, one single-turn prompt\n"
+            "each (kbv prompt shows it), and writes level_L_problem_P_sample_S.cu (.c with\n"
+            "--cpu) into the run directory, with the raw answer and token usage in\n"
+            ".response.json beside it. An answer without usable code is a failed sample,\n"
+            "recorded as .failed.json. A rerun skips every sample whose candidate or failure\n"
+            "record exists. docs/GENERATE.md has the details.\n\n");
     kbv_cli_options_print(f, options);
     fprintf(f, "\nThe prompt, as for kbv prompt (--cpu also writes .c files):\n");
     kbv_cli_options_print(f, kbv_prompt_cli_options);
@@ -110,7 +124,7 @@ static int select_problems(const char *sel, const kbv_problem_def ***out, int *n
 
 /* Where the options that are not kbv_gen_config's own go. */
 typedef struct raw_args {
-    const char *endpoint, *selection, *key_env;
+    const char *endpoint, *api, *selection, *key_env;
 } raw_args;
 
 /* Sets what option o of the table says; false when its value is bad. */
@@ -121,9 +135,11 @@ static bool apply(const kbv_cli_option *o, const char *v, kbv_gen_config *cfg, r
     switch (o->id) {
     case OPT_MODEL: cfg->model = v; break;
     case OPT_ENDPOINT: raw->endpoint = v; break;
+    case OPT_API: raw->api = v; break;
     case OPT_PROBLEMS: raw->selection = v; break;
     case OPT_OUT: cfg->out_dir = v; break;
     case OPT_KEY_ENV: raw->key_env = v; break;
+    case OPT_SYSTEM: cfg->system = v; break;
     case OPT_MAX_TOKENS_FIELD: cfg->max_tokens_field = v; break;
     case OPT_SAMPLES: ok = kbv_cli_parse_long(v, 1, 100000, &n), cfg->samples = (int)n; break;
     case OPT_CONCURRENCY: ok = kbv_cli_parse_long(v, 1, 256, &n), cfg->concurrency = (int)n; break;
@@ -185,8 +201,18 @@ int kbv_cmd_generate(int argc, char **argv)
         return 2;
     }
 
+    cfg.api = kbv_api_for_endpoint(raw.endpoint);
+    if (raw.api && kbv_api_parse(raw.api, &cfg.api) != KBV_OK) {
+        kbv_cli_error("kbv generate", NULL);
+        return 2;
+    }
+    if (cfg.api == KBV_API_ANTHROPIC && cfg.max_tokens == 0) {
+        fprintf(stderr, "kbv generate: Anthropic's Messages API needs a token limit: --max-tokens "
+                        "must be > 0\n");
+        return 2;
+    }
     char url[2048], out_dir[1024];
-    if (kbv_chat_url(raw.endpoint, url, sizeof url) != KBV_OK) {
+    if (kbv_chat_url(cfg.api, raw.endpoint, url, sizeof url) != KBV_OK) {
         kbv_cli_error("kbv generate", NULL);
         return 2;
     }

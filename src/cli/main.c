@@ -24,7 +24,7 @@ static const command commands[] = {
     {"baseline", kbv_cmd_baseline, "measure and cache the baselines on this machine"},
     {"audit", kbv_cmd_audit, "find degenerate problems and weak gates; check the tf32 baseline"},
     {"prompt", kbv_cmd_prompt, "print the single-turn prompt that asks a model for a candidate"},
-    {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible API) for candidates into a run"},
+    {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible or Anthropic API) for candidates"},
     {"report", kbv_cmd_report, "tables, figures and an HTML page from results files; --compare two runs"},
 };
 

@@ -161,10 +161,10 @@ static json_t *sample_record(const gen_run *run, const gen_job *job)
     const kbv_problem_def *def = run->problems[job->problem];
     char key[32];
     kbv_problem_key(def, key, sizeof key);
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:b}", "problem", key,
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:b}", "problem", key,
                      "name", def->name, "level", def->level, "problem_id", def->id, "sample",
-                     job->sample, "model", cfg->model, "url", run->shown_url, "target",
-                     cfg->prompt.cpu ? "cpu" : "cuda", "template",
+                     job->sample, "model", cfg->model, "api", kbv_api_name(cfg->api), "url",
+                     run->shown_url, "target", cfg->prompt.cpu ? "cpu" : "cuda", "template",
                      kbv_prompt_template_label(&cfg->prompt), "input_blind",
                      kbv_prompt_is_input_blind(def, &cfg->prompt));
 }
@@ -184,7 +184,7 @@ static kbv_status record_answer(gen_run *run, const gen_job *job, const kbv_chat
         KBV_TRY_GOTO(kbv_extract_code(ans->content, &ex), st, done);
     else
         snprintf(ex.reason, sizeof ex.reason, "the answer has no text");
-    bool cut = !strcmp(ans->finish_reason, "length");
+    bool cut = ans->truncated;
     if (ex.code && ex.unclosed && cut) {
         /* the code block itself was cut off: it cannot be whole */
         kbv_extract_result_free(&ex);
@@ -202,6 +202,9 @@ static kbv_status record_answer(gen_run *run, const gen_job *job, const kbv_chat
                                 : json_pack("{s:i, s:i, s:s}", "blocks", ex.n_blocks, "defining",
                                             ex.n_defining, "failure", ex.reason);
     if (!resp || json_object_set_new(resp, "extracted", extracted) ||
+        json_object_set_new(resp, "system",
+                            cfg->system && *cfg->system ? json_string(cfg->system)
+                                                        : json_null()) ||
         json_object_set_new(resp, "temperature",
                             cfg->temperature >= 0 ? json_real(cfg->temperature) : json_null()) ||
         json_object_set_new(resp, "max_tokens",
@@ -263,7 +266,9 @@ static void run_job(gen_run *run, const gen_job *job, uint64_t *rng, outcome *o)
     bool answered = false;
     double t0 = kbv_monotonic_s();
     kbv_chat_request req = {
+        .api = cfg->api,
         .model = cfg->model,
+        .system = cfg->system,
         .prompt = run->prompts[job->problem],
         .temperature = cfg->temperature,
         .max_tokens = cfg->max_tokens,
@@ -287,13 +292,21 @@ static void run_job(gen_run *run, const gen_job *job, uint64_t *rng, outcome *o)
         run->summary.requests++;
         pthread_mutex_unlock(&run->lock);
 
-        kbv_status st = kbv_http_post_json(cfg->url, cfg->api_key, body, cfg->timeout_s, &resp);
+        kbv_http_request http = {
+            .url = cfg->url,
+            .body = body,
+            .headers = kbv_chat_headers(cfg->api),
+            .key_header = kbv_chat_key_header(cfg->api),
+            .key = cfg->api_key,
+            .timeout_s = cfg->timeout_s,
+        };
+        kbv_status st = kbv_http_post_json(&http, &resp);
         if (st != KBV_OK) {
             retry = st == KBV_ERR_TIMEOUT || st == KBV_ERR_IO;
             last_error_message(o->detail, sizeof o->detail);
         } else if (resp.status >= 200 && resp.status < 300) {
             /* a garbled 2xx is a server or proxy fault, worth another try */
-            answered = kbv_chat_parse_answer(resp.body, resp.body_len, &ans) == KBV_OK;
+            answered = kbv_chat_parse_answer(cfg->api, resp.body, resp.body_len, &ans) == KBV_OK;
             retry = !answered;
             if (!answered)
                 last_error_message(o->detail, sizeof o->detail);
@@ -431,9 +444,10 @@ kbv_status kbv_generate(const kbv_gen_config *cfg, const kbv_problem_def *const 
     if (cfg->progress) {
         fprintf(cfg->progress,
                 "generate: %d problem%s x %d sample%s: %d done already, %d to request from %s "
-                "(model %s, %d at a time)\n",
+                "(%s API, model %s, %d at a time)\n",
                 n_problems, n_problems == 1 ? "" : "s", cfg->samples, cfg->samples == 1 ? "" : "s",
-                run.summary.skipped, run.n_jobs, run.shown_url, cfg->model, cfg->concurrency);
+                run.summary.skipped, run.n_jobs, run.shown_url, kbv_api_name(cfg->api),
+                cfg->model, cfg->concurrency);
         fflush(cfg->progress);
     }
     if (run.n_jobs == 0)

@@ -16,17 +16,20 @@
 #include <stdio.h>
 
 #include "core/status.h"
+#include "gen/chat.h"
 #include "gen/prompt.h"
 #include "graph/problem_def.h"
 
 typedef struct kbv_gen_config {
+    kbv_api api;                    /* the wire format */
     const char *model;              /* sent as "model" */
-    const char *url;                /* the chat-completions URL (kbv_chat_url) */
-    const char *api_key;            /* bearer token; NULL for none. Never written anywhere. */
+    const char *url;                /* the request URL (kbv_chat_url) */
+    const char *api_key;            /* NULL for none. Never written anywhere. */
+    const char *system;             /* the system prompt; NULL or "": none */
     int samples;                    /* samples 0 .. samples-1 per problem */
     double temperature;             /* < 0: not sent */
-    long max_tokens;                /* 0: not sent */
-    const char *max_tokens_field;   /* "max_tokens" */
+    long max_tokens;                /* 0: not sent (OpenAI only) */
+    const char *max_tokens_field;   /* OpenAI: "max_tokens" */
     const char *out_dir;
     int concurrency;                /* requests in flight */
     double timeout_s;               /* per request */

@@ -80,17 +80,26 @@ void kbv_http_global_cleanup(void)
     curl_global_cleanup();
 }
 
-kbv_status kbv_http_post_json(const char *url, const char *bearer_token, const char *body,
-                              double timeout_s, kbv_http_response *resp)
+/* Appends one header line; out of memory is the only failure. */
+static kbv_status add_header(struct curl_slist **headers, const char *line)
 {
-    if (!url || !body || !resp || !(timeout_s > 0))
+    struct curl_slist *more = curl_slist_append(*headers, line);
+    if (!more)
+        return kbv_fail(KBV_ERR_NOMEM, "http: out of memory for headers");
+    *headers = more;
+    return KBV_OK;
+}
+
+kbv_status kbv_http_post_json(const kbv_http_request *req, kbv_http_response *resp)
+{
+    if (!req || !req->url || !req->body || !resp || !(req->timeout_s > 0))
         return kbv_fail(KBV_ERR_INVALID, "http: url, body, response and a positive timeout needed");
     memset(resp, 0, sizeof *resp);
     resp->retry_after_s = -1;
 
     kbv_status st = KBV_OK;
     sink got = {0};
-    struct curl_slist *headers = NULL, *more;
+    struct curl_slist *headers = NULL;
     char *auth = NULL;
     CURL *curl = curl_easy_init();
     if (!curl)
@@ -100,27 +109,26 @@ kbv_status kbv_http_post_json(const char *url, const char *bearer_token, const c
         "Content-Type: application/json", "Accept: application/json",
         "Expect:",  /* no 100-continue round trip on large prompts */
     };
-    for (size_t i = 0; i < sizeof fixed_headers / sizeof fixed_headers[0]; i++) {
-        if (!(more = curl_slist_append(headers, fixed_headers[i])))
-            KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "http: out of memory for headers");
-        headers = more;
-    }
-    if (bearer_token && *bearer_token) {
-        if (asprintf(&auth, "Authorization: Bearer %s", bearer_token) < 0) {
+    for (size_t i = 0; i < sizeof fixed_headers / sizeof fixed_headers[0]; i++)
+        KBV_TRY_GOTO(add_header(&headers, fixed_headers[i]), st, done);
+    for (size_t i = 0; req->headers && req->headers[i]; i++)
+        KBV_TRY_GOTO(add_header(&headers, req->headers[i]), st, done);
+    if (req->key && *req->key) {
+        if (asprintf(&auth, "%s%s", req->key_header ? req->key_header : "Authorization: Bearer ",
+                     req->key) < 0) {
             auth = NULL;
             KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "http: out of memory for headers");
         }
-        if (!(more = curl_slist_append(headers, auth)))
-            KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "http: out of memory for headers");
-        headers = more;
+        KBV_TRY_GOTO(add_header(&headers, auth), st, done);
     }
 
+    double timeout_s = req->timeout_s;
     long timeout_ms = (long)(timeout_s * 1000.0);
     long connect_ms = timeout_ms < 30000 ? timeout_ms : 30000;
-    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_URL, req->url);
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(req->body));
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "kbv/" KBV_VERSION);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  /* threads: no SIGALRM for DNS timeouts */

@@ -1,9 +1,9 @@
 /* One JSON POST over HTTP(S), through libcurl, with a deadline.
  *
  * Thread-safe once kbv_http_global_init has run (before any thread starts):
- * each call uses its own easy handle and never raises signals. The bearer
- * token goes into the Authorization header only; it is never part of an
- * error message. */
+ * each call uses its own easy handle and never raises signals. The API key
+ * goes into its one header only; it is never part of an error message, and
+ * the header buffers that held it are wiped after the request. */
 #ifndef KBV_GEN_HTTP_H
 #define KBV_GEN_HTTP_H
 
@@ -24,12 +24,19 @@ typedef struct kbv_http_response {
 kbv_status kbv_http_global_init(void);
 void kbv_http_global_cleanup(void);
 
-/* POSTs body (JSON) to url. KBV_OK when a response arrived, whatever its
- * status; KBV_ERR_TIMEOUT when timeout_s passed first; KBV_ERR_IO for a
- * transport failure (refused, reset, DNS, TLS, oversized body).
- * bearer_token may be NULL (no Authorization header). */
-kbv_status kbv_http_post_json(const char *url, const char *bearer_token, const char *body,
-                              double timeout_s, kbv_http_response *resp);
+typedef struct kbv_http_request {
+    const char *url;
+    const char *body;               /* JSON */
+    const char *const *headers;     /* more "Name: value" lines, NULL-terminated; NULL: none */
+    const char *key_header;         /* the key's header up to the key: "Authorization: Bearer " */
+    const char *key;                /* NULL or "": no key header */
+    double timeout_s;               /* connect to last byte */
+} kbv_http_request;
+
+/* POSTs req->body. KBV_OK when a response arrived, whatever its status;
+ * KBV_ERR_TIMEOUT when the timeout passed first; KBV_ERR_IO for a transport
+ * failure (refused, reset, DNS, TLS, oversized body). */
+kbv_status kbv_http_post_json(const kbv_http_request *req, kbv_http_response *resp);
 void kbv_http_response_free(kbv_http_response *resp);
 
 #endif

@@ -1,29 +1,36 @@
 #!/usr/bin/python3
-"""A stand-in for an OpenAI-compatible chat-completions server, for tests.
+"""A stand-in for an OpenAI-compatible chat-completions server and for
+Anthropic's Messages API, for tests.
 
 Listens on 127.0.0.1 only, on a port the kernel picks (written to
---port-file once listening). Answers POST /v1/chat/completions; every other
-path is a 404. The problem a request is about is the last "L<level>/<id>" in
-its prompt (the default template ends with it). Scenarios, by level-1
-problem id:
+--port-file once listening). Answers POST /v1/chat/completions (OpenAI's
+format) and POST /v1/messages (Anthropic's: x-api-key, anthropic-version,
+max_tokens required, content blocks, stop_reason, errors as
+{"type": "error", "error": {...}}); every other path is a 404. The problem a
+request is about is the last "L<level>/<id>" in its prompt (the reference
+comes last). Scenarios, by level-1 problem id, in both formats:
 
   19  a good answer: one ```cuda block (```c when the prompt asks for C)
   20  an answer with no code block
   21  the problem's first request gets 429 with Retry-After: 1, then good
   22  the problem's first request answers after --slow seconds, then good
   23  the problem's first request gets a 200 with malformed JSON, then good
-  24  a draft block and a final block; the final one is the answer
+  24  a draft block and a final block; the final one is the answer (Anthropic:
+      after a thinking block that holds a code block of its own)
   25  cut at the token limit inside an unclosed code block
-  26  always 503
+  26  always overloaded: 503 (Anthropic: 529 overloaded_error)
+  29  always 400: the prompt is too long (not worth retrying)
   any other  a good answer
 
 With --answer-dir DIR, a good answer's code is DIR/level_L_problem_P_sample_0.cu
 (.c when the prompt asks for C) where that file exists, e.g. examples/runs/demo-a,
 so that a generated run can be evaluated for real.
 
-With --key, a request without "Authorization: Bearer KEY" gets 401.
+With --key, a request without "Authorization: Bearer KEY" (OpenAI) or
+"x-api-key: KEY" (Anthropic) gets 401.
 GET /stats returns the counters as JSON (requests, per status, per problem,
-the last request's model, temperature and max_tokens).
+the last request's API, model, temperature, max_tokens, system prompt and
+headers, never the key).
 """
 import argparse
 import json
@@ -56,6 +63,7 @@ class State:
         self.requests = 0
         self.statuses = {}
         self.problems = {}
+        self.seen = {}  # (api, problem): requests so far, so each API has its first request
         self.last = {}
 
 
@@ -123,56 +131,105 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)
         with st.lock:
             st.requests += 1
-        if self.path != "/v1/chat/completions":
+        routes = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
+        api = routes.get(self.path)
+        if api is None:
             self.count(404)
             self.send_json(404, {"error": {"message": "no route " + self.path}})
             return
-        if st.key is not None and self.headers.get("Authorization") != "Bearer " + st.key:
-            self.count(401)
-            self.send_json(401, {"error": {"message": "invalid api key", "type": "auth"}})
+        anthropic = api == "anthropic"
+
+        def error(status, kind, message, headers=()):
+            self.count(status)
+            if anthropic:
+                body = {"type": "error", "error": {"type": kind, "message": message}}
+            else:
+                body = {"error": {"message": message, "type": kind}}
+            self.send_json(status, body, headers)
+
+        given = (self.headers.get("x-api-key") if anthropic else
+                 (self.headers.get("Authorization") or "").removeprefix("Bearer "))
+        if st.key is not None and given != st.key:
+            error(401, "authentication_error", "invalid api key")
             return
         try:
             req = json.loads(raw)
             prompt = req["messages"][-1]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            self.count(400)
-            self.send_json(400, {"error": {"message": "bad request body"}})
+            error(400, "invalid_request_error", "bad request body")
+            return
+        if anthropic and self.headers.get("anthropic-version") is None:
+            error(400, "invalid_request_error", "anthropic-version header is required")
+            return
+        if anthropic and not isinstance(req.get("max_tokens"), int):
+            error(400, "invalid_request_error", "max_tokens: Field required")
             return
         keys = re.findall(r"\bL(\d+)/(\d+)\b", prompt)
         level, problem_id = (int(keys[-1][0]), int(keys[-1][1])) if keys else (0, 0)
         key = "L%d/%d" % (level, problem_id)
+        if anthropic:
+            system = req.get("system")
+        else:
+            system = next((m.get("content") for m in req["messages"]
+                           if m.get("role") == "system"), None)
         with st.lock:
-            nth = st.problems.get(key, 0)
-            st.problems[key] = nth + 1
-            st.last = {"model": req.get("model"), "temperature": req.get("temperature"),
-                       "max_tokens": req.get("max_tokens"), "problem": key,
-                       "content_type": self.headers.get("Content-Type")}
+            st.problems[key] = st.problems.get(key, 0) + 1
+            nth = st.seen.get((api, key), 0)
+            st.seen[(api, key)] = nth + 1
+            st.last = {"api": api, "model": req.get("model"),
+                       "temperature": req.get("temperature"),
+                       "max_tokens": req.get("max_tokens"), "system": system,
+                       "roles": [m.get("role") for m in req["messages"]],
+                       "problem": key, "content_type": self.headers.get("Content-Type"),
+                       "anthropic_version": self.headers.get("anthropic-version"),
+                       "authorization": self.headers.get("Authorization") is not None,
+                       "x_api_key": self.headers.get("x-api-key") is not None}
         first = nth == 0
 
         if level == 1 and problem_id == 26:
-            self.count(503)
-            self.send_json(503, {"error": {"message": "model overloaded"}})
+            if anthropic:
+                error(529, "overloaded_error", "Overloaded")
+            else:
+                error(503, "server_error", "model overloaded")
+            return
+        if level == 1 and problem_id == 29:
+            error(400, "invalid_request_error", "prompt is too long")
             return
         if level == 1 and problem_id == 21 and first:
-            self.count(429)
-            self.send_json(429, {"error": {"message": "rate limited"}}, [("Retry-After", "1")])
+            error(429, "rate_limit_error", "rate limited", [("Retry-After", "1")])
             return
         if level == 1 and problem_id == 22 and first:
             time.sleep(st.slow)
         if level == 1 and problem_id == 23 and first:
             self.count(200)
-            self.send_json(200, None, raw=b'{"choices": [{"message": {"content": "trunc')
+            self.send_json(200, None, raw=(b'{"type": "message", "content": [{"type": "te'
+                                           if anthropic else
+                                           b'{"choices": [{"message": {"content": "trunc'))
             return
 
         lang = "c" if "```c code block" in prompt else "cuda"
         content = answer_text(key, problem_id if level == 1 else 0, lang, st.answer_dir)
-        finish = "length" if level == 1 and problem_id == 25 else "stop"
-        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(content) // 4}
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        cut = level == 1 and problem_id == 25
+        prompt_tokens, completion_tokens = len(prompt) // 4, len(content) // 4
         self.count(200)
+        if anthropic:
+            blocks = [{"type": "text", "text": content}]
+            if level == 1 and problem_id == 24:
+                blocks.insert(0, {"type": "thinking", "signature": "sig",
+                                  "thinking": "```cuda\n" + GOOD.format(key=key, tag="thinking")
+                                              + "```\n"})
+            self.send_json(200, {
+                "id": "msg_test", "type": "message", "role": "assistant",
+                "model": req.get("model"), "content": blocks,
+                "stop_reason": "max_tokens" if cut else "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens},
+            })
+            return
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                 "total_tokens": prompt_tokens + completion_tokens}
         self.send_json(200, {
             "id": "chatcmpl-test", "object": "chat.completion", "model": req.get("model"),
-            "choices": [{"index": 0, "finish_reason": finish,
+            "choices": [{"index": 0, "finish_reason": "length" if cut else "stop",
                          "message": {"role": "assistant", "content": content}}],
             "usage": usage,
         })

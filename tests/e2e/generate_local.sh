@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# kbv generate against a fake chat-completions server on loopback
-# (fake_llm_server.py): good answers, answers without code, 429 then success,
-# a response slower than --timeout then success, malformed JSON then success,
-# drafts, truncated answers, a server that keeps failing, a rejected key,
-# resume without new requests, and C candidates with --cpu. Nothing leaves
-# 127.0.0.1.
+# kbv generate against a fake server on loopback (fake_llm_server.py) that
+# speaks both OpenAI's chat completions and Anthropic's Messages API: good
+# answers, answers without code, 429 then success, a response slower than
+# --timeout then success, malformed JSON then success, drafts, truncated
+# answers, a server that keeps failing, an error not worth retrying, a
+# rejected key, resume without new requests, and C candidates with --cpu.
+# Nothing leaves 127.0.0.1.
 #
 # usage: tests/e2e/generate_local.sh BUILD_DIR
 set -u
@@ -121,6 +122,8 @@ check "the malformed answer was retried" test "$(cat "$run"/level_1_problem_23_s
 check "the slow sample's progress line" grep -q 'L1/22 sample .: ok (2 attempts' "$work/run1.err"
 check "17 requests in all" test "$(stat 'requests')" -eq 17
 check "model, temperature and max_tokens sent" test "$(stat '(last["model"], last["temperature"], last["max_tokens"], last["content_type"])')" = "('test-model', 0.8, 1000, 'application/json')"
+check "the user's message alone, the key as a bearer token" test "$(stat '(last["api"], last["system"], last["roles"], last["authorization"], last["x_api_key"])')" = "('openai', None, ['user'], True, False)"
+check "records name the API and the template" test "$(json_field "$run/level_1_problem_19_sample_0.response.json" '(d["api"], d["template"], d["input_blind"], d["system"])')" = "('openai', 'default', False, None)"
 check "no temporary files left" test -z "$(find "$run" -name '*.tmp.*')"
 check "the key is in no file" bash -c "! grep -rqF '$secret' '$run' '$work/run1.out' '$work/run1.err'"
 
@@ -165,12 +168,65 @@ check "rejected key: nothing recorded" test -z "$(find "$run" -name 'level_1_pro
 
 # --- C candidates for the CPU backend ----------------------------------------
 "$kbv" generate "${base[@]}" --endpoint "http://127.0.0.1:$port" --problems L1/30 --cpu \
-    --out "$work/runs/cpu" >"$work/run6.out" 2>"$work/run6.err"
+    --samples 1 --out "$work/runs/cpu" >"$work/run6.out" 2>"$work/run6.err"
 rc=$?
 check "--cpu exits 0 (rc $rc)" test "$rc" -eq 0
 check "--cpu writes a .c file" grep -q '// kbv test answer for L1/30 (good)' "$work/runs/cpu/level_1_problem_30_sample_0.c"
 check "--cpu writes no .cu" test ! -e "$work/runs/cpu/level_1_problem_30_sample_0.cu"
 check "--cpu target recorded" test "$(json_field "$work/runs/cpu/level_1_problem_30_sample_0.response.json" 'd["target"]')" = cpu
+
+# --- Anthropic's Messages API --------------------------------------------------
+arun=$work/runs/claude
+abase=(--model claude-test --api-key-env KBV_TEST_API_KEY --temperature 0.5 --max-tokens 2000
+       --system 'You are a helpful assistant' --timeout 2 --retries 3 --backoff 0.2)
+before=$(stat 'requests')
+"$kbv" generate "${abase[@]}" --endpoint "http://127.0.0.1:$port/v1/messages" \
+    --problems L1/19-25 --samples 1 --concurrency 3 --out "$arun" >"$work/a1.out" 2>"$work/a1.err"
+rc=$?
+check "anthropic: exits 0 (rc $rc)" test "$rc" -eq 0
+check "anthropic: the API said at the start" grep -q "(anthropic API, model claude-test" "$work/a1.err"
+check "anthropic: summary" grep -q '^generate: 5 ok, 2 failed, 0 skipped, 0 errors; 10 requests' "$work/a1.err"
+f=$arun/level_1_problem_19_sample_0
+check "anthropic: L1/19 candidate" grep -q '// kbv test answer for L1/19 (good)' "$f.cu"
+check "anthropic: L1/19 record" test "$(json_field "$f.response.json" '(d["api"], d["url"], d["finish_reason"], d["usage"]["input_tokens"] > 1000, d["attempts"], d["response"]["type"])')" = "('anthropic', 'http://127.0.0.1:$port/v1/messages', 'end_turn', True, 1, 'message')"
+check "anthropic: no code is a failure" test "$(json_field "$arun/level_1_problem_20_sample_0.failed.json" 'd["reason"]')" = 'no code block in the answer'
+for p in 21 22 23; do
+    check "anthropic: L1/$p good after a retry" grep -q "// kbv test answer for L1/$p (good)" "$arun/level_1_problem_${p}_sample_0.cu"
+    check "anthropic: L1/$p took 2 attempts" test "$(json_field "$arun/level_1_problem_${p}_sample_0.response.json" 'd["attempts"]')" -eq 2
+done
+check "anthropic: the final text block, not the thinking or the draft" bash -c "grep -q '(final)' '$arun/level_1_problem_24_sample_0.cu' && ! grep -q '(thinking)\|(draft)' '$arun/level_1_problem_24_sample_0.cu'"
+check "anthropic: stop_reason max_tokens inside the code is a cut" test "$(json_field "$arun/level_1_problem_25_sample_0.failed.json" '(d["reason"], d["finish_reason"])')" = "('the answer was cut at the token limit inside its code block', 'max_tokens')"
+check "anthropic: the request as the Messages API wants it" test "$(stat '(last["api"], last["model"], last["temperature"], last["max_tokens"], last["system"], last["roles"], last["anthropic_version"])')" = "('anthropic', 'claude-test', 0.5, 2000, 'You are a helpful assistant', ['user'], '2023-06-01')"
+check "anthropic: the key in x-api-key, no Authorization header" test "$(stat '(last["x_api_key"], last["authorization"])')" = "(True, False)"
+check "anthropic: the key is in no file" bash -c "! grep -rqF '$secret' '$arun' '$work/a1.out' '$work/a1.err'"
+
+# an overloaded server (529) is retried, then an error; a 400 is not retried
+before=$(stat 'requests')
+"$kbv" generate "${abase[@]}" --endpoint "http://127.0.0.1:$port/v1/messages" \
+    --problems L1/26,L1/29 --samples 1 --retries 2 --concurrency 1 --out "$arun" \
+    >"$work/a2.out" 2>"$work/a2.err"
+rc=$?
+check "anthropic errors: exit 1 (rc $rc)" test "$rc" -eq 1
+check "anthropic errors: 529 retried, 400 not: 3 + 1 requests" test "$(stat 'requests')" -eq $((before + 4))
+check "anthropic errors: the 529 reported" grep -q 'L1/26 sample 0: error: HTTP 529: Overloaded (3 attempts' "$work/a2.err"
+check "anthropic errors: the 400 reported" grep -q 'L1/29 sample 0: error: HTTP 400: prompt is too long (1 attempt,' "$work/a2.err"
+check "anthropic errors: nothing recorded" test -z "$(find "$arun" -name 'level_1_problem_26_*' -o -name 'level_1_problem_29_*')"
+
+# --api anthropic on a bare host gets /v1/messages; a rejected key stops the run
+before=$(stat 'requests')
+KBV_TEST_API_KEY=wrong "$kbv" generate "${abase[@]}" --api anthropic --endpoint "http://127.0.0.1:$port" \
+    --problems L1/27-28 --samples 2 --concurrency 1 --out "$arun" >"$work/a3.out" 2>"$work/a3.err"
+rc=$?
+check "anthropic rejected key: exit 1 (rc $rc)" test "$rc" -eq 1
+check "anthropic rejected key: one request, to /v1/messages" test "$(stat 'requests')" -eq $((before + 1))
+check "anthropic rejected key: reported" grep -q 'HTTP 401: invalid api key' "$work/a3.err"
+check "anthropic rejected key: the rest counted as errors" grep -q '^generate: 0 ok, 0 failed, 0 skipped, 4 errors' "$work/a3.err"
+"$kbv" generate "${abase[@]}" --max-tokens 0 --endpoint "http://127.0.0.1:$port/v1/messages" \
+    --problems L1/19 --out "$work/runs/x" >/dev/null 2>"$work/a4.err"
+check "anthropic without a token limit is a usage error" test $? -eq 2
+"$kbv" generate --model m --api claude --endpoint "http://127.0.0.1:$port" --problems L1/19 \
+    --out "$work/runs/x" >/dev/null 2>&1
+check "an unknown --api is a usage error" test $? -eq 2
 
 # --- usage errors --------------------------------------------------------------
 "$kbv" generate --model m --endpoint "http://127.0.0.1:$port" --problems L1/19 \

@@ -10,13 +10,9 @@ kbv_status kbv_http_global_init(void)
 
 void kbv_http_global_cleanup(void) {}
 
-kbv_status kbv_http_post_json(const char *url, const char *bearer_token, const char *body,
-                              double timeout_s, kbv_http_response *resp)
+kbv_status kbv_http_post_json(const kbv_http_request *req, kbv_http_response *resp)
 {
-    (void)url;
-    (void)bearer_token;
-    (void)body;
-    (void)timeout_s;
+    (void)req;
     (void)resp;
     return kbv_fail(KBV_ERR_UNSUPPORTED, "this kbv was built without libcurl");
 }
