@@ -21,6 +21,9 @@ enum {
     OPT_RETRIES, OPT_BACKOFF,
 };
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const kbv_cli_option options[] = {
     {"--model", "NAME", OPT_MODEL, "the model, sent as \"model\" (required)"},
     {"--endpoint", "URL", OPT_ENDPOINT,
@@ -38,21 +41,28 @@ static const kbv_cli_option options[] = {
     {"--problems", "SEL", OPT_PROBLEMS,
      "L1/1-32, L1/19,L1/21 or L1 (a whole level; required)"},
     {"--out", "DIR", OPT_OUT, "the run directory (default: runs/NAME)"},
-    {"--samples", "N", OPT_SAMPLES, "samples per problem (default 1)"},
-    {"--temperature", "T", OPT_TEMPERATURE,
-     "sampling temperature (default: not sent, the server's)"},
+    {"--samples", "N", OPT_SAMPLES,
+     "samples per problem (default " STR(KBV_GEN_DEFAULT_SAMPLES) ", as the paper's\n"
+     "runs)"},
+    {"--temperature", "T|none", OPT_TEMPERATURE,
+     "sampling temperature (default " STR(KBV_GEN_DEFAULT_TEMPERATURE) ", as the paper's\n"
+     "runs; none: not sent, the server's own, for models\n"
+     "that take no other)"},
     {"--max-tokens", "N", OPT_MAX_TOKENS,
-     "answer token limit (default 32000; 0: not sent, OpenAI\n"
-     "only)"},
+     "answer token limit (default " STR(KBV_GEN_DEFAULT_MAX_TOKENS) ", as the paper's\n"
+     "runs; 0: not sent, OpenAI only)"},
     {"--max-tokens-field", "F", OPT_MAX_TOKENS_FIELD,
      "OpenAI: the limit's JSON field (default max_tokens;\n"
      "OpenAI's reasoning models want max_completion_tokens)"},
-    {"--system", "TEXT", OPT_SYSTEM, "the system prompt (default: none)"},
+    {"--system", "TEXT", OPT_SYSTEM,
+     "the system prompt, \"\" for none (default: what the\n"
+     "paper's client sent, \"" KBV_GEN_DEFAULT_SYSTEM "\")"},
     {"--api-key-env", "VAR", OPT_KEY_ENV,
      "the key is in $VAR: sent as a bearer token (OpenAI)\n"
      "or as x-api-key (Anthropic), never printed or written\n"
      "(default: no key, for local servers)"},
-    {"--concurrency", "N", OPT_CONCURRENCY, "requests in flight (default 4)"},
+    {"--concurrency", "N", OPT_CONCURRENCY,
+     "requests in flight (default " STR(KBV_GEN_DEFAULT_CONCURRENCY) ")"},
     {"--timeout", "S", OPT_TIMEOUT,
      "seconds per request, connect to last byte (default\n"
      "600)"},
@@ -75,7 +85,8 @@ static void usage(FILE *f)
             "--cpu) into the run directory, with the raw answer and token usage in\n"
             ".response.json beside it. An answer without usable code is a failed sample,\n"
             "recorded as .failed.json. A rerun skips every sample whose candidate or failure\n"
-            "record exists. docs/GENERATE.md has the details.\n\n");
+            "record exists. The defaults are the paper's runs. docs/GENERATE.md has the\n"
+            "details.\n\n");
     kbv_cli_options_print(f, options);
     fprintf(f, "\nThe prompt, as for kbv prompt (--cpu also writes .c files):\n");
     kbv_cli_options_print(f, kbv_prompt_cli_options);
@@ -145,7 +156,12 @@ static bool apply(const kbv_cli_option *o, const char *v, kbv_gen_config *cfg, r
     case OPT_CONCURRENCY: ok = kbv_cli_parse_long(v, 1, 256, &n), cfg->concurrency = (int)n; break;
     case OPT_RETRIES: ok = kbv_cli_parse_long(v, 0, 100, &n), cfg->retries = (int)n; break;
     case OPT_MAX_TOKENS: ok = kbv_cli_parse_long(v, 0, LONG_MAX, &cfg->max_tokens); break;
-    case OPT_TEMPERATURE: ok = kbv_cli_parse_double(v, 0, 100, &cfg->temperature); break;
+    case OPT_TEMPERATURE:
+        if (!strcmp(v, "none"))
+            cfg->temperature = -1;  /* not sent */
+        else
+            ok = kbv_cli_parse_double(v, 0, 100, &cfg->temperature);
+        break;
     case OPT_TIMEOUT: ok = kbv_cli_parse_double(v, 0.001, 86400, &cfg->timeout_s); break;
     case OPT_BACKOFF: ok = kbv_cli_parse_double(v, 0, 3600, &cfg->backoff_s); break;
     }
@@ -155,11 +171,12 @@ static bool apply(const kbv_cli_option *o, const char *v, kbv_gen_config *cfg, r
 int kbv_cmd_generate(int argc, char **argv)
 {
     kbv_gen_config cfg = {
-        .samples = 1,
-        .temperature = -1,
-        .max_tokens = 32000,
+        .system = KBV_GEN_DEFAULT_SYSTEM,
+        .samples = KBV_GEN_DEFAULT_SAMPLES,
+        .temperature = KBV_GEN_DEFAULT_TEMPERATURE,
+        .max_tokens = KBV_GEN_DEFAULT_MAX_TOKENS,
         .max_tokens_field = "max_tokens",
-        .concurrency = 4,
+        .concurrency = KBV_GEN_DEFAULT_CONCURRENCY,
         .timeout_s = 600,
         .retries = 5,
         .backoff_s = 1,

@@ -20,6 +20,15 @@
 #include "gen/prompt.h"
 #include "graph/problem_def.h"
 
+/* The paper's generation runs: 5 samples per problem at temperature 0.8,
+ * 32k answer tokens, 4 requests in flight, the system prompt its client
+ * sent. */
+#define KBV_GEN_DEFAULT_SAMPLES 5
+#define KBV_GEN_DEFAULT_TEMPERATURE 0.8
+#define KBV_GEN_DEFAULT_MAX_TOKENS 32000
+#define KBV_GEN_DEFAULT_CONCURRENCY 4
+#define KBV_GEN_DEFAULT_SYSTEM "You are a helpful assistant"
+
 typedef struct kbv_gen_config {
     kbv_api api;                    /* the wire format */
     const char *model;              /* sent as "model" */

@@ -4,8 +4,9 @@
 # answers, answers without code, 429 then success, a response slower than
 # --timeout then success, malformed JSON then success, drafts, truncated
 # answers, a server that keeps failing, an error not worth retrying, a
-# rejected key, resume without new requests, and C candidates with --cpu.
-# Nothing leaves 127.0.0.1.
+# rejected key, resume without new requests, C candidates with --cpu, and
+# the paper's defaults (5 samples, temperature 0.8, 32k tokens, its system
+# prompt). Nothing leaves 127.0.0.1.
 #
 # usage: tests/e2e/generate_local.sh BUILD_DIR
 set -u
@@ -122,8 +123,8 @@ check "the malformed answer was retried" test "$(cat "$run"/level_1_problem_23_s
 check "the slow sample's progress line" grep -q 'L1/22 sample .: ok (2 attempts' "$work/run1.err"
 check "17 requests in all" test "$(stat 'requests')" -eq 17
 check "model, temperature and max_tokens sent" test "$(stat '(last["model"], last["temperature"], last["max_tokens"], last["content_type"])')" = "('test-model', 0.8, 1000, 'application/json')"
-check "the user's message alone, the key as a bearer token" test "$(stat '(last["api"], last["system"], last["roles"], last["authorization"], last["x_api_key"])')" = "('openai', None, ['user'], True, False)"
-check "records name the API and the template" test "$(json_field "$run/level_1_problem_19_sample_0.response.json" '(d["api"], d["template"], d["input_blind"], d["system"])')" = "('openai', 'default', False, None)"
+check "the paper's system prompt, then the user's" test "$(stat '(last["api"], last["system"], last["roles"], last["authorization"], last["x_api_key"])')" = "('openai', 'You are a helpful assistant', ['system', 'user'], True, False)"
+check "records name the API and the template" test "$(json_field "$run/level_1_problem_19_sample_0.response.json" '(d["api"], d["template"], d["input_blind"], d["system"])')" = "('openai', 'default', False, 'You are a helpful assistant')"
 check "no temporary files left" test -z "$(find "$run" -name '*.tmp.*')"
 check "the key is in no file" bash -c "! grep -rqF '$secret' '$run' '$work/run1.out' '$work/run1.err'"
 
@@ -175,10 +176,30 @@ check "--cpu writes a .c file" grep -q '// kbv test answer for L1/30 (good)' "$w
 check "--cpu writes no .cu" test ! -e "$work/runs/cpu/level_1_problem_30_sample_0.cu"
 check "--cpu target recorded" test "$(json_field "$work/runs/cpu/level_1_problem_30_sample_0.response.json" 'd["target"]')" = cpu
 
+# --- the paper's defaults: 5 samples, temperature 0.8, 32k tokens ------------
+before=$(stat 'requests')
+"$kbv" generate --model test-model --api-key-env KBV_TEST_API_KEY --endpoint "http://127.0.0.1:$port" \
+    --problems L1/31 --out "$work/runs/defaults" >"$work/run8.out" 2>"$work/run8.err"
+rc=$?
+check "defaults exit 0 (rc $rc)" test "$rc" -eq 0
+check "defaults: 5 samples" test "$(stat 'requests')" -eq $((before + 5))
+check "defaults: 5 candidates" test "$(ls "$work/runs/defaults"/level_1_problem_31_sample_[0-4].cu | wc -l)" -eq 5
+check "defaults: temperature 0.8, 32000 tokens, the paper's system prompt" test "$(stat '(last["temperature"], last["max_tokens"], last["system"])')" = "(0.8, 32000, 'You are a helpful assistant')"
+check "defaults recorded" test "$(json_field "$work/runs/defaults/level_1_problem_31_sample_4.response.json" '(d["temperature"], d["max_tokens"], d["template"])')" = "(0.8, 32000, 'default')"
+
+# --- every default can be turned off or changed ------------------------------
+"$kbv" generate "${base[@]}" --endpoint "http://127.0.0.1:$port" --problems L1/32 --samples 1 \
+    --temperature none --max-tokens 0 --system '' --template informed --out "$work/runs/overrides" \
+    >"$work/run9.out" 2>"$work/run9.err"
+rc=$?
+check "overrides exit 0 (rc $rc)" test "$rc" -eq 0
+check "overrides: nothing sent but the user's message" test "$(stat '(last["temperature"], last["max_tokens"], last["system"], last["roles"])')" = "(None, None, None, ['user'])"
+check "overrides: the informed template recorded" test "$(json_field "$work/runs/overrides/level_1_problem_32_sample_0.response.json" '(d["template"], d["system"], d["temperature"])')" = "('informed', None, None)"
+
 # --- Anthropic's Messages API --------------------------------------------------
 arun=$work/runs/claude
 abase=(--model claude-test --api-key-env KBV_TEST_API_KEY --temperature 0.5 --max-tokens 2000
-       --system 'You are a helpful assistant' --timeout 2 --retries 3 --backoff 0.2)
+       --timeout 2 --retries 3 --backoff 0.2)
 before=$(stat 'requests')
 "$kbv" generate "${abase[@]}" --endpoint "http://127.0.0.1:$port/v1/messages" \
     --problems L1/19-25 --samples 1 --concurrency 3 --out "$arun" >"$work/a1.out" 2>"$work/a1.err"
