@@ -9,7 +9,8 @@
  * Derived structures (problem_def.h) act on the distribution's draw G and
  * are kept under every distribution: G * s with one U[0,1) factor s per
  * draw and tensor, a softmax over the last dim (computed in double, then
- * rounded), and +-1 signs from randint(0, 2). */
+ * rounded), and +-1 signs from randint(0, 2). D1-D4's factor multiplies the
+ * result (dist.h), and an extra config's pattern replaces its input. */
 #include <math.h>
 #include <stdbool.h>
 
@@ -51,6 +52,15 @@ static double logical_value(kbv_dtype logical, double v)
     return (double)(float)v;
 }
 
+/* Stores v, element i as get_inputs() makes it, times the draw's factor
+ * (D1-D4) in the input's dtype, as the paper's `t * factor`. */
+static kbv_status put(const kbv_input_def *in, double factor, kbv_tensor *t, int64_t i, double v)
+{
+    if (factor != 1.0)
+        v = logical_value(in->dtype, kbv_scale_value(in->dtype, v, factor));
+    return store_value(t->dtype, t->data, i, v);
+}
+
 /* One float element of a rand/randn input before structure. */
 static double draw_float(const kbv_input_def *in, const kbv_draw *draw, uint32_t key,
                          uint64_t index, int64_t row_len)
@@ -68,7 +78,7 @@ static double scale_factor(const kbv_input_def *in, const kbv_draw *draw, uint32
 
 /* G * s, then (for the softmax structures) a softmax over each last-dim row. */
 static kbv_status fill_derived(const kbv_input_def *in, const kbv_draw *draw, uint32_t key,
-                               int64_t row_len, kbv_tensor *t)
+                               int64_t row_len, double factor, kbv_tensor *t)
 {
     int64_t n = kbv_cpu_numel(t);
     bool scaled = in->structure == KBV_STRUCT_SCALED ||
@@ -76,10 +86,9 @@ static kbv_status fill_derived(const kbv_input_def *in, const kbv_draw *draw, ui
     double s = scaled ? scale_factor(in, draw, key) : 1.0;
     if (in->structure == KBV_STRUCT_SCALED) {
         for (int64_t i = 0; i < n; i++)
-            KBV_TRY(store_value(t->dtype, t->data, i,
-                                logical_value(in->dtype,
-                                              draw_float(in, draw, key, (uint64_t)i, row_len) *
-                                                  s)));
+            KBV_TRY(put(in, factor, t, i,
+                        logical_value(in->dtype,
+                                      draw_float(in, draw, key, (uint64_t)i, row_len) * s)));
         return KBV_OK;
     }
     int64_t len = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
@@ -104,8 +113,7 @@ static kbv_status fill_derived(const kbv_input_def *in, const kbv_draw *draw, ui
             double g = draw_float(in, draw, key, (uint64_t)(base + k), row_len);
             if (scaled)
                 g = logical_value(in->dtype, g * s);
-            KBV_TRY(store_value(t->dtype, t->data, base + k,
-                                logical_value(in->dtype, exp(g - max) / sum)));
+            KBV_TRY(put(in, factor, t, base + k, logical_value(in->dtype, exp(g - max) / sum)));
         }
     }
     return KBV_OK;
@@ -128,7 +136,15 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     int64_t n = kbv_cpu_numel(t);
     uint32_t key = kbv_input_key(input_index);
     int nd = t->ndim;
+    const double factor = kbv_draw_factor(draw, in);
+    const kbv_pattern pattern = kbv_draw_pattern(draw, in);
 
+    if (pattern != KBV_PATTERN_NONE) {
+        for (int64_t i = 0; i < n; i++)
+            KBV_TRY(store_value(t->dtype, t->data, i,
+                                logical_value(in->dtype, kbv_pattern_value(pattern, (uint64_t)i))));
+        return KBV_OK;
+    }
     if (in->gen == KBV_GEN_RANDINT || in->gen == KBV_GEN_SCALAR) {
         if (in->structure != KBV_STRUCT_NONE &&
             !(in->structure == KBV_STRUCT_SIGNS && in->gen == KBV_GEN_RANDINT))
@@ -142,7 +158,7 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
                 KBV_TRY(store_value(t->dtype, t->data, i, v));
             } else if (in->structure == KBV_STRUCT_SIGNS) {
                 int64_t bit = kbv_randint_value(draw->seed, key, (uint64_t)i, 0, 2);
-                KBV_TRY(store_value(t->dtype, t->data, i, (double)(2 * bit - 1)));
+                KBV_TRY(put(in, factor, t, i, (double)(2 * bit - 1)));
             } else if (t->dtype == KBV_I64) {
                 ((int64_t *)t->data)[i] =
                     kbv_randint_value(draw->seed, key, (uint64_t)i, in->low, in->high);
@@ -163,13 +179,12 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     int64_t row_len = nd >= 2 ? t->shape[nd - 1] : 0;
     if (in->structure == KBV_STRUCT_NONE) {
         for (int64_t i = 0; i < n; i++)
-            KBV_TRY(store_value(t->dtype, t->data, i,
-                                draw_float(in, draw, key, (uint64_t)i, row_len)));
+            KBV_TRY(put(in, factor, t, i, draw_float(in, draw, key, (uint64_t)i, row_len)));
         return KBV_OK;
     }
     if (in->structure == KBV_STRUCT_SCALED || in->structure == KBV_STRUCT_SOFTMAX ||
         in->structure == KBV_STRUCT_SCALED_SOFTMAX)
-        return fill_derived(in, draw, key, row_len, t);
+        return fill_derived(in, draw, key, row_len, factor, t);
 
     /* Structure acts on the last two dims; leading dims are a batch. */
     if (nd < 2)
@@ -198,7 +213,7 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
             return kbv_fail(KBV_ERR_INVALID, "input %s: unknown structure %d", name,
                             (int)in->structure);
         }
-        KBV_TRY(store_value(t->dtype, t->data, idx, v));
+        KBV_TRY(put(in, factor, t, idx, v));
     }
     return KBV_OK;
 }

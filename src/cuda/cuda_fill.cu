@@ -9,7 +9,9 @@
  * a candidate sees. Structures act on the distribution's draw G and are kept
  * under every distribution: triu/tril and (G + G^T) / 2 over the last two
  * dims, G * s with one U[0,1) factor s per draw and tensor, a softmax over
- * each last-dim row (in double), and +-1 signs from randint(0, 2). */
+ * each last-dim row (in double), and +-1 signs from randint(0, 2). D1-D4's
+ * factor multiplies the result (dist.h), and an extra config's pattern
+ * replaces its input, as on the CPU (cpu_fill.c). */
 #include <cuda_fp16.h>
 
 #include "cuda/cuda_device.h"
@@ -54,6 +56,14 @@ __device__ __forceinline__ double scale_factor(const kbv_cuda_fill_spec &sp)
     return as_logical(sp.logical, kbv_u01(kbv_rng(sp.seed, sp.key, KBV_RNG_TENSOR, 0).v[0]));
 }
 
+/* v, an element as get_inputs() makes it, times D1-D4's factor in the
+ * input's dtype (the paper's `t * factor`). */
+__device__ __forceinline__ double times_factor(const kbv_cuda_fill_spec &sp, double v)
+{
+    return sp.factor == 1.0 ? v
+                            : as_logical(sp.logical, kbv_scale_value(sp.logical, v, sp.factor));
+}
+
 /* A float element under an elementwise or matrix structure. */
 __device__ __forceinline__ double structured(const kbv_cuda_fill_spec &sp, int64_t i)
 {
@@ -82,14 +92,17 @@ __global__ void __launch_bounds__(kThreads) fill_input_kernel(kbv_cuda_fill_spec
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < sp.n; i += step) {
         S v;
-        if (sp.gen == KBV_GEN_RANDINT && sp.structure == KBV_STRUCT_SIGNS)
-            v = store_int<S>(2 * kbv_randint_value(sp.seed, sp.key, (uint64_t)i, 0, 2) - 1);
+        if (sp.pattern != KBV_PATTERN_NONE)
+            v = store<S>(as_logical(sp.logical, kbv_pattern_value(sp.pattern, (uint64_t)i)));
+        else if (sp.gen == KBV_GEN_RANDINT && sp.structure == KBV_STRUCT_SIGNS)
+            v = store<S>(times_factor(
+                sp, (double)(2 * kbv_randint_value(sp.seed, sp.key, (uint64_t)i, 0, 2) - 1)));
         else if (sp.gen == KBV_GEN_RANDINT)
             v = store_int<S>(kbv_randint_value(sp.seed, sp.key, (uint64_t)i, sp.low, sp.high));
         else if (sp.gen == KBV_GEN_SCALAR) /* a Python float meets a float32 tensor as float32 */
             v = store<S>(sp.logical == KBV_F32 ? (double)(float)sp.value : sp.value);
         else
-            v = store<S>(structured(sp, i));
+            v = store<S>(times_factor(sp, structured(sp, i)));
         out[i] = v;
     }
 }
@@ -129,8 +142,8 @@ __global__ void __launch_bounds__(kThreads) fill_softmax_kernel(kbv_cuda_fill_sp
         for (int off = 16; off > 0; off >>= 1)
             sum += __shfl_xor_sync(0xffffffffu, sum, off);
         for (int64_t k = lid; k < len; k += 32)
-            out[base + k] = store<S>(
-                as_logical(sp.logical, exp(softmax_arg(sp, base + k, s, scaled) - mx) / sum));
+            out[base + k] = store<S>(times_factor(
+                sp, as_logical(sp.logical, exp(softmax_arg(sp, base + k, s, scaled) - mx) / sum)));
     }
 }
 
@@ -149,7 +162,8 @@ fill_param_kernel(int logical, int kind, int64_t fan_in, int d5, uint64_t seed, 
 template <typename S>
 cudaError_t fill_input_typed(cudaStream_t s, int sms, const kbv_cuda_fill_spec *sp, void *out)
 {
-    if (sp->structure == KBV_STRUCT_SOFTMAX || sp->structure == KBV_STRUCT_SCALED_SOFTMAX) {
+    if (sp->pattern == KBV_PATTERN_NONE &&
+        (sp->structure == KBV_STRUCT_SOFTMAX || sp->structure == KBV_STRUCT_SCALED_SOFTMAX)) {
         auto kernel = fill_softmax_kernel<S>;
         kernel<<<grid_for(kernel, kThreads, sms, (sp->n / sp->cols) * 32), kThreads, 0, s>>>(
             *sp, static_cast<S *>(out));

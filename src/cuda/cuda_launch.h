@@ -96,6 +96,8 @@ typedef struct kbv_cuda_fill_spec {
     int64_t row_len;        /* D8 rows: last dim for ndim >= 2, else 0 */
     int64_t low, high;      /* randint */
     double value;           /* scalar */
+    double factor;          /* D1-D4's, after structure (kbv_draw_factor) */
+    int pattern;            /* kbv_pattern: an extra config's values instead of a draw */
 } kbv_cuda_fill_spec;
 
 cudaError_t kbv_cuda_launch_fill_input(cudaStream_t s, int sms, const kbv_cuda_fill_spec *spec,

@@ -48,6 +48,8 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     sp.low = in->low;
     sp.high = in->high;
     sp.value = in->value;
+    sp.factor = kbv_draw_factor(draw, in);
+    sp.pattern = kbv_draw_pattern(draw, in);
     if (t->ndim >= 2) {
         sp.rows = t->shape[t->ndim - 2];
         sp.cols = t->shape[t->ndim - 1];

@@ -3,12 +3,23 @@
  * backend and into CUDA kernels, so every element can be drawn in parallel
  * and any draw can be reproduced from its seed (kbv dump --seed).
  *
+ * An input is made in three steps, as get_inputs() and the paper's hidden
+ * tests make it: the base generator's draw G, transformed under D5-D8
+ * (kbv_dist_value); the input's structure (problem_def.h) applied to G; the
+ * result multiplied by D1-D4's factor (kbv_dist_factor, kbv_scale_value),
+ * as the paper scales the float tensors get_inputs() returns. An extra
+ * config (kbv_draw.extra) replaces one input by a pattern instead.
+ *
  * Random bits come from Philox4x32-10 (Salmon et al., SC'11), counter-based. */
 #ifndef KBV_DIST_H
 #define KBV_DIST_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "graph/problem_def.h"
 
 #ifdef __CUDACC__
 #define KBV_HD __host__ __device__ __forceinline__
@@ -18,10 +29,10 @@
 
 typedef enum kbv_dist {
     KBV_DIST_BASE = 0,  /* the base generator, as get_inputs() draws (standard's 5 draws) */
-    KBV_DIST_D1,        /* x 1 */
-    KBV_DIST_D2,        /* x 3 */
-    KBV_DIST_D3,        /* x 0.01 */
-    KBV_DIST_D4,        /* x (-1) */
+    KBV_DIST_D1,        /* x 1, after structure */
+    KBV_DIST_D2,        /* x 3, after structure */
+    KBV_DIST_D3,        /* x 0.01, after structure */
+    KBV_DIST_D4,        /* x (-1), after structure */
     KBV_DIST_D5,        /* parameters redrawn so each matters; inputs from the base generator */
     KBV_DIST_D6,        /* standard normal */
     KBV_DIST_D7,        /* heavy tails: normal, 1% of elements x 100 */
@@ -29,10 +40,12 @@ typedef enum kbv_dist {
     KBV_DIST_COUNT
 } kbv_dist;
 
-/* One draw: a distribution and the seed of this draw. */
+/* One draw: a distribution and the seed of this draw; for one of a
+ * problem's extra hidden configs (dist KBV_DIST_BASE) the config too. */
 typedef struct kbv_draw {
     kbv_dist dist;
     uint64_t seed;
+    const kbv_extra_config_def *extra;   /* NULL: none */
 } kbv_draw;
 
 typedef struct kbv_philox_out { uint32_t v[4]; } kbv_philox_out;
@@ -90,8 +103,9 @@ KBV_HD double kbv_base_value(int is_randn, kbv_philox_out r)
 /* Rows for D8: the last dim of a tensor of ndim >= 2, else blocks of 256. */
 #define KBV_D8_BLOCK 256
 
-/* One float element of a float input under a distribution, before structure
- * (triu/tril/symmetric) is applied. is_randn: base generator is randn.
+/* One element of a float input's draw G under a distribution, before its
+ * structure is applied: the base generator's value (base, D1-D5: D1-D4
+ * scale after structure) or D6-D8's. is_randn: base generator is randn.
  * row_len: last-dim length (for D8). */
 KBV_HD double kbv_dist_value(kbv_dist dist, int is_randn, uint64_t seed, uint32_t key,
                              uint64_t index, int64_t row_len)
@@ -100,10 +114,10 @@ KBV_HD double kbv_dist_value(kbv_dist dist, int is_randn, uint64_t seed, uint32_
     switch (dist) {
     case KBV_DIST_BASE:
     case KBV_DIST_D1:
+    case KBV_DIST_D2:
+    case KBV_DIST_D3:
+    case KBV_DIST_D4:
     case KBV_DIST_D5: return kbv_base_value(is_randn, r);
-    case KBV_DIST_D2: return 3.0 * kbv_base_value(is_randn, r);
-    case KBV_DIST_D3: return 0.01 * kbv_base_value(is_randn, r);
-    case KBV_DIST_D4: return -kbv_base_value(is_randn, r);
     case KBV_DIST_D6: return kbv_normal(r.v[0], r.v[1]);
     case KBV_DIST_D7: {
         double x = kbv_normal(r.v[0], r.v[1]);
@@ -134,6 +148,40 @@ KBV_HD double kbv_dist_value(kbv_dist dist, int is_randn, uint64_t seed, uint32_
             return kbv_normal(r.v[0], r.v[1]);
         }
     }
+    default: return 0.0;
+    }
+}
+
+/* D1-D4's factor for the float tensors get_inputs() returns; 1 otherwise. */
+KBV_HD double kbv_dist_factor(kbv_dist dist)
+{
+    switch (dist) {
+    case KBV_DIST_D2: return 3.0;
+    case KBV_DIST_D3: return 0.01;
+    case KBV_DIST_D4: return -1.0;
+    default: return 1.0;
+    }
+}
+
+/* x * factor as PyTorch computes `t * factor` for a tensor t of dtype
+ * `logical` holding x: the Python float meets a float32 or float16 tensor as
+ * float32 (float16 multiplies in float32 and rounds once more), a float64
+ * tensor as itself. The caller rounds the result to `logical`; for float32
+ * that one rounding is PyTorch's, as the product of two floats is exact in
+ * double. */
+KBV_HD double kbv_scale_value(int logical, double x, double factor)
+{
+    if (logical == KBV_F64)
+        return x * factor;
+    double p = x * (double)(float)factor;
+    return logical == KBV_F16 ? (double)(float)p : p;
+}
+
+/* Element `index` of an extra config's pattern. */
+KBV_HD double kbv_pattern_value(int pattern, uint64_t index)
+{
+    switch (pattern) {
+    case KBV_PATTERN_ALT_SIGNS: return (index & 1u) ? 1.0 : -1.0;
     default: return 0.0;
     }
 }
@@ -174,5 +222,26 @@ KBV_HD double kbv_param_value(int kind, int64_t fan_in, int d5, uint64_t seed, u
 /* The key of a tensor within a draw: inputs 1..n, params 0x100 + i. */
 KBV_HD uint32_t kbv_input_key(int input_index) { return 1u + (uint32_t)input_index; }
 KBV_HD uint32_t kbv_param_key(int param_index) { return 0x100u + (uint32_t)param_index; }
+
+/* Host side: how a draw treats input `in`, for every backend's fill. */
+
+/* The pattern `in` holds under the draw's extra config, KBV_PATTERN_NONE
+ * when it is drawn. */
+static inline kbv_pattern kbv_draw_pattern(const kbv_draw *draw, const kbv_input_def *in)
+{
+    if (!draw->extra || !draw->extra->input || !in->name || strcmp(draw->extra->input, in->name))
+        return KBV_PATTERN_NONE;
+    return draw->extra->pattern;
+}
+
+/* The factor `in`'s values are multiplied by: D1-D4's for a float tensor
+ * (whatever made its values: a +-1 target is scaled too), 1 for integer
+ * tensors and Python scalars, which the paper's scaling leaves alone. */
+static inline double kbv_draw_factor(const kbv_draw *draw, const kbv_input_def *in)
+{
+    bool is_float = in->dtype == KBV_F32 || in->dtype == KBV_F64 || in->dtype == KBV_F16 ||
+                    in->dtype == KBV_BF16;
+    return is_float && in->gen != KBV_GEN_SCALAR ? kbv_dist_factor(draw->dist) : 1.0;
+}
 
 #endif

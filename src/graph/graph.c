@@ -176,6 +176,50 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
     return KBV_OK;
 }
 
+/* The hidden configs are data the fills and reports rely on: D1-D4 bits
+ * only, with the reason, one of them kept; an extra's label is "H" and
+ * digits (reports class draws by it), unique, and it replaces a float
+ * tensor input by a known pattern. */
+static kbv_status check_hidden(const kbv_problem_def *def, const kbv_graph *g)
+{
+    char key[32];
+    const char *k = key_of(def, key, sizeof key);
+    const kbv_hidden_def *h = &def->hidden;
+    const unsigned all = KBV_OMIT_D1 | KBV_OMIT_D2 | KBV_OMIT_D3 | KBV_OMIT_D4;
+    if ((h->omit & ~all) || h->omit == all)
+        return kbv_fail(KBV_ERR_INVALID, "%s: hidden configs: omit 0x%x must leave one of D1-D4",
+                        k, h->omit);
+    if (h->omit && !h->omit_why)
+        return kbv_fail(KBV_ERR_INVALID, "%s: hidden configs: an omitted config needs its reason",
+                        k);
+    for (int e = 0; e < KBV_DEF_MAX_EXTRA && h->extra[e].label; e++) {
+        const kbv_extra_config_def *x = &h->extra[e];
+        const char *l = x->label;
+        bool label_ok = l[0] == 'H' && l[1] && strlen(l) < 8;
+        for (const char *c = l + 1; label_ok && *c; c++)
+            label_ok = isdigit((unsigned char)*c);
+        for (int f = 0; label_ok && f < e; f++)
+            label_ok = strcmp(h->extra[f].label, l) != 0;
+        if (!label_ok)
+            return kbv_fail(KBV_ERR_INVALID, "%s: extra config '%s': a label is H and digits "
+                            "(H5), unique", k, l);
+        int v = -1;
+        for (int i = 0; i < g->n_inputs && v < 0; i++)
+            if (x->input && !strcmp(g->values[i].name, x->input))
+                v = i;
+        const kbv_input_def *in = v >= 0 ? &def->inputs[g->values[v].def_index] : NULL;
+        bool is_float = in && (in->dtype == KBV_F32 || in->dtype == KBV_F64 ||
+                               in->dtype == KBV_F16);
+        if (!is_float || in->gen == KBV_GEN_SCALAR)
+            return kbv_fail(KBV_ERR_INVALID, "%s: extra config %s: '%s' is not a float tensor "
+                            "input of the problem", k, l, x->input ? x->input : "(null)");
+        if (x->pattern != KBV_PATTERN_ALT_SIGNS || !x->what)
+            return kbv_fail(KBV_ERR_INVALID, "%s: extra config %s: unknown pattern %d or no "
+                            "description", k, l, (int)x->pattern);
+    }
+    return KBV_OK;
+}
+
 /* Re-fails a shape-rule error with the problem and node prepended, keeping
  * the rule's own message. */
 static kbv_status shape_error(const kbv_problem_def *def, const kbv_node_def *nd, kbv_status st)
@@ -285,6 +329,7 @@ kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims,
         KBV_TRY(check_input(def, in, v));
         g->n_inputs++;
     }
+    KBV_TRY(check_hidden(def, g));
     for (int p = 0; p < KBV_DEF_MAX_PARAMS && def->params[p].name; p++) {
         const kbv_param_def *pd = &def->params[p];
         kbv_value *v = NULL;

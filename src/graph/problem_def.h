@@ -18,6 +18,7 @@
 #define KBV_DEF_MAX_ARGS 4
 #define KBV_DEF_MAX_OUTPUTS 4
 #define KBV_DEF_MAX_INIT_ARGS 12
+#define KBV_DEF_MAX_EXTRA 2
 
 /* Base generator of an input, as get_inputs() draws it. */
 typedef enum kbv_gen {
@@ -28,14 +29,15 @@ typedef enum kbv_gen {
     KBV_GEN_SCALAR,   /* a Python number passed to forward(): fixed, never scaled */
 } kbv_gen;
 
-/* Structure kept under every distribution. */
+/* Structure get_inputs() gives an input's draw G. D5-D8 transform G and the
+ * structure is applied after, so it is kept; D1-D4 scale the result, as the
+ * paper scales what get_inputs() returns (DESIGN section 4). */
 typedef enum kbv_structure {
     KBV_STRUCT_NONE = 0,
     KBV_STRUCT_TRIU,       /* torch.triu(gen(N, N)) */
     KBV_STRUCT_TRIL,       /* torch.tril(gen(N, N)) */
     KBV_STRUCT_SYMMETRIC,  /* (G + G.T) / 2 */
-    /* Derived inputs of the loss problems; the distribution transforms the
-     * base draw G, the structure is applied after it and kept: */
+    /* Derived inputs of the loss problems: */
     KBV_STRUCT_SCALED,         /* G * torch.rand(()): one U[0,1) factor per draw */
     KBV_STRUCT_SOFTMAX,        /* G.softmax(dim=-1): rows are probability vectors */
     KBV_STRUCT_SCALED_SOFTMAX, /* (G * torch.rand(())).softmax(dim=-1) */
@@ -85,6 +87,39 @@ typedef struct kbv_node_def {
     const char *s;                        /* string attribute (einsum equation) */
 } kbv_node_def;
 
+/* The paper's hidden configs (DESIGN section 4), judged by verified and
+ * strict: D1-D4 multiply every float tensor get_inputs() returns by 1, 3,
+ * 0.01 and -1 (after any structure above); a problem may leave some out, as
+ * the paper's hidden tests do where its generator found the reference not
+ * finite, and add configs of its own. */
+typedef enum kbv_omit {
+    KBV_OMIT_D1 = 1u << 0,
+    KBV_OMIT_D2 = 1u << 1,
+    KBV_OMIT_D3 = 1u << 2,
+    KBV_OMIT_D4 = 1u << 3,
+} kbv_omit;
+
+/* Fixed values an input holds under an extra config, by flat index. */
+typedef enum kbv_pattern {
+    KBV_PATTERN_NONE = 0,
+    KBV_PATTERN_ALT_SIGNS,   /* -1, +1, -1, ...: torch.ones(n) with x[::2] = -1 */
+} kbv_pattern;
+
+/* An extra hidden config: every input a fresh draw of its base generator,
+ * unscaled, except `input`, which holds `pattern`. */
+typedef struct kbv_extra_config_def {
+    const char *label;       /* "H" and the paper's number for it: "H5" */
+    const char *input;       /* the forward() argument it replaces (a float tensor) */
+    kbv_pattern pattern;
+    const char *what;        /* what it is and what it catches, in words */
+} kbv_extra_config_def;
+
+typedef struct kbv_hidden_def {
+    unsigned omit;                                  /* kbv_omit bits: D1-D4 left out */
+    const char *omit_why;                           /* the paper's reason, in words */
+    kbv_extra_config_def extra[KBV_DEF_MAX_EXTRA];  /* label == NULL ends */
+} kbv_hidden_def;
+
 /* One constructor argument: get_init_inputs() returns their values in order. */
 typedef struct kbv_init_arg {
     const char *name;    /* Python identifier */
@@ -101,6 +136,7 @@ typedef struct kbv_problem_def {
     kbv_init_arg init_args[KBV_DEF_MAX_INIT_ARGS];      /* name == NULL ends */
     kbv_node_def nodes[KBV_DEF_MAX_NODES];              /* op == KBV_OP_NONE ends */
     const char *outputs[KBV_DEF_MAX_OUTPUTS];           /* NULL-terminated; empty: the last node */
+    kbv_hidden_def hidden;                              /* zero: D1-D4, nothing else */
     const char *notes;                                  /* quirks and documented deviations */
 } kbv_problem_def;
 

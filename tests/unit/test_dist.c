@@ -87,19 +87,32 @@ static void test_randn_normal(void **state)
     assert_true(fabs(sd - 1.0) < 0.01);
 }
 
-/* D1-D4 are exact transforms of the same base draw, as in the paper. */
+/* D1-D4 draw the base generator's values (their factor comes after the
+ * structure, in the fill), and the factor multiplies as PyTorch's `t * f`. */
 static void test_paper_transforms_exact(void **state)
 {
     (void)state;
     for (int is_randn = 0; is_randn < 2; is_randn++) {
         for (uint64_t i = 0; i < 10000; i++) {
             double base = kbv_dist_value(KBV_DIST_BASE, is_randn, SEED, 3, i, 0);
-            assert_true(kbv_dist_value(KBV_DIST_D1, is_randn, SEED, 3, i, 0) == base);
-            assert_true(kbv_dist_value(KBV_DIST_D2, is_randn, SEED, 3, i, 0) == 3.0 * base);
-            assert_true(kbv_dist_value(KBV_DIST_D3, is_randn, SEED, 3, i, 0) == 0.01 * base);
-            assert_true(kbv_dist_value(KBV_DIST_D4, is_randn, SEED, 3, i, 0) == -base);
+            for (int d = KBV_DIST_D1; d <= KBV_DIST_D5; d++)
+                assert_true(kbv_dist_value((kbv_dist)d, is_randn, SEED, 3, i, 0) == base);
+            /* float32: one rounding of x * float32(f), exactly float arithmetic */
+            float x = (float)base;
+            assert_true((float)kbv_scale_value(KBV_F32, x, 3.0) == x * 3.0f);
+            assert_true((float)kbv_scale_value(KBV_F32, x, 0.01) == x * 0.01f);
+            assert_true((float)kbv_scale_value(KBV_F32, x, -1.0) == -x);
+            assert_true(kbv_scale_value(KBV_F64, base, 0.01) == base * 0.01);
         }
     }
+    assert_true(kbv_dist_factor(KBV_DIST_BASE) == 1.0 && kbv_dist_factor(KBV_DIST_D1) == 1.0);
+    assert_true(kbv_dist_factor(KBV_DIST_D2) == 3.0 && kbv_dist_factor(KBV_DIST_D3) == 0.01);
+    assert_true(kbv_dist_factor(KBV_DIST_D4) == -1.0);
+    for (int d = KBV_DIST_D5; d < KBV_DIST_COUNT; d++)
+        assert_true(kbv_dist_factor((kbv_dist)d) == 1.0);
+    assert_true(kbv_pattern_value(KBV_PATTERN_ALT_SIGNS, 0) == -1.0);
+    assert_true(kbv_pattern_value(KBV_PATTERN_ALT_SIGNS, 1) == 1.0);
+    assert_true(kbv_pattern_value(KBV_PATTERN_ALT_SIGNS, 6) == -1.0);
 }
 
 /* D7 is D6's normal draw with about 1% of the elements multiplied by 100. */
@@ -250,11 +263,13 @@ static void test_fill_symmetric(void **state)
             distinct += a[i * N + j] != a[0];
         }
     assert_true(distinct > N * N / 2);
-    /* (G + G^T) / 2 in float32, G the D2 draw at each flat index. */
+    /* (G + G^T) / 2 in float32, G the base draw at each flat index, then x3
+     * (D2 scales the symmetric matrix get_inputs() returns) */
     uint32_t key = kbv_input_key(0);
-    float g12 = (float)kbv_dist_value(KBV_DIST_D2, 0, 99, key, 1 * N + 2, N);
-    float g21 = (float)kbv_dist_value(KBV_DIST_D2, 0, 99, key, 2 * N + 1, N);
-    assert_true(a[1 * N + 2] == (g12 + g21) * 0.5f);
+    float g12 = (float)kbv_dist_value(KBV_DIST_BASE, 0, 99, key, 1 * N + 2, N);
+    float g21 = (float)kbv_dist_value(KBV_DIST_BASE, 0, 99, key, 2 * N + 1, N);
+    float sym = (g12 + g21) * 0.5f;
+    assert_true(a[1 * N + 2] == sym * 3.0f);
     kbv_backend_destroy(be);
 }
 
@@ -357,6 +372,104 @@ static void test_fill_param(void **state)
     kbv_backend_destroy(be);
 }
 
+/* D1-D4 multiply what the structure made, as the paper scales the tensors
+ * get_inputs() returns: for every structure, the Dk draw of a seed is the
+ * base draw of that seed times the factor, in float32 arithmetic; an fp64
+ * run holds the same values. D5-D8 keep the structure's values as they are. */
+static void test_fill_scales_after_structure(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL, *be64 = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP64, &be64), KBV_OK);
+    static const struct { kbv_gen gen; kbv_structure st; } cases[] = {
+        {KBV_GEN_RAND, KBV_STRUCT_NONE},          {KBV_GEN_RANDN, KBV_STRUCT_NONE},
+        {KBV_GEN_RAND, KBV_STRUCT_TRIU},          {KBV_GEN_RAND, KBV_STRUCT_TRIL},
+        {KBV_GEN_RANDN, KBV_STRUCT_SYMMETRIC},    {KBV_GEN_RAND, KBV_STRUCT_SCALED},
+        {KBV_GEN_RAND, KBV_STRUCT_SOFTMAX},       {KBV_GEN_RAND, KBV_STRUCT_SCALED_SOFTMAX},
+        {KBV_GEN_RANDINT, KBV_STRUCT_SIGNS},
+    };
+    static const float factor[4] = {1.0f, 3.0f, 0.01f, -1.0f};
+    float base[N * N], got[N * N];
+    double got64[N * N];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        kbv_input_def in = input(cases[c].gen, cases[c].st);
+        if (cases[c].st == KBV_STRUCT_SIGNS)
+            in.high = 2;
+        kbv_tensor tb = matrix(KBV_F32, N, N, base), tg = matrix(KBV_F32, N, N, got);
+        kbv_tensor t64 = matrix(KBV_F64, N, N, got64);
+        kbv_draw b = {KBV_DIST_BASE, 77};
+        assert_int_equal(be->fill(be, &in, 0, &b, &tb), KBV_OK);
+        for (int k = 1; k <= 4; k++) {
+            kbv_draw d = {(kbv_dist)(KBV_DIST_D1 + k - 1), 77};
+            assert_int_equal(be->fill(be, &in, 0, &d, &tg), KBV_OK);
+            assert_int_equal(be64->fill(be64, &in, 0, &d, &t64), KBV_OK);
+            for (int i = 0; i < N * N; i++) {
+                if (got[i] != base[i] * factor[k - 1])
+                    fail_msg("case %zu D%d [%d]: %.9g != %.9g * %g", c, k, i, got[i], base[i],
+                             factor[k - 1]);
+                assert_true(got64[i] == (double)got[i]);
+            }
+        }
+        if (cases[c].st == KBV_STRUCT_SOFTMAX) {
+            /* D2's rows are probability vectors times 3 */
+            kbv_draw d = {KBV_DIST_D2, 77};
+            assert_int_equal(be->fill(be, &in, 0, &d, &tg), KBV_OK);
+            for (int r = 0; r < N; r++) {
+                double sum = 0;
+                for (int j = 0; j < N; j++)
+                    sum += got[r * N + j];
+                assert_true(fabs(sum - 3.0) < 1e-5);
+            }
+        }
+        if (cases[c].st == KBV_STRUCT_SIGNS) {
+            /* strict's transforms keep +-1 targets */
+            for (int d = KBV_DIST_D5; d < KBV_DIST_COUNT; d++) {
+                kbv_draw dd = {(kbv_dist)d, 77};
+                assert_int_equal(be->fill(be, &in, 0, &dd, &tg), KBV_OK);
+                for (int i = 0; i < N * N; i++)
+                    assert_true(got[i] == base[i]);
+            }
+        }
+    }
+    kbv_backend_destroy(be64);
+    kbv_backend_destroy(be);
+}
+
+/* An extra config replaces its input by the pattern and leaves the others a
+ * base draw, unscaled; a draw without it never touches the pattern. */
+static void test_fill_extra_pattern(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    const kbv_extra_config_def h5 = {.label = "H5", .input = "targets",
+                                     .pattern = KBV_PATTERN_ALT_SIGNS, .what = "test"};
+    kbv_input_def targets = input(KBV_GEN_RANDINT, KBV_STRUCT_SIGNS);
+    targets.name = "targets";
+    targets.high = 2;
+    kbv_input_def pred = input(KBV_GEN_RAND, KBV_STRUCT_NONE);
+    float t[N], p[N * N], pb[N * N];
+    kbv_tensor tt = matrix(KBV_F32, 1, N, t), tp = matrix(KBV_F32, N, N, p),
+               tpb = matrix(KBV_F32, N, N, pb);
+    tt.ndim = 1;
+    tt.shape[0] = N;
+    tt.stride[0] = 1;
+    kbv_draw x = {KBV_DIST_BASE, 5, &h5}, b = {KBV_DIST_BASE, 5, NULL};
+    assert_int_equal(be->fill(be, &targets, 1, &x, &tt), KBV_OK);
+    for (int i = 0; i < N; i++)
+        assert_true(t[i] == (i % 2 ? 1.0f : -1.0f));
+    assert_int_equal(be->fill(be, &pred, 0, &x, &tp), KBV_OK);
+    assert_int_equal(be->fill(be, &pred, 0, &b, &tpb), KBV_OK);
+    assert_memory_equal(p, pb, sizeof p);
+    assert_int_equal(be->fill(be, &targets, 1, &b, &tt), KBV_OK);
+    int alternating = 1;
+    for (int i = 0; i < N; i++)
+        alternating &= t[i] == (i % 2 ? 1.0f : -1.0f);
+    assert_false(alternating);
+    kbv_backend_destroy(be);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +486,8 @@ int main(void)
         cmocka_unit_test(test_fill_triangular),
         cmocka_unit_test(test_fill_randint_and_scalar),
         cmocka_unit_test(test_fill_param),
+        cmocka_unit_test(test_fill_scales_after_structure),
+        cmocka_unit_test(test_fill_extra_pattern),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
