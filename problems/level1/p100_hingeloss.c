@@ -16,8 +16,15 @@ const kbv_problem_def kbv_problem_l1_100 = {
         {.op = KBV_OP_CLAMP_MIN, .args = {"margin"}, .out = "hinge", .f = {0.0}},
         {.op = KBV_OP_MEAN_ALL, .args = {"hinge"}, .out = "y"},
     },
-    .notes = "targets = torch.randint(0, 2, (batch_size,)).float() * 2 - 1 (+-1 under every "
-             "distribution). predictions are [batch_size, 32768] with 32768 = batch_size, so "
-             "the [batch_size] targets broadcast along the last dim (the original's quirk: "
-             "target j scales column j); eager PyTorch holds two full-size temporaries.",
+    .hidden = {.extra = {{.label = "H5", .input = "targets", .pattern = KBV_PATTERN_ALT_SIGNS,
+                          .what = "the paper's fifth hidden config: targets alternating -1, +1 "
+                                  "(torch.ones(batch_size), every other one -1 from the first), "
+                                  "predictions a fresh draw, unscaled; it catches a kernel that "
+                                  "broadcasts targets along the wrong axis"}}},
+    .notes = "targets = torch.randint(0, 2, (batch_size,)).float() * 2 - 1: +-1 under the base "
+             "draws and D5-D8; D1-D4 scale them with the predictions (+-3, +-0.01, -+1), as the "
+             "paper's hidden tests scale every float tensor get_inputs() returns. predictions "
+             "are [batch_size, 32768] with 32768 = batch_size, so the [batch_size] targets "
+             "broadcast along the last dim (the original's quirk: target j scales column j); "
+             "eager PyTorch holds two full-size temporaries.",
 };

@@ -22,8 +22,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kbv audit [--problems SEL] [--device cpu|cuda] [--size full|small]\n"
             "                 [--seeds N] [--json]\n\n"
-            "For every problem, draws the inputs under the base generator and D1-D8 with N\n"
-            "seeds each (default 3) and runs the float64 oracle. A problem is degenerate when\n"
+            "For every problem, draws the inputs under the base generator, its hidden configs\n"
+            "(D1-D4 and extras such as L1/100's H5) and D5-D8 with N seeds each (default 3)\n"
+            "and runs the float64 oracle. A problem is degenerate when\n"
             "its output is the same constant on every draw, or does not change when one input\n"
             "alone is redrawn (that input is listed); such problems belong out of aggregates,\n"
             "as the paper excluded L2/23, L2/80 and L2/83. It also reports whether an all-zero\n"
@@ -35,7 +36,12 @@ static void usage(FILE *f)
             "float64 oracle, D5 with its parameters redrawn) on every draw. A gate the tf32\n"
             "baseline fails is unfair to TF32 kernels: the column lists the failing gate,\n"
             "its counts and the first failing draw's reason. On the CPU backend tf32 is\n"
-            "plain float32, so this is meaningful on a GPU only.\n\n"
+            "plain float32, so this is meaningful on a GPU only.\n"
+            "The dropped column lists the hidden configs the protocols leave out at this\n"
+            "size: omitted by the problem's definition as the paper's hidden tests omit them,\n"
+            "or found with an fp32 reference that is not finite on a check draw (then they\n"
+            "are dropped, as the paper's generator dropped them); an omitted config whose\n"
+            "reference is finite here is marked '(finite here)'.\n\n"
             "  --problems SEL   e.g. L1/1-100 or L1/19,L1/23 (default: all)\n"
             "  --device, --size as for kbv eval (default size: small on the CPU)\n"
             "  --seeds N        seeds per distribution, 1..20 (default 3)\n"
@@ -104,6 +110,15 @@ static void print_json(const char *key, const kbv_problem_def *def, const kbv_au
         json_object_set_new(o, "tf32_strict_failed", json_integer(strict->failed));
         json_object_set_new(o, "tf32_strict_first_failure",
                             strict->failed ? json_string(strict->first_failure) : json_null());
+        json_t *dropped = json_array(), *finite = json_array();
+        for (int i = 0; dropped && i < r->n_dropped; i++)
+            json_array_append_new(dropped, json_pack("{s:s, s:s}", "config",
+                                                     r->dropped[i].label, "reason",
+                                                     r->dropped[i].reason));
+        for (int i = 0; finite && i < r->n_omit_finite; i++)
+            json_array_append_new(finite, json_string(r->omit_finite[i]));
+        json_object_set_new(o, "configs_dropped", dropped);
+        json_object_set_new(o, "omitted_but_finite", finite);
         json_object_set_new(o, "seconds", json_real(seconds));
     }
     char *line = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -113,9 +128,26 @@ static void print_json(const char *key, const kbv_problem_def *def, const kbv_au
     json_decref(o);
 }
 
+/* "D4", "D2 (finite here)", "-". */
+static void dropped_cell(const kbv_audit_result *r, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->n_dropped && n < cap; i++) {
+        bool finite = false;
+        for (int j = 0; j < r->n_omit_finite; j++)
+            finite |= !strcmp(r->omit_finite[j], r->dropped[i].label);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s%s", i ? "," : "", r->dropped[i].label,
+                              finite ? " (finite here)" : "");
+    }
+    if (!buf[0])
+        snprintf(buf, cap, "-");
+}
+
 static void print_row(const char *key, const kbv_problem_def *def, const kbv_audit_result *r)
 {
-    char ign[128] = "-", triv[32] = "-", gates[GATES_CELL_MAX];
+    char ign[128] = "-", triv[32] = "-", gates[GATES_CELL_MAX], dropped[64];
+    dropped_cell(r, dropped, sizeof dropped);
     for (int i = 0; i < r->n_ignored; i++) {
         size_t n = strlen(ign);
         snprintf(ign + (i ? n : 0), sizeof ign - (i ? n : 0), "%s%s", i ? "," : "",
@@ -126,8 +158,8 @@ static void print_row(const char *key, const kbv_problem_def *def, const kbv_aud
                  r->zeros_pass && r->copy_pass ? "," : "", r->copy_pass ? "copy" : "");
     gates_cell(r, gates, sizeof gates);
     bool deg = kbv_audit_degenerate(r);
-    printf("%-8s %-34.34s %-10s %-22.22s %-12s %s\n", key, def->name,
-           deg ? (r->constant ? "CONSTANT" : "DEGENERATE") : "ok", ign, triv, gates);
+    printf("%-8s %-34.34s %-10s %-22.22s %-12s %-8s %s\n", key, def->name,
+           deg ? (r->constant ? "CONSTANT" : "DEGENERATE") : "ok", ign, triv, dropped, gates);
 }
 
 int kbv_cmd_audit(int argc, char **argv)
@@ -185,10 +217,10 @@ int kbv_cmd_audit(int argc, char **argv)
         goto done;
     }
     if (!json)
-        printf("audit on %s, size %s, %d seed%s x 9 distributions\n%-8s %-34s %-10s %-22s "
-               "%-12s %s\n", ev->device_name, kbv_size_name(opts.size), seeds,
+        printf("audit on %s, size %s, %d seed%s x (base, hidden configs, D5-D8)\n%-8s %-34s "
+               "%-10s %-22s %-12s %-8s %s\n", ev->device_name, kbv_size_name(opts.size), seeds,
                seeds == 1 ? "" : "s", "problem", "name", "verdict", "ignores", "trivial-pass",
-               "tf32 vs gates");
+               "dropped", "tf32 vs gates");
     const double started = kbv_monotonic_s();
     for (int p = 0; p < kbv_problem_count(); p++) {
         const kbv_problem_def *def = kbv_problem_at(p);

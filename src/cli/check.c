@@ -115,6 +115,8 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
         printf("  (std: allclose against the fp32 baseline; strict: against the float64 oracle,\n"
                "   budgets 8x the tf32 baseline's error)\n");
     }
+    for (int i = 0; i < rec->n_dropped; i++)
+        printf("  %s not drawn: %s\n", rec->dropped[i].config, rec->dropped[i].reason);
 
     static const kbv_mode base_mode[KBV_PROTO_COUNT] = {KBV_MODE_FP32, KBV_MODE_TF32,
                                                         KBV_MODE_TF32};

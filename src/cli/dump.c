@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "eval/draws.h"
 #include "eval/npy.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kbv dump KEY --out DIR [--small|--full] [--dist base|D1..D8] [--seed N]\n"
+            "usage: kbv dump KEY --out DIR [--small|--full] [--dist base|D1..D8|H5] [--seed N]\n"
             "                [--device cpu|cuda]\n\n"
             "Draws the problem's inputs and params and computes the float64 oracle on them,\n"
             "then writes into DIR (created if missing):\n"
@@ -31,7 +31,8 @@ static void usage(FILE *f)
             "                     file's tensor name, shape and dtype\n\n"
             "  --out DIR          where to write (required)\n"
             "  --small, --full    CI shapes (default) or the catalog's\n"
-            "  --dist D           base (the base generators, default) or D1..D8 (DESIGN section 4)\n"
+            "  --dist D           base (the base generators, default), D1..D8 (DESIGN section 4)\n"
+            "                     or one of the problem's extra hidden configs (L1/100: H5)\n"
             "  --seed N           the draw's seed (0 .. 2^64-1); without it a fresh random seed\n"
             "                     is drawn, printed and recorded (meta.json holds it as an\n"
             "                     integer, or as a decimal string above 2^63-1)\n"
@@ -56,26 +57,21 @@ typedef struct dump_opts {
     const char *key;
     const char *out;
     kbv_size size;
-    kbv_dist dist;
+    const char *dist;               /* a draw label, resolved for the problem */
     bool have_seed;
     uint64_t seed;
     bool cuda;
 } dump_opts;
 
-static const char *const dist_names[KBV_DIST_COUNT] = {
-    [KBV_DIST_BASE] = "base", [KBV_DIST_D1] = "D1", [KBV_DIST_D2] = "D2",
-    [KBV_DIST_D3] = "D3",     [KBV_DIST_D4] = "D4", [KBV_DIST_D5] = "D5",
-    [KBV_DIST_D6] = "D6",     [KBV_DIST_D7] = "D7", [KBV_DIST_D8] = "D8",
-};
-
-static bool parse_dist(const char *s, kbv_dist *out)
+/* The draw's name as kbv writes it: "base", "D3", "H5". */
+static void draw_name(const kbv_draw *d, char *buf, size_t cap)
 {
-    for (int d = 0; d < KBV_DIST_COUNT; d++)
-        if (!strcasecmp(s, dist_names[d])) {
-            *out = (kbv_dist)d;
-            return true;
-        }
-    return false;
+    if (d->extra)
+        snprintf(buf, cap, "%s", d->extra->label);
+    else if (d->dist == KBV_DIST_BASE)
+        snprintf(buf, cap, "base");
+    else
+        snprintf(buf, cap, "D%d", (int)d->dist);
 }
 
 static bool parse_seed(const char *s, uint64_t *out)
@@ -96,7 +92,7 @@ static int parse_args(int argc, char **argv, dump_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->size = KBV_SIZE_SMALL;
-    o->dist = KBV_DIST_BASE;
+    o->dist = "base";
     char msg[512];
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
@@ -111,11 +107,7 @@ static int parse_args(int argc, char **argv, dump_opts *o)
         } else if (!strcmp(arg, "--out") && has_value) {
             o->out = argv[++a];
         } else if (!strcmp(arg, "--dist") && has_value) {
-            if (!parse_dist(argv[++a], &o->dist)) {
-                snprintf(msg, sizeof msg, "unknown distribution '%s' (use base or D1..D8)",
-                         argv[a]);
-                return fail_line(msg);
-            }
+            o->dist = argv[++a];
         } else if (!strcmp(arg, "--seed") && has_value) {
             if (!parse_seed(argv[++a], &o->seed)) {
                 snprintf(msg, sizeof msg, "--seed needs an integer in 0 .. 2^64-1, got '%s'",
@@ -263,7 +255,7 @@ static json_t *entry_json(const kbv_value *v, const char *file, kbv_dtype dt)
                      shape_json(v), "dtype", kbv_dtype_name(dt));
 }
 
-static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, uint64_t seed,
+static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_draw *draw,
                              const char *device)
 {
     const kbv_problem_def *def = g->def;
@@ -301,6 +293,9 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, uint64_t se
         json_array_append_new(outputs,
                               entry_json(v, file, output_dtype(v->dtype)));
     }
+    const uint64_t seed = draw->seed;
+    char dist[8];
+    draw_name(draw, dist, sizeof dist);
     json_t *seed_json = seed <= (uint64_t)INT64_MAX ? json_integer((json_int_t)seed) : NULL;
     if (!seed_json) {
         char digits[32];
@@ -312,7 +307,7 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, uint64_t se
     json_object_set_new(meta, "size", json_string(o->size == KBV_SIZE_SMALL ? "small" : "full"));
     json_object_set_new(meta, "dims", dims);
     json_object_set_new(meta, "init_inputs", init);
-    json_object_set_new(meta, "dist", json_string(dist_names[o->dist]));
+    json_object_set_new(meta, "dist", json_string(dist));
     json_object_set_new(meta, "seed", seed_json);
     json_object_set_new(meta, "device", json_string(device));
     json_object_set_new(meta, "oracle", json_string("fp64"));
@@ -340,14 +335,14 @@ done:
 }
 
 /* Draws inputs and params on be, runs the oracle, writes every file. */
-static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o, uint64_t seed)
+static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o,
+                       const kbv_draw *draw)
 {
     kbv_status st = KBV_OK;
     kbv_tensor inputs[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS];
     kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
     int n_inputs = 0, n_params = 0;
     bool have_outputs = false;
-    kbv_draw draw = {o->dist, seed};
     char file[512];
     memset(outputs, 0, sizeof outputs);
 
@@ -359,7 +354,7 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o, 
         size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
         KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
         n_inputs = i + 1;
-        KBV_TRY_GOTO(be->fill(be, &g->def->inputs[i], i, &draw, t), st, done);
+        KBV_TRY_GOTO(be->fill(be, &g->def->inputs[i], i, draw, t), st, done);
     }
     for (int p = 0; p < g->n_params; p++) {
         const kbv_value *v = &g->values[g->n_inputs + p];
@@ -369,7 +364,7 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o, 
         size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
         KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
         n_params = p + 1;
-        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[p], p, &draw, t), st, done);
+        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[p], p, draw, t), st, done);
     }
     KBV_TRY_GOTO(kbv_graph_run(g, be, inputs, params, outputs), st, done);
     have_outputs = true;
@@ -392,7 +387,7 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o, 
                                   o->out, file),
                      st, done);
     }
-    KBV_TRY_GOTO(write_meta(g, o, seed, o->cuda ? "cuda" : "cpu"), st, done);
+    KBV_TRY_GOTO(write_meta(g, o, draw, o->cuda ? "cuda" : "cpu"), st, done);
 done:
     if (have_outputs)
         for (int k = 0; k < g->n_outputs; k++)
@@ -417,6 +412,16 @@ int kbv_cmd_dump(int argc, char **argv)
                  "unknown problem '%s' ('kbv list' shows the valid keys, e.g. L1/19)", o.key);
         return fail_line(msg);
     }
+    kbv_draw draw;
+    if (!kbv_draw_from_label(def, o.dist, &draw)) {
+        char msg[512], extras[64] = "";
+        for (int e = 0; e < KBV_DEF_MAX_EXTRA && def->hidden.extra[e].label; e++)
+            snprintf(extras + strlen(extras), sizeof extras - strlen(extras), ", %s",
+                     def->hidden.extra[e].label);
+        snprintf(msg, sizeof msg, "unknown distribution '%s' (use base, D1..D8%s)", o.dist,
+                 extras);
+        return fail_line(msg);
+    }
     if (o.cuda && !kbv_cuda_available())
         return fail_line("--device cuda: no usable CUDA device (or kbv was built without CUDA)");
     uint64_t seed = o.seed;
@@ -425,6 +430,7 @@ int kbv_cmd_dump(int argc, char **argv)
             return fail_line("could not draw a random seed (getrandom failed)");
         seed &= (uint64_t)INT64_MAX; /* fits a JSON integer */
     }
+    draw.seed = seed;
 
     int status = 0;
     kbv_backend *be = NULL;
@@ -437,13 +443,14 @@ int kbv_cmd_dump(int argc, char **argv)
     }
     kbv_status st = o.cuda ? kbv_cuda_backend_create(0, KBV_MODE_FP64, &be)
                            : kbv_cpu_backend_create(KBV_MODE_FP64, &be);
-    if (st != KBV_OK || dump(g, be, &o, seed) != KBV_OK) {
+    if (st != KBV_OK || dump(g, be, &o, &draw) != KBV_OK) {
         status = fail_status();
         goto done;
     }
-    char key[32];
+    char key[32], dist[8];
+    draw_name(&draw, dist, sizeof dist);
     printf("kbv dump: %s %s (%s, dist %s, seed %llu) -> %s\n", kbv_problem_key(def, key, sizeof key),
-           def->name, o.size == KBV_SIZE_SMALL ? "small" : "full", dist_names[o.dist],
+           def->name, o.size == KBV_SIZE_SMALL ? "small" : "full", dist,
            (unsigned long long)seed, o.out);
     if (fflush(stdout) != 0)
         status = fail_line("writing to stdout failed");

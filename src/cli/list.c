@@ -9,6 +9,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "eval/draws.h"
 #include "graph/graph.h"
 #include "report/ceilings.h"
 
@@ -22,7 +23,8 @@ static void usage(FILE *f)
             "cores: max(FLOPs / 430.6 TFLOP/s, bytes / 4.30 TB/s).\n\n"
             "  --level N   only level N\n"
             "  --small     the CI shapes instead of the catalog's\n"
-            "  --json      a JSON array (adds the FP32-rate SOL time and per-tensor dtypes)\n"
+            "  --json      a JSON array (adds the FP32-rate SOL time, per-tensor dtypes and the\n"
+            "              hidden configs: \"configs\" kept, \"configs_omitted\" as the paper omits)\n"
             "  --help      this text\n");
 }
 
@@ -65,6 +67,18 @@ static json_t *tensor_json(const kbv_value *v)
                      kbv_dtype_name(v->dtype));
 }
 
+/* The hidden configs the definition keeps, and those it omits (the paper's table). */
+static json_t *configs_json(const kbv_problem_def *def, bool omitted)
+{
+    kbv_planned_draw configs[KBV_MAX_CONFIGS];
+    int n = kbv_hidden_configs(def, configs);
+    json_t *a = json_array();
+    for (int c = 0; a && c < n; c++)
+        if (kbv_config_omitted(def, configs[c].label) == omitted)
+            json_array_append_new(a, json_string(configs[c].label));
+    return a;
+}
+
 static json_t *row_json(const kbv_graph *g, const char *key)
 {
     double flops = kbv_graph_flops(g), bytes = kbv_graph_min_bytes(g);
@@ -73,11 +87,12 @@ static json_t *row_json(const kbv_graph *g, const char *key)
         json_array_append_new(inputs, tensor_json(&g->values[i]));
     for (int o = 0; o < g->n_outputs; o++)
         json_array_append_new(outputs, tensor_json(&g->values[g->outputs[o]]));
-    return json_pack("{s:s, s:i, s:i, s:s, s:o, s:o, s:f, s:f, s:f, s:f}", "key", key, "level",
-                     g->def->level, "id", g->def->id, "name", g->def->name, "inputs", inputs,
-                     "outputs", outputs, "flops", flops, "min_bytes", bytes, "sol_us_tf32",
-                     1e6 * kbv_sol_seconds(flops, bytes, 1), "sol_us_fp32",
-                     1e6 * kbv_sol_seconds(flops, bytes, 0));
+    return json_pack("{s:s, s:i, s:i, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:o, s:o}", "key", key,
+                     "level", g->def->level, "id", g->def->id, "name", g->def->name, "inputs",
+                     inputs, "outputs", outputs, "flops", flops, "min_bytes", bytes,
+                     "sol_us_tf32", 1e6 * kbv_sol_seconds(flops, bytes, 1), "sol_us_fp32",
+                     1e6 * kbv_sol_seconds(flops, bytes, 0), "configs",
+                     configs_json(g->def, false), "configs_omitted", configs_json(g->def, true));
 }
 
 typedef struct text_row {

@@ -6,6 +6,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "eval/draws.h"
 #include "graph/graph.h"
 #include "graph/torch_render.h"
 #include "report/ceilings.h"
@@ -75,6 +76,31 @@ static void print_init(const kbv_param_def *p)
     }
 }
 
+/* The paper's hidden configs as the definition has them (DESIGN section 4). */
+static void print_hidden(const kbv_problem_def *def)
+{
+    kbv_planned_draw configs[KBV_MAX_CONFIGS];
+    int n = kbv_hidden_configs(def, configs);
+    printf("hidden configs (verified and strict; each a fresh draw):\n  ");
+    int shown = 0;
+    for (int c = 0; c < n; c++) {
+        if (configs[c].draw.extra || kbv_config_omitted(def, configs[c].label))
+            continue;
+        double f = kbv_dist_factor(configs[c].draw.dist);
+        printf(f < 0 ? "%s%s x(%g)" : "%s%s x%g", shown++ ? ", " : "", configs[c].label, f);
+    }
+    printf(": every float tensor get_inputs() returns, after its structure, times the factor\n");
+    for (int c = 0; c < n; c++)
+        if (configs[c].draw.extra)
+            printf("  %s: %s\n", configs[c].label, configs[c].draw.extra->what);
+    for (int c = 0; c < n; c++)
+        if (kbv_config_omitted(def, configs[c].label))
+            printf("  %s omitted as in the paper's hidden tests: %s\n", configs[c].label,
+                   def->hidden.omit_why);
+    printf("  (a config whose fp32 reference is not finite at the evaluated size is dropped too; "
+           "records and kbv audit list it)\n");
+}
+
 static kbv_status print_words(const kbv_graph *g, kbv_size size)
 {
     const kbv_problem_def *def = g->def;
@@ -134,6 +160,7 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
            "%.4g us (FP32)\n",
            flops * 1e-9, bytes * 1e-6, 1e6 * kbv_sol_seconds(flops, bytes, 1),
            1e6 * kbv_sol_seconds(flops, bytes, 0));
+    print_hidden(def);
     if (def->notes)
         printf("notes: %s\n", def->notes);
     return KBV_OK;

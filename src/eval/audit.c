@@ -4,14 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/configs.h"
+
 /* The base parameters stay fixed across draws, as the paper's module's do. */
 #define BASE_PARAM_SEED 0x5eedULL
 /* Seed mixes: D5's redrawn parameters, and an input redrawn alone. */
 #define D5_PARAM_SEED_MIX 0xD5A5A5A5D5A5A5A5ULL
 #define REDRAW_SEED_MIX 0x9E3779B97F4A7C15ULL
-
-static const char *const dist_label[KBV_DIST_COUNT] = {"base", "D1", "D2", "D3", "D4",
-                                                       "D5",   "D6", "D7", "D8"};
 
 /* One problem's tensors, laid out as protocol.c lays out a sample's: inputs
  * and params in their own dtypes in the services backend's memory (every
@@ -262,7 +261,7 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
         const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
         if (a->depends[i] || in->gen == KBV_GEN_SCALAR)
             continue;
-        kbv_draw other = {d->dist, d->seed ^ REDRAW_SEED_MIX};
+        kbv_draw other = {d->dist, d->seed ^ REDRAW_SEED_MIX, d->extra};
         KBV_TRY_GOTO(fill_input(a, i, &other), st, done);
         KBV_TRY_GOTO(kbv_graph_run(g, be64, a->in64, a->par64, alt_out), st, done);
         have_alt = true;
@@ -333,16 +332,18 @@ static kbv_status check_trivial(audit_state *a, const kbv_tensor *ref, kbv_audit
     return KBV_OK;
 }
 
-/* Draw d of seed `seed_index`: the degenerate checks, then the tf32 baseline
- * against both gates, then (base draws) the trivial outputs. */
-static kbv_status audit_draw(audit_state *a, const kbv_draw *d, int seed_index,
-                             kbv_audit_result *out)
+/* Draw d (planned as pd) of seed `seed_index`: the degenerate checks, then
+ * the tf32 baseline against both gates, then (base draws) the trivial
+ * outputs. */
+static kbv_status audit_draw(audit_state *a, const kbv_planned_draw *pd, const kbv_draw *d,
+                             int seed_index, kbv_audit_result *out)
 {
     kbv_status st = KBV_OK;
     mode_outputs o;
     memset(&o, 0, sizeof o);
-    char label[24];
-    snprintf(label, sizeof label, "%s seed %d", dist_label[d->dist], seed_index + 1);
+    char label[28];
+    snprintf(label, sizeof label, "%.7s seed %d", pd->standard ? "base" : pd->label,
+             seed_index + 1);
 
     KBV_TRY(fill_inputs(a, d));
     KBV_TRY_GOTO(run_mode(a, KBV_MODE_FP64, &o), st, done);
@@ -361,13 +362,13 @@ static kbv_status audit_draw(audit_state *a, const kbv_draw *d, int seed_index,
     KBV_TRY_GOTO(run_mode(a, KBV_MODE_TF32, &o), st, done);
     kbv_draw_verdict v;
     KBV_TRY_GOTO(judge_tf32(a, &o, &v), st, done);
-    if (d->dist <= KBV_DIST_D4) {
+    if (pd->verified) {
         gate_add(&out->tf32_standard, label, v.std_skipped, v.std_pass, v.std_reason);
         if (!v.std_skipped && v.max_abs_diff > out->tf32_max_diff)
             out->tf32_max_diff = v.max_abs_diff;
     }
     gate_add(&out->tf32_strict, label, false, v.strict_pass, v.strict_reason);
-    if (d->dist == KBV_DIST_BASE && a->float_out)
+    if (pd->standard && a->float_out)
         KBV_TRY_GOTO(check_trivial(a, &o.out[KBV_MODE_FP32][0], out), st, done);
     /* the next draws' degenerate checks see the base params again */
     if (redraw_params)
@@ -386,6 +387,8 @@ kbv_status kbv_audit_problem(kbv_backend *const be[KBV_MODE_COUNT], const kbv_gr
                              int seeds, kbv_audit_result *out)
 {
     kbv_status st = KBV_OK;
+    kbv_draw_plan plan;
+    kbv_config_check check;
     memset(out, 0, sizeof *out);
     out->zeros_pass = out->copy_pass = true;
     audit_state *a = calloc(1, sizeof *a);
@@ -393,11 +396,30 @@ kbv_status kbv_audit_problem(kbv_backend *const be[KBV_MODE_COUNT], const kbv_gr
         return kbv_fail(KBV_ERR_NOMEM, "audit state");
     if (g->n_outputs < 1)
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "audit: the graph has no outputs");
+    /* the draws the protocols make: one base draw, the hidden configs as
+     * checked at this size, D5-D8 */
+    kbv_draw_plan_make(0, g->def, &plan);
+    KBV_TRY_GOTO(kbv_configs_check(be[KBV_MODE_FP32], g, &check), st, done);
+    kbv_draw_plan_check(&plan, &check);
+    out->n_dropped = plan.n_dropped;
+    memcpy(out->dropped, plan.dropped, sizeof plan.dropped);
+    for (int c = 0; c < check.n; c++)
+        if (check.c[c].omitted && check.c[c].nonfinite == 0)
+            snprintf(out->omit_finite[out->n_omit_finite++], sizeof out->omit_finite[0], "%s",
+                     check.c[c].label);
     KBV_TRY_GOTO(state_init(a, be, g), st, done);
     for (int s = 0; s < seeds; s++) {
-        for (int dist = KBV_DIST_BASE; dist < KBV_DIST_COUNT; dist++) {
-            kbv_draw d = {(kbv_dist)dist, 1000003ULL * (uint64_t)(s + 1) + (uint64_t)dist};
-            KBV_TRY_GOTO(audit_draw(a, &d, s, out), st, done);
+        for (int i = 0; i < plan.n; i++) {
+            const kbv_planned_draw *pd = &plan.d[i];
+            if (pd->standard && i > 0)
+                continue;
+            /* seeds of their own, public: base and Dk by distribution, extras after */
+            uint64_t slot = pd->draw.extra
+                                ? KBV_DIST_COUNT + (uint64_t)(pd->draw.extra - g->def->hidden.extra)
+                                : (uint64_t)pd->draw.dist;
+            kbv_draw d = pd->draw;
+            d.seed = 1000003ULL * (uint64_t)(s + 1) + slot;
+            KBV_TRY_GOTO(audit_draw(a, pd, &d, s, out), st, done);
             out->draws++;
         }
     }

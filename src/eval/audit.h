@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "eval/draws.h"
 #include "eval/verdict.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
@@ -32,6 +33,11 @@ typedef struct kbv_audit_result {
     bool zeros_pass;                              /* all-zero output passes allclose on every base draw */
     bool copy_pass;                               /* a copy of input 0 passes allclose on every base draw */
     int draws;                                    /* draws examined */
+    int n_dropped;                                /* hidden configs the protocols leave out */
+    kbv_config_drop dropped[KBV_MAX_CONFIGS];     /* at this size, and why */
+    int n_omit_finite;                            /* of those the definition omits: finite */
+    char omit_finite[KBV_MAX_CONFIGS][8];         /* here on the check draw (the paper's
+                                                     reason does not hold at this size) */
     kbv_audit_gate tf32_standard;                 /* allclose vs fp32, base and D1-D4 draws */
     kbv_audit_gate tf32_strict;                   /* the strict rules vs the oracle, every draw */
     double tf32_max_diff;                         /* largest |tf32 - fp32| on the standard gate's draws */
@@ -41,9 +47,10 @@ typedef struct kbv_audit_result {
 bool kbv_audit_degenerate(const kbv_audit_result *r);
 
 /* Audits g on the backends of one device (be indexed by kbv_mode), with
- * `seeds` seeds per distribution (base and D1-D8). The degenerate checks use
- * the base parameters throughout; the gates redraw them for D5, as the
- * protocols do. */
+ * `seeds` seeds per distribution: base, the problem's hidden configs (D1-D4
+ * and extras, less those the protocols drop: eval/configs.h checks them
+ * first), D5-D8. The degenerate checks use the base parameters throughout;
+ * the gates redraw them for D5, as the protocols do. */
 kbv_status kbv_audit_problem(kbv_backend *const be[KBV_MODE_COUNT], const kbv_graph *g,
                              int seeds, kbv_audit_result *out);
 

@@ -10,6 +10,7 @@
 #include "eval/candidate_file.h"
 #include "eval/child.h"
 #include "eval/compile.h"
+#include "eval/configs.h"
 #include "eval/draws.h"
 #include "eval/phase.h"
 #include "eval/symbols.h"
@@ -24,8 +25,8 @@
 #define PERTURB_ELEMENTS 8
 #define N_SETS 2
 
-#define N_STANDARD KBV_BASE_DRAWS
-#define N_VERIFIED (KBV_BASE_DRAWS + 4)
+_Static_assert(KBV_RECORD_MAX_DRAWS >= KBV_PLAN_DRAWS, "a record holds every planned draw");
+_Static_assert(KBV_RECORD_MAX_DROPPED >= KBV_MAX_CONFIGS, "a record lists every dropped config");
 
 /* ---- the evaluator ---------------------------------------------------- */
 
@@ -71,6 +72,7 @@ void kbv_evaluator_destroy(kbv_evaluator *ev)
         return;
     for (int m = 0; m < KBV_MODE_COUNT; m++)
         kbv_backend_destroy(ev->be[m]);
+    kbv_config_cache_free(ev->configs);
     free(ev);
 }
 
@@ -597,11 +599,11 @@ typedef struct verdicts {
 
 /* A fault during draw `at` (plan index, or -1 before the first) fails the
  * protocols whose draws were not all judged yet. */
-static void fail_undecided(verdicts *vs, int at, const char *why)
+static void fail_undecided(const kbv_draw_plan *plan, verdicts *vs, int at, const char *why)
 {
-    if (at < N_STANDARD)
+    if (at < plan->n_standard)
         kbv_tally_fail(&vs->std, "%s", why);
-    if (at < N_VERIFIED)
+    if (at < plan->verified_end)
         kbv_tally_fail(&vs->ver, "%s", why);
     kbv_tally_fail(&vs->strict, "%s", why);
 }
@@ -615,7 +617,7 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
     KBV_TRY(load_child(s, so_path, &res));
     if (res.fault != KBV_FAULT_NONE) {
         note_fault(rec, &res, "load and prepare", why, sizeof why);
-        fail_undecided(vs, -1, why);
+        fail_undecided(&s->plan, vs, -1, why);
         return KBV_OK;
     }
     for (int i = 0; i < s->plan.n; i++) {
@@ -628,7 +630,7 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
             KBV_TRY(child_prepare(s, &res));
             if (res.fault != KBV_FAULT_NONE) {
                 note_fault(rec, &res, "prepare for D5", why, sizeof why);
-                fail_undecided(vs, i, why);
+                fail_undecided(&s->plan, vs, i, why);
                 return KBV_OK;
             }
         }
@@ -638,7 +640,7 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
         KBV_TRY_GOTO(child_call(s, 0, 1, false, &res), st, draw_done);
         if (res.fault != KBV_FAULT_NONE) {
             note_fault(rec, &res, pd->label, why, sizeof why);
-            fail_undecided(vs, i, why);
+            fail_undecided(&s->plan, vs, i, why);
             refs_release(s, &r);
             return KBV_OK;
         }
@@ -659,7 +661,7 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
             KBV_TRY(child_prepare(s, &res));
             if (res.fault != KBV_FAULT_NONE) {
                 note_fault(rec, &res, "prepare after D5", why, sizeof why);
-                fail_undecided(vs, i + 1, why);
+                fail_undecided(&s->plan, vs, i + 1, why);
                 return KBV_OK;
             }
         }
@@ -850,7 +852,7 @@ static kbv_status sample_new(kbv_evaluator *ev, const kbv_graph *g, const char *
     s->svc = ev->be[KBV_MODE_FP32];
     s->g = g;
     s->key = key;
-    kbv_draw_plan_make(ev->opts.run_seed, key, &s->plan);
+    kbv_draw_plan_make(ev->opts.run_seed, g->def, &s->plan);
     KBV_TRY_GOTO(make_layout(s), st, done);
     KBV_TRY_GOTO(fill_params(s, &s->plan.params), st, done);
     KBV_TRY_GOTO(fill_set(s, 1, &s->plan.d[0].draw), st, done);
@@ -1129,7 +1131,20 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     s->sol_ms = ev->opts.device >= 0
                     ? 1e3 * kbv_sol_seconds(kbv_graph_flops(g), kbv_graph_min_bytes(g), 1)
                     : NAN;   /* the ceilings are an H200's: meaningless for the CPU */
-    kbv_draw_plan_make(ev->opts.run_seed, problem_key, &s->plan);
+    kbv_draw_plan_make(ev->opts.run_seed, g->def, &s->plan);
+    /* the problem's hidden configs as checked at this size (verified and strict judge
+     * them); the record lists those left out */
+    if (wanted(s, KBV_PROTO_VERIFIED) || wanted(s, KBV_PROTO_STRICT)) {
+        const kbv_config_check *check = NULL;
+        KBV_TRY_GOTO(kbv_config_cache_get(&ev->configs, ev->be[KBV_MODE_FP32], g, &check), st,
+                     done);
+        kbv_draw_plan_check(&s->plan, check);
+    }
+    for (int c = 0; c < s->plan.n_dropped; c++) {
+        kbv_dropped_config *x = &rec->dropped[rec->n_dropped++];
+        snprintf(x->config, sizeof x->config, "%s", s->plan.dropped[c].label);
+        snprintf(x->reason, sizeof x->reason, "%s", s->plan.dropped[c].reason);
+    }
     KBV_TRY_GOTO(make_layout(s), st, done);
     KBV_TRY_GOTO(fill_params(s, &s->plan.params), st, done);
     KBV_TRY_GOTO(fill_set(s, 1, &s->plan.d[0].draw), st, done);
@@ -1148,8 +1163,8 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     P[KBV_PROTO_STANDARD].t_baseline_ms = base[KBV_MODE_FP32].std_mean_ms;
     P[KBV_PROTO_VERIFIED].t_baseline_ms = base[KBV_MODE_TF32].std_mean_ms;
     P[KBV_PROTO_STRICT].t_baseline_ms = base[KBV_MODE_TF32].strict_median_ms;
-    set_correctness(&P[KBV_PROTO_STANDARD], &vs.std, std_ok, N_STANDARD);
-    set_correctness(&P[KBV_PROTO_VERIFIED], &vs.ver, ver_ok, N_VERIFIED);
+    set_correctness(&P[KBV_PROTO_STANDARD], &vs.std, std_ok, s->plan.n_standard);
+    set_correctness(&P[KBV_PROTO_VERIFIED], &vs.ver, ver_ok, s->plan.n_verified);
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
     if (wanted(s, KBV_PROTO_STRICT) && !binary_allowed(s, so_path, why, sizeof why)) {

@@ -33,11 +33,14 @@ typedef struct kbv_eval_opts {
                                      others is skipped and they are recorded as not evaluated */
 } kbv_eval_opts;
 
+typedef struct kbv_config_cache kbv_config_cache;
+
 typedef struct kbv_evaluator {
     kbv_eval_opts opts;
     kbv_backend *be[KBV_MODE_COUNT];
     char device_name[128];
     size_t flush_bytes;
+    kbv_config_cache *configs;    /* each problem's hidden configs, checked once (eval/configs.h) */
 } kbv_evaluator;
 
 kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out);

@@ -409,7 +409,7 @@ static const char *const stack_labels[STACK_COUNT] = {
 static const char *const stack_colors[STACK_COUNT] = {
     "#d55e00", "#e69f00", "#cc79a7", "#4d4d4d", "#999999", "#0072b2", "#56b4e9", "#009e73"};
 
-#define DIST_COLUMNS (1 + KBV_DIST_SLOTS)   /* "no draw", base, D1..D8 */
+#define DIST_COLUMNS (1 + KBV_DIST_SLOTS)   /* "no draw", base, D1..D8, H */
 
 static int stack_of_draw(const kbv_draw_record *dr)
 {

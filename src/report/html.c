@@ -342,9 +342,12 @@ void kbv_html_dump_command(const kbv_record *r, const char *problem_key, const c
                            char *buf, size_t cap)
 {
     kbv_draw_plan plan;
-    kbv_draw_plan_make(r->seed, problem_key, &plan);
-    int slot = kbv_dist_slot(draw_label);
-    const char *dist = slot == 0 ? "base" : kbv_dist_slot_name(slot);
+    const kbv_problem_def *def = kbv_problem_find(problem_key);
+    plan.n = 0;
+    if (def)
+        kbv_draw_plan_make(r->seed, def, &plan);
+    /* kbv dump names a base draw "base", the others by their label */
+    const char *dist = kbv_dist_slot(draw_label) == 0 ? "base" : draw_label;
     unsigned long long seed = 0;
     bool found = false;
     for (int i = 0; i < plan.n && !found; i++)

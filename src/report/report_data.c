@@ -12,21 +12,23 @@
 static const char *const kind_names[] = {
     "none", "compile", "load", "returned", "crash", "timeout", "cuda", "harness",
     "wrong@base", "wrong@D1", "wrong@D2", "wrong@D3", "wrong@D4", "wrong@D5", "wrong@D6",
-    "wrong@D7", "wrong@D8", "wrong@timed", "audit", "unjudged", "other",
+    "wrong@D7", "wrong@D8", "wrong@H", "wrong@timed", "audit", "unjudged", "other",
 };
 static const char *const kind_texts[] = {
     "correct", "compile error", "load failed", "returned non-zero", "crashed", "timed out",
     "CUDA error", "harness error", "wrong output on base", "wrong output on D1",
     "wrong output on D2", "wrong output on D3", "wrong output on D4", "wrong output on D5",
     "wrong output on D6", "wrong output on D7", "wrong output on D8",
-    "wrong output on a timed trial", "audit failed",
+    "wrong output on an extra hidden config", "wrong output on a timed trial", "audit failed",
     "no draw judged", "other",
 };
 static const char kind_letters[] = {
     ' ', 'C', 'L', 'R', 'X', 'T', 'G', 'H', 'W', 'W', 'W', 'W', 'W', 'W', 'W', 'W', 'W',
-    'W', 'A', 'U', '?',
+    'W', 'W', 'A', 'U', '?',
 };
 _Static_assert(KBV_FAIL_WRONG_D8 == KBV_FAIL_WRONG_BASE + 8, "base then D1..D8");
+_Static_assert(KBV_FAIL_WRONG_EXTRA == KBV_FAIL_WRONG_BASE + KBV_DIST_SLOTS - 1,
+               "a wrong-output class per slot");
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == KBV_FAIL_COUNT, "a name per class");
 _Static_assert(sizeof kind_texts / sizeof kind_texts[0] == KBV_FAIL_COUNT, "a text per class");
 _Static_assert(sizeof kind_letters == KBV_FAIL_COUNT, "a letter per class");
@@ -47,7 +49,7 @@ char kbv_fail_kind_letter(kbv_fail_kind k)
 }
 
 static const char *const slot_names[KBV_DIST_SLOTS] = {"base", "D1", "D2", "D3", "D4",
-                                                       "D5", "D6", "D7", "D8"};
+                                                       "D5",   "D6", "D7", "D8", "H"};
 
 const char *kbv_dist_slot_name(int slot)
 {
@@ -60,6 +62,12 @@ int kbv_dist_slot(const char *label)
         return 0;
     if (label[0] == 'D' && label[1] >= '1' && label[1] <= '8' && label[2] == '\0')
         return label[1] - '0';
+    if (label[0] == 'H' && label[1]) {
+        for (const char *c = label + 1; *c; c++)
+            if (*c < '0' || *c > '9')
+                return -1;
+        return KBV_DIST_SLOTS - 1;
+    }
     return -1;
 }
 

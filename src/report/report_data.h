@@ -26,6 +26,7 @@ typedef enum kbv_fail_kind {
     KBV_FAIL_WRONG_BASE,      /* wrong output on a draw of the base generators */
     KBV_FAIL_WRONG_D1,        /* ... on D1 .. D8: KBV_FAIL_WRONG_BASE + k */
     KBV_FAIL_WRONG_D8 = KBV_FAIL_WRONG_D1 + 7,
+    KBV_FAIL_WRONG_EXTRA,     /* ... on a problem's extra hidden config ("H5") */
     KBV_FAIL_WRONG_TIMED,     /* wrong output on a strict timed trial (fresh inputs) */
     KBV_FAIL_AUDIT,           /* an audit (flag) failed */
     KBV_FAIL_UNJUDGED,        /* no draw could be judged */
@@ -33,14 +34,15 @@ typedef enum kbv_fail_kind {
     KBV_FAIL_COUNT
 } kbv_fail_kind;
 
-#define KBV_DIST_SLOTS 9      /* base, D1 .. D8 */
+#define KBV_DIST_SLOTS 10     /* base, D1 .. D8, extra hidden configs ("H5") */
 
 const char *kbv_fail_kind_name(kbv_fail_kind k);   /* "compile", "wrong@D3", ... */
 const char *kbv_fail_kind_text(kbv_fail_kind k);   /* "compile error", "wrong output on D3" */
 char kbv_fail_kind_letter(kbv_fail_kind k);        /* heat-map mark: 'C', 'W', ... */
-/* Slot of a draw label: "base#k" -> 0, "Dk" -> k, anything else -1. */
+/* Slot of a draw label: "base#k" -> 0, "Dk" -> k, an extra config's "H"
+ * and digits -> 9, anything else -1. */
 int kbv_dist_slot(const char *label);
-/* "base", "D1" .. "D8". */
+/* "base", "D1" .. "D8", "H" (the extra configs). */
 const char *kbv_dist_slot_name(int slot);
 
 /* A protocol's failure class for a record (KBV_FAIL_NONE when correct),

@@ -305,6 +305,15 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
         if (json_array_append_new(draws, draw_to_json(&rec->draws[i], &bad)))
             bad = 1;
     put(o, "draws", draws, &bad);
+    if (rec->n_dropped > 0) {
+        json_t *dropped = json_array();
+        for (int i = 0; dropped && i < rec->n_dropped; i++)
+            if (json_array_append_new(dropped, json_pack("{s:s, s:s}", "config",
+                                                         rec->dropped[i].config, "reason",
+                                                         rec->dropped[i].reason)))
+                bad = 1;
+        put(o, "configs_dropped", dropped, &bad);
+    }
 
     if (rec->has_fault) {
         json_t *f = json_object();
@@ -446,6 +455,13 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
         if (rec->n_draws >= KBV_RECORD_MAX_DRAWS)
             break;
         draw_from_json(d, &rec->draws[rec->n_draws++]);
+    }
+    json_array_foreach(json_object_get(o, "configs_dropped"), i, d) {
+        if (rec->n_dropped >= KBV_RECORD_MAX_DROPPED)
+            break;
+        kbv_dropped_config *x = &rec->dropped[rec->n_dropped++];
+        get_str(d, "config", x->config, sizeof x->config);
+        get_str(d, "reason", x->reason, sizeof x->reason);
     }
     const json_t *f = json_object_get(o, "fault");
     if (json_is_object(f)) {

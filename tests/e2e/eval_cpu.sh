@@ -66,6 +66,28 @@ for dir in "$SRC"/examples/runs/*/; do
     cp $files "$TMP/runs/$model/"
     n_examples=$((n_examples + $(echo "$files" | wc -l)))
 done
+# ---- a problem whose hidden configs differ from D1-D4 (L1/98: no D4) ------------
+CONFIGS="$TMP/runs/e2e-configs"
+mkdir -p "$CONFIGS"
+cat > "$CONFIGS/level_1_problem_98_sample_0.c" <<'C'
+#include <kbv/candidate.h>
+#include <math.h>
+/* kl_div(log(p), t, reduction='batchmean'): sum of t (log t - log p) over batch_size */
+int kbv_forward(const kbv_env *env, void *state, const kbv_tensor *inputs, int n_inputs,
+                const kbv_tensor *params, int n_params, kbv_tensor *outputs, int n_outputs)
+{
+    (void)env; (void)state; (void)params; (void)n_params; (void)n_inputs; (void)n_outputs;
+    int64_t n = 1;
+    for (int d = 0; d < inputs[0].ndim; d++) n *= inputs[0].shape[d];
+    const float *p = inputs[0].data, *t = inputs[1].data;
+    double acc = 0;
+    for (int64_t i = 0; i < n; i++)
+        acc += t[i] == 0 ? 0.0 : (double)t[i] * ((double)logf(t[i]) - (double)logf(p[i]));
+    *(float *)outputs[0].data = (float)(acc / (double)inputs[0].shape[0]);
+    return 0;
+}
+C
+n_examples=$((n_examples + 1))
 echo "# $n_examples example candidates, 7 known ones"
 
 # ---- one full run --------------------------------------------------------------
@@ -145,6 +167,28 @@ check "writing an input fails strict only" verdicts 4 \
 check "compile error: recorded with its log" verdicts 5 \
     'not r["compile"]["ok"] and "error" in r["compile"]["log"]
      and s["reason"].startswith("compile error:") and not t["correct"] and r["draws"] == []'
+
+config_record() { # config_record MODEL PROBLEM PYTHON-ASSERTIONS (r: the record, v: verified)
+python3 - "$OUT" "$1" "$2" "$3" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r = [x for x in recs if x["model"] == sys.argv[2] and x["problem"] == sys.argv[3]][0]
+v = r["protocols"]["verified"]
+labels = [d["dist"] for d in r["draws"]]
+if not eval("(" + sys.argv[4] + ")"):
+    print(json.dumps(r, indent=1)[:3000]); sys.exit(1)
+PY
+}
+check "L1/98: no D4 (listed as dropped, with the paper's reason), 12 draws, verified passes" \
+    config_record e2e-configs L1/98 \
+    'v["correct"] and r["protocols"]["standard"]["correct"] and len(r["draws"]) == 12
+     and "D4" not in labels and labels[5:8] == ["D1", "D2", "D3"] and v["draws_total"] == 8
+     and [d["config"] for d in r["configs_dropped"]] == ["D4"]
+     and "NaN" in r["configs_dropped"][0]["reason"]'
+check "L1/100: the fifth config H5 judged by verified, 14 draws" \
+    config_record demo-c L1/100 \
+    'v["correct"] and len(r["draws"]) == 14 and labels[5:10] == ["D1", "D2", "D3", "D4", "H5"]
+     and v["draws_total"] == 10 and r["draws"][9]["std_pass"] and "configs_dropped" not in r'
 
 SUMMARY="$OUT.summary.json"
 check "summary JSON: a group per model, known model's numbers" python3 - "$SUMMARY" <<'PY'

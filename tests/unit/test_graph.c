@@ -276,6 +276,71 @@ static void test_build_errors_name_the_culprit(void **state)
     assert_int_equal(graph.values[graph.outputs[0]].shape[1], 11);
 }
 
+/* The hidden configs are checked when a problem is built: D1-D4 bits with
+ * their reason, one left; an extra labelled H<digits>, once, replacing a
+ * float tensor input by a known pattern. */
+static void test_hidden_configs_checked(void **state)
+{
+    (void)state;
+    const char *ok[] = {"3", "K", NULL};
+    kbv_problem_def def = one_node(KBV_OP_RELU, ok, NULL);
+    def.inputs[1] = (kbv_input_def){.name = "n", .dtype = KBV_I64, .shape = {"K"},
+                                    .gen = KBV_GEN_RANDINT, .low = 0, .high = 4};
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_SMALL, &graph), KBV_OK);
+
+    kbv_problem_def bad = def;
+    bad.hidden.omit = KBV_OMIT_D4;   /* no reason */
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "reason"));
+    bad.hidden.omit_why = "why";
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_OK);
+    bad.hidden.omit = KBV_OMIT_D1 | KBV_OMIT_D2 | KBV_OMIT_D3 | KBV_OMIT_D4;
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    bad.hidden.omit = 1u << 4;
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+
+    const kbv_extra_config_def good = {.label = "H5", .input = "a",
+                                       .pattern = KBV_PATTERN_ALT_SIGNS, .what = "w"};
+    bad = def;
+    bad.hidden.extra[0] = good;
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_OK);
+    bad.hidden.extra[1] = good;   /* twice */
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "H5"));
+    bad.hidden.extra[1].label = "D5";   /* a distribution's name */
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    bad.hidden.extra[1].label = "H6";
+    bad.hidden.extra[1].input = "n";   /* an integer input */
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "'n' is not a float tensor input"));
+    bad.hidden.extra[1].input = "missing";
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    bad.hidden.extra[1].input = "a";
+    bad.hidden.extra[1].pattern = KBV_PATTERN_NONE;
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    bad.hidden.extra[1].pattern = KBV_PATTERN_ALT_SIGNS;
+    assert_int_equal(kbv_graph_build(&bad, KBV_SIZE_SMALL, &graph), KBV_OK);
+
+    /* the suite's: only L1/90, L1/98 and L1/100 differ from D1-D4 at level 1 */
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *p = kbv_problem_at(i);
+        if (p->level != 1)
+            continue;
+        unsigned omit = p->id == 90 ? KBV_OMIT_D2 : p->id == 98 ? KBV_OMIT_D4 : 0;
+        if (p->hidden.omit != omit)
+            fail_msg("L1/%d omits 0x%x", p->id, p->hidden.omit);
+        assert_true(!omit || p->hidden.omit_why);
+        if (p->id == 100) {
+            assert_string_equal(p->hidden.extra[0].label, "H5");
+            assert_string_equal(p->hidden.extra[0].input, "targets");
+            assert_int_equal(p->hidden.extra[0].pattern, KBV_PATTERN_ALT_SIGNS);
+            assert_null(p->hidden.extra[1].label);
+        } else if (p->hidden.extra[0].label) {
+            fail_msg("L1/%d has an extra config", p->id);
+        }
+    }
+}
+
 /* ------------------------------------------------------------- registry */
 
 static void test_find_variants(void **state)
@@ -604,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_layout_shapes),
         cmocka_unit_test(test_elementwise_shapes),
         cmocka_unit_test(test_build_errors_name_the_culprit),
+        cmocka_unit_test(test_hidden_configs_checked),
         cmocka_unit_test(test_find_variants),
         cmocka_unit_test(test_registry_order_and_keys_unique),
         cmocka_unit_test(test_every_problem_builds),

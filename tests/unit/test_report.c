@@ -419,7 +419,7 @@ static void test_page(void **state)
     assert_int_equal(count(html, "</svg>"), n);
     /* the reproduction command carries the draw's own seed, derived from the run seed */
     kbv_draw_plan plan;
-    kbv_draw_plan_make(20240611, "L1/3", &plan);
+    kbv_draw_plan_make(20240611, kbv_problem_find("L1/3"), &plan);
     assert_string_equal(plan.d[7].label, "D3");
     char cmd[200];
     snprintf(cmd, sizeof cmd, "kbv dump L1/3 --full --dist D3 --seed %llu --out dump-L1_3-D3",

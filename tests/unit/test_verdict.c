@@ -377,9 +377,9 @@ static void test_draw_plan(void **state)
 {
     (void)state;
     kbv_draw_plan a, b, c;
-    kbv_draw_plan_make(42, "L1/19", &a);
-    kbv_draw_plan_make(42, "L1/19", &b);
-    kbv_draw_plan_make(42, "L1/20", &c);
+    kbv_draw_plan_make(42, kbv_problem_find("L1/19"), &a);
+    kbv_draw_plan_make(42, kbv_problem_find("L1/19"), &b);
+    kbv_draw_plan_make(42, kbv_problem_find("L1/20"), &c);
     assert_int_equal(a.n, 13);
     int standard = 0, verified = 0;
     for (int i = 0; i < a.n; i++) {
@@ -392,6 +392,10 @@ static void test_draw_plan(void **state)
     }
     assert_int_equal(standard, 5);
     assert_int_equal(verified, 9);
+    assert_int_equal(a.n_standard, 5);
+    assert_int_equal(a.n_verified, 9);
+    assert_int_equal(a.verified_end, 9);
+    assert_int_equal(a.n_dropped, 0);
     assert_string_equal(a.d[0].label, "base#0");
     assert_int_equal(a.d[4].draw.dist, KBV_DIST_BASE);
     assert_string_equal(a.d[5].label, "D1");
@@ -400,8 +404,69 @@ static void test_draw_plan(void **state)
     assert_true(a.d[9].redraw_params && a.d[9].draw.dist == KBV_DIST_D5);
     assert_string_equal(a.d[12].label, "D8");
     assert_true(a.params.seed != a.params_d5.seed);
-    kbv_draw_plan_make(43, "L1/19", &c);
+    /* the seeds are those of the fixed plan: draw i of the 13, by label */
+    for (int i = 0; i < a.n; i++)
+        assert_true(a.d[i].draw.seed == kbv_seed_derive(42, "L1/19", KBV_SEED_DRAW, (uint32_t)i));
+    kbv_draw_plan_make(43, kbv_problem_find("L1/19"), &c);
     assert_true(a.d[0].draw.seed != c.d[0].draw.seed);         /* per run */
+}
+
+/* The paper's per-problem configs: L1/98 has no D4, L1/90 no D2, L1/100 a
+ * fifth (H5); a draw keeps its label's seed whatever configs surround it. */
+static void test_draw_plan_configs(void **state)
+{
+    (void)state;
+    kbv_draw_plan p98, p100, p90;
+    kbv_draw_plan_make(42, kbv_problem_find("L1/98"), &p98);
+    assert_int_equal(p98.n, 12);
+    assert_int_equal(p98.n_verified, 8);
+    assert_int_equal(p98.verified_end, 8);
+    assert_string_equal(p98.d[7].label, "D3");
+    assert_string_equal(p98.d[8].label, "D5");
+    assert_true(p98.d[8].draw.seed == kbv_seed_derive(42, "L1/98", KBV_SEED_DRAW, 9));
+    assert_int_equal(p98.n_dropped, 1);
+    assert_string_equal(p98.dropped[0].label, "D4");
+    assert_non_null(strstr(p98.dropped[0].reason, "NaN"));
+
+    kbv_draw_plan_make(42, kbv_problem_find("L1/90"), &p90);
+    assert_int_equal(p90.n_dropped, 1);
+    assert_string_equal(p90.dropped[0].label, "D2");
+    assert_string_equal(p90.d[6].label, "D3");
+
+    kbv_draw_plan_make(42, kbv_problem_find("L1/100"), &p100);
+    assert_int_equal(p100.n, 14);
+    assert_int_equal(p100.n_verified, 10);
+    assert_int_equal(p100.verified_end, 10);
+    assert_int_equal(p100.n_dropped, 0);
+    const kbv_planned_draw *h5 = &p100.d[9];
+    assert_string_equal(h5->label, "H5");
+    assert_true(h5->verified && !h5->standard && !h5->redraw_params);
+    assert_int_equal(h5->draw.dist, KBV_DIST_BASE);
+    assert_non_null(h5->draw.extra);
+    assert_string_equal(h5->draw.extra->input, "targets");
+    assert_true(h5->draw.seed == kbv_seed_derive(42, "L1/100", KBV_SEED_DRAW, 13));
+    assert_string_equal(p100.d[10].label, "D5");
+
+    /* a config taken out (as a check that finds it not finite does) */
+    assert_true(kbv_draw_plan_drop(&p100, "D2", "why"));
+    assert_false(kbv_draw_plan_drop(&p100, "D2", "twice"));
+    assert_false(kbv_draw_plan_drop(&p100, "base#0", "not a config"));
+    assert_false(kbv_draw_plan_drop(&p100, "D6", "not a config"));
+    assert_int_equal(p100.n, 13);
+    assert_int_equal(p100.n_verified, 9);
+    assert_int_equal(p100.verified_end, 9);
+    assert_int_equal(p100.n_dropped, 1);
+    assert_string_equal(p100.dropped[0].label, "D2");
+    assert_string_equal(p100.d[6].label, "D3");
+
+    /* labels name draws for kbv dump */
+    kbv_draw d;
+    assert_true(kbv_draw_from_label(kbv_problem_find("L1/100"), "h5", &d));
+    assert_true(d.extra && d.dist == KBV_DIST_BASE);
+    assert_true(kbv_draw_from_label(kbv_problem_find("L1/100"), "D3", &d));
+    assert_true(!d.extra && d.dist == KBV_DIST_D3);
+    assert_false(kbv_draw_from_label(kbv_problem_find("L1/19"), "H5", &d));
+    assert_false(kbv_draw_from_label(kbv_problem_find("L1/19"), "D9", &d));
 }
 
 static void test_seed_parse_and_draw(void **state)
@@ -448,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_timing_checks),
         cmocka_unit_test(test_fmt_sci),
         cmocka_unit_test(test_draw_plan),
+        cmocka_unit_test(test_draw_plan_configs),
         cmocka_unit_test(test_seed_parse_and_draw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
