@@ -13,6 +13,14 @@ and assert that
     scalars: the same number, as float32), and state_dict keys equal the
     dumped params, in order.
 Prints one line per problem and "N passed, M failed"; exits 1 on a failure.
+
+With --configs, each directory holds a problem's base draw (base/) and its
+hidden configs (D1/ .. D4/, H5/) dumped at the same seed; each config must be
+what the paper's hidden test (hidden_tests/level1/N_hidden.py) makes of the
+tensors get_inputs() returns: every float tensor times the factor in PyTorch's
+arithmetic, integer tensors and Python scalars unchanged, and L1/100's fifth
+config its alternating targets beside the base predictions; and the
+rendering must match kbv's oracle on the config's inputs as above.
 """
 import copy
 import json
@@ -148,7 +156,55 @@ def check_problem(d):
     return label, f"f64 rel {worst64:.1e}, f32 rel {worst32:.1e}"
 
 
-def main(dirs):
+FACTORS = {"D1": 1.0, "D2": 3.0, "D3": 0.01, "D4": -1.0}
+
+
+def paper_l1_100_h5(inputs):
+    """hidden_tests/level1/100_hidden.py's D5: targets replaced, predictions kept."""
+    d5 = list(inputs)
+    batch_size = d5[1].shape[0]
+    structured_targets = torch.ones(batch_size)
+    structured_targets[::2] = -1.0  # alternating +1, -1
+    d5[1] = structured_targets
+    return d5
+
+
+PAPER_EXTRAS = {("L1/100", "H5"): paper_l1_100_h5}
+
+
+def load_inputs(d):
+    with open(os.path.join(d, "meta.json")) as f:
+        meta = json.load(f)
+    tensors = [torch.from_numpy(np.load(os.path.join(d, e["file"]))) for e in meta["inputs"]]
+    return meta, tensors
+
+
+def check_configs(d):
+    """The configs of one problem against the paper's construction from its base draw."""
+    base_meta, base = load_inputs(os.path.join(d, "base"))
+    key = base_meta["problem"]
+    labels = sorted(x for x in os.listdir(d) if x != "base" and os.path.isdir(os.path.join(d, x)))
+    if not labels:
+        raise Mismatch("no hidden config dumped")
+    for label in labels:
+        meta, got = load_inputs(os.path.join(d, label))
+        if label in FACTORS:
+            f = FACTORS[label]
+            want = [t * f if t.is_floating_point() and e["generator"] != "scalar" else t
+                    for t, e in zip(base, meta["inputs"])]
+        elif (key, label) in PAPER_EXTRAS:
+            want = PAPER_EXTRAS[(key, label)](base)
+        else:
+            raise Mismatch(f"{label}: no paper construction known for this config")
+        for g, w, e in zip(got, want, meta["inputs"]):
+            if g.dtype != w.dtype or not torch.equal(g, w):
+                raise Mismatch(f"{label}: input {e['name']} is not the paper's "
+                               f"(max |diff| {float((g.double() - w.double()).abs().max()):.3e})")
+        check_problem(os.path.join(d, label))
+    return f"{key} {base_meta['name']}", "configs " + ", ".join(labels)
+
+
+def main(dirs, check=check_problem):
     passed = failed = 0
     for d in dirs:
         name = os.path.basename(d.rstrip("/"))
@@ -159,7 +215,7 @@ def main(dirs):
             failed += 1
             continue
         try:
-            label, detail = check_problem(d)
+            label, detail = check(d)
             print(f"ok   {label}: {detail}")
             passed += 1
         except Exception as e:  # every failure is reported, then counted
@@ -170,4 +226,6 @@ def main(dirs):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--configs"]:
+        sys.exit(main(sys.argv[2:], check_configs))
     sys.exit(main(sys.argv[1:]))

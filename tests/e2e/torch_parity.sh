@@ -45,3 +45,29 @@ done
 
 echo "torch_parity: seed $seed, dist D6, small shapes"
 "$py" "$here/torch_parity.py" "${dirs[@]}"
+status=$?
+
+# The paper's hidden configs (DESIGN section 4): for every problem, the base
+# draw and each of its configs at one seed; torch_parity.py --configs checks
+# that each config's inputs are what the paper's hidden test makes of
+# get_inputs() (float tensors times the factor, L1/100's H5 targets) and
+# that the rendering matches kbv's oracle on them.
+cdirs=()
+while read -r key cfgs; do
+    dir=$work/configs/${key//\//_}
+    cdirs+=("$dir")
+    mkdir -p "$dir"
+    for c in base $cfgs; do
+        if ! "$kbv" dump "$key" --small --dist "$c" --seed "$seed" --out "$dir/$c" \
+            >"$dir/dump.log" 2>&1; then
+            echo "kbv dump $key --dist $c failed: $(tail -n 1 "$dir/dump.log")" >"$dir/FAILED"
+            break
+        fi
+        cp "$work/${key//\//_}/model.py" "$dir/$c/model.py" 2>/dev/null
+    done
+done < <("$kbv" list --json | "$py" -c 'import json, sys
+for r in json.load(sys.stdin): print(r["key"], " ".join(r["configs"]))')
+
+echo "torch_parity: the hidden configs, seed $seed, small shapes"
+"$py" "$here/torch_parity.py" --configs "${cdirs[@]}" || status=1
+exit $status
