@@ -2,7 +2,8 @@
  * backend at the small size: D1-D4 scale what get_inputs() returns (L1/98's
  * probabilities, L1/100's +-1 targets), L1/100's fifth config, the check
  * that drops a config whose fp32 reference is not finite and lists it, each
- * level-1 problem's configs against the paper's hidden tests. */
+ * level-1 problem's configs against the paper's hidden tests, and L1/97 in
+ * float32. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@
 #include "eval/audit.h"
 #include "eval/configs.h"
 #include "eval/draws.h"
+#include "eval/verdict.h"
+#include "graph/torch_render.h"
 #include "report/results.h"
 
 static kbv_backend *be[KBV_MODE_COUNT];
@@ -330,6 +333,49 @@ static void test_config_cache(void **state)
     kbv_config_cache_free(cache);
 }
 
+/* L1/97 runs on float32 inputs at allclose 1e-3, as the paper's harness ran
+ * it (it casts every input to the run's precision); the CPU backend's
+ * float32 attention agrees with the float64 oracle on a D2 draw. */
+static void test_l1_097_fp32(void **state)
+{
+    (void)state;
+    const kbv_problem_def *def = kbv_problem_find("L1/97");
+    drawn x, x64;
+    const kbv_draw d = {KBV_DIST_D2, 5};
+    draw_on(be[KBV_MODE_FP32], def, &d, &x);
+    draw_on(be[KBV_MODE_FP64], def, &d, &x64);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(def->inputs[i].dtype, KBV_F32);
+    const kbv_value *ov = &x.g.values[x.g.outputs[0]];
+    assert_int_equal(ov->dtype, KBV_F32);
+    assert_true(kbv_allclose_tol(ov->dtype) == 1e-3);
+    kbv_tensor out[1], out64[1];
+    assert_int_equal(kbv_graph_run(&x.g, be[KBV_MODE_FP32], x.in, NULL, out), KBV_OK);
+    assert_int_equal(kbv_graph_run(&x64.g, be[KBV_MODE_FP64], x64.in, NULL, out64), KBV_OK);
+    assert_int_equal(out[0].dtype, KBV_F32);
+    double max_diff = 0, max_ref = 0;
+    for (int64_t k = 0; k < kbv_value_numel(ov); k++) {
+        double y = ((const float *)out[0].data)[k], y64 = ((const double *)out64[0].data)[k];
+        max_diff = fmax(max_diff, fabs(y - y64));
+        max_ref = fmax(max_ref, fabs(y64));
+    }
+    assert_true(max_ref > 0.5 && max_diff <= 1e-6 * max_ref);
+    be[KBV_MODE_FP32]->release(be[KBV_MODE_FP32], out[0].data);
+    be[KBV_MODE_FP64]->release(be[KBV_MODE_FP64], out64[0].data);
+    drawn_free(&x);
+    drawn_free(&x64);
+    /* the PyTorch rendering draws float32, as the candidate gets */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(kbv_render_torch(def, KBV_SIZE_SMALL, f), KBV_OK);
+    fclose(f);
+    assert_null(strstr(text, "float16"));
+    assert_non_null(strstr(text, "torch.nn.functional.scaled_dot_product_attention(Q, K, V)"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite_config_dropped_and_listed),
         cmocka_unit_test(test_audit_lists_configs),
         cmocka_unit_test(test_config_cache),
+        cmocka_unit_test(test_l1_097_fp32),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
