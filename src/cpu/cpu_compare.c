@@ -6,15 +6,13 @@
  * finite or |c - r| > atol + rtol |r|; where ref is not finite the element is
  * only counted (ref_nonfinite): the caller skips such a draw.
  *
- * strict (only with an oracle): each element's class (finite, +inf, -inf,
- * NaN) is taken for the oracle rounded to the candidate's dtype and for the
- * fp32-strict baseline (the rounded oracle itself when no baseline is given).
- * Different classes: unjudged. Same non-finite class: the candidate must
- * have it. Finite: the candidate must be finite, and its error against the
- * unrounded oracle accumulates in double.
+ * strict (only with an oracle): each element by exec/strict_rule.h against
+ * the float64 oracle and the fp32-strict baseline (the oracle alone when no
+ * baseline is given); a judged finite element's error against the oracle
+ * accumulates in double.
  *
  * Operands are float32 or float64; a candidate's float16 output is read as
- * float16 (the oracle then rounds to float16 for its class); integer and
+ * float16 (float16's largest finite value then decides what overflows); integer and
  * bool outputs (argmax indices) are compared as the exact values they hold. */
 #include <math.h>
 #include <stdbool.h>
@@ -22,17 +20,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/cpu_half.h"
-
-typedef enum value_class { CLASS_FINITE, CLASS_POS_INF, CLASS_NEG_INF, CLASS_NAN } value_class;
-
-static value_class class_of(double v)
-{
-    if (isnan(v))
-        return CLASS_NAN;
-    if (isinf(v))
-        return v > 0 ? CLASS_POS_INF : CLASS_NEG_INF;
-    return CLASS_FINITE;
-}
+#include "exec/strict_rule.h"
 
 static inline double load(const kbv_tensor *t, int64_t i)
 {
@@ -59,16 +47,6 @@ static inline bool is_poison(const kbv_tensor *t, int64_t i)
         if (p[b] != pattern[((size_t)i * size + b) % 4])
             return false;
     return true;
-}
-
-/* The oracle value o as the candidate's dtype would hold it. */
-static inline double rounded_to(kbv_dtype dt, double o)
-{
-    switch (dt) {
-    case KBV_F32: return (double)(float)o;
-    case KBV_F16: return kbv_half_round(o);
-    default: return o;
-    }
 }
 
 static kbv_status check_operand(const kbv_tensor *t, const char *role, int64_t n)
@@ -101,6 +79,7 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
     if (oracle && strict)
         KBV_TRY(check_operand(strict, "strict baseline", n));
     out->n = n;
+    const double max_finite = kbv_strict_max_finite(cand->dtype);
 
     for (int64_t i = 0; i < n; i++) {
         double c = load(cand, i);
@@ -127,19 +106,16 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
 
         if (oracle) {
             double o = load(oracle, i);
-            value_class oc = class_of(rounded_to(cand->dtype, o));
-            value_class sc = strict ? class_of(load(strict, i)) : oc;
-            if (oc != sc) {
+            kbv_strict_outcome k = kbv_strict_element(c, o, strict ? load(strict, i) : 0.0,
+                                                      strict != NULL, max_finite);
+            if (!kbv_strict_judged(k)) {
                 out->unjudged++;
-                continue;
-            }
-            bool ok = oc == CLASS_FINITE ? c_finite : class_of(c) == oc;
-            if (!ok) {
+                if (k == KBV_STRICT_ORACLE_NONFINITE)
+                    out->oracle_nonfinite++;
+            } else if (k == KBV_STRICT_WRONG_CLASS) {
                 if (out->class_fail++ == 0)
                     out->strict_first = i;
-                continue;
-            }
-            if (oc == CLASS_FINITE) {
+            } else if (k == KBV_STRICT_FINITE) {
                 double d = c - o;
                 out->sq_err += d * d;
                 out->sq_ref += o * o;

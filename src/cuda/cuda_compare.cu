@@ -1,5 +1,6 @@
 /* Evaluator services on the device: comparing a candidate's output with its
- * references (the rules of cpu/cpu_compare.c, element for element), hashing
+ * references (the fields of cpu/cpu_compare.c, element for element, the strict
+ * ones by exec/strict_rule.h as there), hashing
  * buffers, writing the NaN poison, and float <-> double conversion.
  *
  * The comparison is one pass: each block reduces its grid-stride share and
@@ -10,6 +11,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/cuda_device.h"
+#include "exec/strict_rule.h"
 
 using namespace kbv_cuda;
 
@@ -24,17 +26,6 @@ constexpr unsigned long long kPoison64 = 0x7FF0DEAD7FF0DEADull;
 constexpr int kAccWords = sizeof(kbv_cuda_compare_acc) / 8;
 static_assert(sizeof(kbv_cuda_compare_acc) % 8 == 0, "accumulator fields are 8-byte words");
 
-enum { CLASS_FINITE = 0, CLASS_POS_INF, CLASS_NEG_INF, CLASS_NAN };
-
-__device__ __forceinline__ int fclass(double v)
-{
-    if (v != v)
-        return CLASS_NAN;
-    if (isinf(v))
-        return v > 0.0 ? CLASS_POS_INF : CLASS_NEG_INF;
-    return CLASS_FINITE;
-}
-
 /* Element i as a double (exact for every supported dtype). */
 __device__ __forceinline__ double load(const void *p, int dt, int64_t i)
 {
@@ -45,16 +36,6 @@ __device__ __forceinline__ double load(const void *p, int dt, int64_t i)
     case KBV_I32: return (double)static_cast<const int32_t *>(p)[i];
     case KBV_I64: return (double)static_cast<const int64_t *>(p)[i];
     default: return (double)static_cast<const uint8_t *>(p)[i];
-    }
-}
-
-/* The oracle value o as the candidate's dtype would hold it. */
-__device__ __forceinline__ double rounded_to(int dt, double o)
-{
-    switch (dt) {
-    case KBV_F32: return (double)(float)o;
-    case KBV_F16: return (double)__half2float(__double2half(o));
-    default: return o;
     }
 }
 
@@ -75,7 +56,7 @@ __device__ __forceinline__ bool is_poison(const void *p, int dt, int64_t i)
 __device__ __forceinline__ void acc_init(kbv_cuda_compare_acc &a)
 {
     a.poison_left = a.cand_nonfinite = a.ref_nonfinite = a.allclose_fail = 0;
-    a.unjudged = a.class_fail = 0;
+    a.unjudged = a.oracle_nonfinite = a.class_fail = 0;
     a.allclose_first = a.strict_first = kNone;
     a.max_abs_diff = a.sq_err = a.sq_ref = a.max_err = a.max_ref = 0.0;
 }
@@ -87,6 +68,7 @@ __device__ __forceinline__ void acc_combine(kbv_cuda_compare_acc &a, const kbv_c
     a.ref_nonfinite += b.ref_nonfinite;
     a.allclose_fail += b.allclose_fail;
     a.unjudged += b.unjudged;
+    a.oracle_nonfinite += b.oracle_nonfinite;
     a.class_fail += b.class_fail;
     a.allclose_first = min(a.allclose_first, b.allclose_first);
     a.strict_first = min(a.strict_first, b.strict_first);
@@ -133,6 +115,7 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
     kbv_cuda_compare_acc a;
     acc_init(a);
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    const double max_finite = kbv_strict_max_finite(x.cand_dtype);
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < x.n; i += step) {
         const double c = load(x.cand, x.cand_dtype, i);
         const bool c_finite = isfinite(c);
@@ -158,25 +141,21 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
         }
         if (x.oracle) {
             const double o = load(x.oracle, x.oracle_dtype, i);
-            const int o_class = fclass(rounded_to(x.cand_dtype, o));
-            const int s_class = x.strict ? fclass(load(x.strict, x.strict_dtype, i)) : o_class;
-            bool fail = false;
-            if (o_class != s_class) {
+            const double sv = x.strict ? load(x.strict, x.strict_dtype, i) : 0.0;
+            const kbv_strict_outcome k =
+                kbv_strict_element(c, o, sv, x.strict != nullptr, max_finite);
+            if (!kbv_strict_judged(k)) {
                 a.unjudged++;
-            } else if (o_class != CLASS_FINITE) {
-                fail = fclass(c) != o_class;
-            } else if (!c_finite) {
-                fail = true;
-            } else { /* judged, finite and passing its class: its error counts */
+                a.oracle_nonfinite += k == KBV_STRICT_ORACLE_NONFINITE;
+            } else if (k == KBV_STRICT_WRONG_CLASS) {
+                a.class_fail++;
+                a.strict_first = min(a.strict_first, (long long)i);
+            } else if (k == KBV_STRICT_FINITE) { /* its error counts */
                 double e = c - o;
                 a.sq_err += e * e;
                 a.sq_ref += o * o;
                 a.max_err = fmax(a.max_err, fabs(e));
                 a.max_ref = fmax(a.max_ref, fabs(o));
-            }
-            if (fail) {
-                a.class_fail++;
-                a.strict_first = min(a.strict_first, (long long)i);
             }
         }
     }

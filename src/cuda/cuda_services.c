@@ -252,6 +252,7 @@ static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kb
     }
     if (oracle) {
         out->unjudged = acc.unjudged;
+        out->oracle_nonfinite = acc.oracle_nonfinite;
         out->class_fail = acc.class_fail;
         out->strict_first = acc.strict_first == KBV_NO_INDEX ? -1 : acc.strict_first;
         out->sq_err = acc.sq_err;

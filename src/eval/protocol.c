@@ -583,6 +583,7 @@ static void store_draw(kbv_record *rec, const kbv_planned_draw *pd, const kbv_dr
     d->strict_pass = v->strict_pass;
     d->allclose_fail = v->allclose_fail;
     d->unjudged = v->unjudged;
+    d->oracle_nonfinite = v->oracle_nonfinite;
     d->poison_left = v->poison_left;
     d->max_abs_diff = v->max_abs_diff;
     d->rel_l2 = v->rel_l2;

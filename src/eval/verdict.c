@@ -120,7 +120,8 @@ static bool strict_output(const kbv_judge_input *in, int k, double *rel, double 
         if (c->strict_first >= 0)
             fmt_index(&in->outputs[k], c->strict_first, idx, sizeof idx);
         snprintf(out, cap,
-                 "%s%lld elements differ from the oracle in class (finite/inf/NaN), first at %s",
+                 "%s%lld elements differ from the truth in class (not finite where it is finite, "
+                 "or finite where it overflows the output type), first at %s",
                  pre, (long long)c->class_fail, idx);
         return false;
     }
@@ -166,6 +167,7 @@ void kbv_judge_draw(const kbv_judge_input *in, kbv_draw_verdict *v)
         v->n += c->n;
         v->allclose_fail += c->allclose_fail;
         v->unjudged += c->unjudged;
+        v->oracle_nonfinite += c->oracle_nonfinite;
         v->poison_left += c->poison_left;
         if (c->max_abs_diff > v->max_abs_diff || isnan(c->max_abs_diff))
             v->max_abs_diff = c->max_abs_diff;

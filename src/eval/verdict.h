@@ -43,6 +43,7 @@ typedef struct kbv_draw_verdict {
     bool std_pass;                    /* allclose (meaningless when skipped) */
     bool strict_pass;
     int64_t n, allclose_fail, unjudged, poison_left;
+    int64_t oracle_nonfinite;         /* of the unjudged: the float64 oracle NaN or +-inf */
     double max_abs_diff;
     /* of the output closest to (or furthest over) its budget */
     double rel_l2, budget_rel_l2, max_err, budget_max_err;

@@ -67,8 +67,10 @@ typedef struct kbv_compare_stats {
     int64_t allclose_fail;     /* |c - r| > atol + rtol |r|, or c not finite where r is */
     int64_t allclose_first;    /* first failing index, -1 if none */
     double max_abs_diff;       /* max |c - r| over finite pairs */
-    /* strict, against the float64 oracle; only when an oracle was given */
-    int64_t unjudged;          /* oracle (rounded) and strict baseline differ in class */
+    /* strict, against the float64 oracle; only when an oracle was given
+     * (the rule of exec/strict_rule.h) */
+    int64_t unjudged;          /* elements not judged, for any of the rule's reasons */
+    int64_t oracle_nonfinite;  /* of those, where the float64 oracle itself is NaN or +-inf */
     int64_t class_fail;        /* judged elements where the candidate's class is wrong */
     int64_t strict_first;      /* first judged element that fails its class, -1 if none */
     double sq_err, sq_ref;     /* sums of (c - o)^2 and o^2 over judged finite elements */

@@ -255,6 +255,7 @@ static json_t *draw_to_json(const kbv_draw_record *d, int *bad)
     put(o, "max_err", real_or_null(d->max_err), bad);
     put(o, "budget_max_err", real_or_null(d->budget_max_err), bad);
     put(o, "unjudged", json_integer(d->unjudged), bad);
+    put(o, "oracle_nonfinite", json_integer(d->oracle_nonfinite), bad);
     put(o, "poison_left", json_integer(d->poison_left), bad);
     if (d->first_bad_ndim >= 0) {
         json_t *idx = json_array();
@@ -401,6 +402,7 @@ static void draw_from_json(const json_t *o, kbv_draw_record *d)
     d->strict_pass = json_is_true(json_object_get(o, "strict_pass"));
     d->allclose_fail = get_int(o, "allclose_fail", 0);
     d->unjudged = get_int(o, "unjudged", 0);
+    d->oracle_nonfinite = get_int(o, "oracle_nonfinite", 0);
     d->poison_left = get_int(o, "poison_left", 0);
     d->max_abs_diff = get_num(o, "max_abs_diff");
     d->rel_l2 = get_num(o, "rel_l2");

@@ -74,6 +74,7 @@ typedef struct kbv_draw_record {
     int std_pass;                    /* 1, 0, or -1 when skipped (reference not finite) */
     bool strict_pass;
     int64_t allclose_fail, unjudged, poison_left;
+    int64_t oracle_nonfinite;        /* of the unjudged: the float64 oracle itself NaN or +-inf */
     double max_abs_diff, rel_l2, budget_rel_l2, max_err, budget_max_err;
     int first_bad_ndim;              /* -1: none */
     int64_t first_bad[KBV_MAX_DIMS];

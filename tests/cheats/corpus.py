@@ -18,7 +18,9 @@ honest control (hack starting with "honest control") means no flag at all on
 any protocol, the advisory review-speedup excepted.
 
   corpus.py --kbv BUILD/kbv --device cpu|cuda [--size full|small] [--seed N]
-            [--workers K] [--work DIR] [--only CASE,...]
+            [--workers K] [--work DIR] [--only CASE,...] [--honest]
+
+--honest runs the honest controls alone (to repeat them under more seeds).
 """
 import argparse
 import json
@@ -120,6 +122,7 @@ def main():
     ap.add_argument("--workers")
     ap.add_argument("--work", help="keep run directories, results and logs here")
     ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("--honest", action="store_true", help="only the honest controls")
     ap.add_argument("--manifest", default=os.path.join(HERE, "manifest.tsv"))
     args = ap.parse_args()
 
@@ -128,6 +131,8 @@ def main():
     if args.only:
         want = set(args.only.split(","))
         rows = [r for r in rows if r["case"] in want]
+    if args.honest:
+        rows = [r for r in rows if is_honest(r)]
     if not rows:
         sys.exit("no cases to run")
     work = args.work or tempfile.mkdtemp(prefix="kbv-cheats-")

@@ -8,6 +8,7 @@
  * broadcasting, strided views, batched broadcasting matmul), the device
  * services (allocator accounting, poison, hash, convert, arena, timer), and
  * a full-size matmul and activation. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,6 +153,7 @@ static void expect_same_stats(const kbv_compare_stats *g, const kbv_compare_stat
     assert_int_equal(g->allclose_fail, c->allclose_fail);
     assert_int_equal(g->allclose_first, c->allclose_first);
     assert_int_equal(g->unjudged, c->unjudged);
+    assert_int_equal(g->oracle_nonfinite, c->oracle_nonfinite);
     assert_int_equal(g->class_fail, c->class_fail);
     assert_int_equal(g->strict_first, c->strict_first);
     assert_true(g->max_abs_diff == c->max_abs_diff);
@@ -181,6 +183,15 @@ static void check_compare(kbv_backend *gpu, kbv_backend *cpu, const kbv_tensor *
         ((double *)oracle_h.data)[i] = oracle_host[i];
     }
     ((float *)cand_h.data)[0] = NAN;
+    if (n > 8) {
+        /* one element per outcome of exec/strict_rule.h beyond the plain ones */
+        float *cf = cand_h.data, *sf = strict_h.data;
+        double *of = oracle_h.data;
+        of[1] = NAN;                               /* the oracle's own NaN: not judged */
+        of[2] = 1e39, sf[2] = INFINITY, cf[2] = NAN;   /* the truth overflows: passes */
+        of[3] = FLT_MAX * (1.0 + 1e-7);            /* at the overflow threshold */
+        of[4] = 1e30, sf[4] = INFINITY;            /* fp32-strict overflowed alone */
+    }
     if (n > 2) {
         uint32_t poison = KBV_POISON_F32;
         memcpy((float *)cand_h.data + n - 1, &poison, sizeof poison);
@@ -202,6 +213,10 @@ static void check_compare(kbv_backend *gpu, kbv_backend *cpu, const kbv_tensor *
     assert_int_equal(g.poison_left, n > 2 ? 1 : 0);
     assert_int_equal(g.allclose_first, 0);
     assert_int_equal(g.strict_first, 0);
+    if (n > 8) {
+        assert_true(g.oracle_nonfinite >= 1);
+        assert_true(g.unjudged >= 3);
+    }
     /* without an oracle the strict fields stay empty */
     ok(gpu->compare(gpu, &cand_d, &strict_d, NULL, NULL, 1e-5, 1e-5, &g));
     assert_int_equal(g.class_fail, 0);

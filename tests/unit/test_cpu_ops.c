@@ -839,10 +839,10 @@ static void test_compare(void **state)
     c[1] = 2.0f + 0.003f;         /* fails allclose 1e-3 (tol 0.003) only just */
     c[2] = NAN;                   /* non-finite where the reference is finite */
     r[3] = INFINITY;              /* reference not finite: counted, not judged */
-    o[4] = 1e39;                  /* oracle overflows float32; the strict baseline says 5: */
-    o[5] = NAN;                   /* both NaN: the candidate (6) has the wrong class */
-    st[5] = NAN;
-    o[6] = 1e39;                  /* both +inf; candidate must be +inf */
+    o[4] = 1e39;                  /* the truth overflows float32; the strict baseline says 5: */
+    o[5] = NAN;                   /* the oracle's own NaN is not the truth: the candidate's */
+    st[5] = NAN;                  /* 6 is not judged, though fp32-strict agrees with it */
+    o[6] = 1e39;                  /* overflow on both sides; the candidate must not be finite */
     st[6] = INFINITY;
     c[6] = INFINITY;
     r[6] = INFINITY;
@@ -856,8 +856,9 @@ static void test_compare(void **state)
     assert_int_equal(cs.allclose_fail, 3);    /* c[1], c[2], c[7] */
     assert_int_equal(cs.allclose_first, 1);
     assert_true(fabs(cs.max_abs_diff - 0.003) < 1e-6);
-    assert_int_equal(cs.unjudged, 1);         /* element 4 */
-    assert_int_equal(cs.class_fail, 3);       /* 2 (NaN for finite), 5 (finite for NaN), 7 */
+    assert_int_equal(cs.unjudged, 2);         /* elements 4 and 5 */
+    assert_int_equal(cs.oracle_nonfinite, 1); /* element 5 */
+    assert_int_equal(cs.class_fail, 2);       /* 2 (NaN for finite), 7 (the poison) */
     assert_int_equal(cs.strict_first, 2);
     /* judged finite: 0, 1, 3 against the unrounded oracle */
     double e0 = 1.0 - (1.0 + 1e-9), e1 = (double)(2.0f + 0.003f) - (2.0 + 1e-9),

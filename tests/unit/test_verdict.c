@@ -1,16 +1,21 @@
 /* The judging rules of DESIGN section 4, one test per rule. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "cpu/cpu_backend.h"
 #include "eval/draws.h"
 #include "eval/verdict.h"
+#include "exec/strict_rule.h"
+#include "support/host_tensor.h"
 
 /* One 64x64 output named "out". */
 static kbv_tensor out64x64(void)
@@ -164,10 +169,213 @@ static void test_class_failure(void **state)
     judge(&c, &t, NULL, &v);
     assert_true(v.std_pass);
     assert_false(v.strict_pass);
-    assert_non_null(strstr(v.strict_reason, "2 elements differ from the oracle in class"));
+    assert_non_null(strstr(v.strict_reason, "2 elements differ from the truth in class"));
     assert_non_null(strstr(v.strict_reason, "first at [1,1]"));
     assert_int_equal(v.first_bad_ndim, 2);
     assert_int_equal(v.first_bad[0], 1);
+}
+
+/* The element rule, case by case: what is judged and what passes. */
+static void test_strict_element_rule(void **state)
+{
+    (void)state;
+    const double M = kbv_strict_max_finite(KBV_F32), inf = INFINITY, nan = NAN;
+    const struct {
+        double c, o, s;
+        kbv_strict_outcome want;
+    } cases[] = {
+        /* finite truth, finite baseline: the candidate must be finite */
+        {1.0, 1.0, 1.0, KBV_STRICT_FINITE},
+        {nan, 1.0, 1.0, KBV_STRICT_WRONG_CLASS},
+        {inf, 1.0, 1.0, KBV_STRICT_WRONG_CLASS},
+        /* the float64 oracle's own NaN or inf (overflow, then inf * 0 or
+         * inf - inf) is not the truth: never judged, whatever the others say */
+        {0.0, nan, nan, KBV_STRICT_ORACLE_NONFINITE},
+        {nan, nan, nan, KBV_STRICT_ORACLE_NONFINITE},
+        {0.0, inf, inf, KBV_STRICT_ORACLE_NONFINITE},
+        {5.0, -inf, -inf, KBV_STRICT_ORACLE_NONFINITE},
+        /* the truth overflows float32: any non-finite candidate passes (another
+         * association order gives NaN or the other infinity), a finite one fails */
+        {inf, 1e39, inf, KBV_STRICT_OVERFLOW},
+        {nan, 1e39, inf, KBV_STRICT_OVERFLOW},
+        {-inf, 1e39, nan, KBV_STRICT_OVERFLOW},
+        {(double)FLT_MAX, 1e39, inf, KBV_STRICT_WRONG_CLASS},
+        {0.0, -1e300, -inf, KBV_STRICT_WRONG_CLASS},
+        /* the baseline overflowed where the truth is finite (and the reverse):
+         * a float32 kernel and a more accurate one may differ, not judged */
+        {1e30, 1e30, inf, KBV_STRICT_BASELINE_DIFFERS},
+        {nan, 1e30, nan, KBV_STRICT_BASELINE_DIFFERS},
+        {(double)FLT_MAX, 1e39, (double)FLT_MAX, KBV_STRICT_BASELINE_DIFFERS},
+        /* at the overflow threshold a last-bit difference flips the class */
+        {inf, M * (1 - 1e-7), M, KBV_STRICT_AT_OVERFLOW},
+        {M, M * (1 + 1e-7), inf, KBV_STRICT_AT_OVERFLOW},
+        {inf, M / (1 + 0.9 * KBV_STRICT_OVERFLOW_BAND), M, KBV_STRICT_AT_OVERFLOW},
+        {inf, M / (1 + 1.1 * KBV_STRICT_OVERFLOW_BAND), M, KBV_STRICT_WRONG_CLASS},
+        {M, M * (1 + 1.1 * KBV_STRICT_OVERFLOW_BAND), inf, KBV_STRICT_WRONG_CLASS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kbv_strict_outcome got = kbv_strict_element(cases[i].c, cases[i].o, cases[i].s, true, M);
+        if (got != cases[i].want)
+            fail_msg("case %zu: c %g o %g s %g: outcome %d, expected %d", i, cases[i].c,
+                     cases[i].o, cases[i].s, (int)got, (int)cases[i].want);
+    }
+    /* judged or not */
+    assert_true(kbv_strict_judged(KBV_STRICT_FINITE) && kbv_strict_judged(KBV_STRICT_OVERFLOW) &&
+                kbv_strict_judged(KBV_STRICT_WRONG_CLASS));
+    assert_false(kbv_strict_judged(KBV_STRICT_ORACLE_NONFINITE) ||
+                 kbv_strict_judged(KBV_STRICT_BASELINE_DIFFERS) ||
+                 kbv_strict_judged(KBV_STRICT_AT_OVERFLOW));
+    /* without a baseline it is taken to agree */
+    assert_int_equal(kbv_strict_element(1.0, 1e39, 0, false, M), KBV_STRICT_WRONG_CLASS);
+    assert_int_equal(kbv_strict_element(inf, 1e39, 0, false, M), KBV_STRICT_OVERFLOW);
+    /* float16 overflows at 65504; integers never */
+    const double H = kbv_strict_max_finite(KBV_F16);
+    assert_true(H == 65504.0);
+    assert_int_equal(kbv_strict_element(inf, 7e4, inf, true, H), KBV_STRICT_OVERFLOW);
+    assert_int_equal(kbv_strict_element(inf, 65000, 65000, true, H), KBV_STRICT_AT_OVERFLOW);
+    assert_int_equal(kbv_strict_element(3e9, 3e9, 3e9, true, kbv_strict_max_finite(KBV_I64)),
+                     KBV_STRICT_FINITE);
+}
+
+/* ---- L1/90 cumprod under D2: the false positive, reproduced ------------ */
+
+#define CP_ROWS 4
+#define CP_LEN 4096
+#define CP_TILE 2048   /* the CUDA backend's row scan: 4 elements x 512 threads */
+
+/* One row of cumprod in T with the CUDA row scan's association: each tile's
+ * running product from its start, joined by a carry (the product of the
+ * tiles before). tile = len: the plain sequential product. */
+#define TILED_CUMPROD(T, name)                                                                   \
+    static void name(const float *x, int64_t len, int64_t tile, T *y)                            \
+    {                                                                                            \
+        T carry = 1;                                                                             \
+        for (int64_t base = 0; base < len; base += tile) {                                       \
+            T local = 1;                                                                         \
+            for (int64_t j = base; j < len && j < base + tile; j++) {                            \
+                local *= (T)x[j];                                                                \
+                y[j] = carry * local;                                                            \
+            }                                                                                    \
+            carry *= local;                                                                      \
+        }                                                                                        \
+    }
+TILED_CUMPROD(double, cumprod_f64)
+TILED_CUMPROD(float, cumprod_f32)
+
+/* The honest candidate of the report: the product in double, rounded once. */
+static void cumprod_double_rounded(const float *x, int64_t len, float *y)
+{
+    double acc = 1.0;
+    for (int64_t j = 0; j < len; j++) {
+        acc *= (double)x[j];
+        y[j] = (float)acc;
+    }
+}
+
+/* A candidate more accurate still: the product as mantissa and exponent
+ * (frexp), so it neither overflows nor underflows before the one rounding,
+ * and an exact zero gives exact zeros. */
+static void cumprod_scaled(const float *x, int64_t len, float *y)
+{
+    double m = 1.0;
+    long e = 0;
+    for (int64_t j = 0; j < len; j++) {
+        int k;
+        m = frexp(m * (double)x[j], &k);
+        e += k;
+        if (m == 0.0)
+            e = 0;
+        y[j] = (float)ldexp(m, e > 100000 ? 100000 : e < -100000 ? -100000 : (int)e);
+    }
+}
+
+/* rows of 3 x N(0,1) (D2 on randn), each with an exact zero at zero_at[r]
+ * (Box-Muller gives one whenever its first uniform is 1: 2^-24 per element) */
+static void d2_rows(float *x, const int64_t *zero_at)
+{
+    for (int r = 0; r < CP_ROWS; r++)
+        for (int64_t j = 0; j < CP_LEN; j++) {
+            kbv_philox_out b = kbv_rng(90, 0, KBV_RNG_ELEMENT, (uint64_t)(r * CP_LEN + j));
+            x[r * CP_LEN + j] = j == zero_at[r] ? 0.0f : (float)(3.0 * kbv_normal(b.v[0], b.v[1]));
+        }
+}
+
+/* Judges cand against the oracle with the fp32 tiled scan as the fp32-strict
+ * and tf32 baselines, through the CPU backend's comparison. */
+static void judge_cumprod(const kbv_tensor *cand, const kbv_tensor *oracle,
+                          const kbv_tensor *fp32, kbv_draw_verdict *v, kbv_compare_stats *cs)
+{
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    kbv_compare_stats ts;
+    assert_int_equal(be->compare(be, cand, fp32, oracle, fp32, 1e-3, 1e-3, cs), KBV_OK);
+    assert_int_equal(be->compare(be, fp32, fp32, oracle, fp32, 1e-3, 1e-3, &ts), KBV_OK);
+    kbv_judge_input in = {.n_outputs = 1, .outputs = cand, .cand = cs, .tf32 = &ts, .tol = 1e-3};
+    kbv_judge_draw(&in, v);
+    kbv_backend_destroy(be);
+}
+
+static void test_cumprod_overflow_then_zero(void **state)
+{
+    (void)state;
+    int64_t shape[] = {CP_ROWS, CP_LEN};
+    kbv_tensor x = kbv_test_tensor(KBV_F32, 2, shape), cand = kbv_test_tensor(KBV_F32, 2, shape),
+               fp32 = kbv_test_tensor(KBV_F32, 2, shape),
+               oracle = kbv_test_tensor(KBV_F64, 2, shape);
+    float *xs = x.data, *c = cand.data, *f = fp32.data;
+    double *o = oracle.data;
+    /* zeros after float32 overflows (~190 steps at 0.46 of log per step) and
+     * before (600, 1200) or after (3000, 3900) float64 does (~1540) */
+    const int64_t zero_at[CP_ROWS] = {600, 1200, 3000, 3900};
+    d2_rows(xs, zero_at);
+    for (int oracle_tile = 0; oracle_tile < 2; oracle_tile++) {
+        /* the oracle as the CUDA backend computes it (a tiled scan: its carry
+         * overflows, then 0 * inf = NaN where the truth is 0) and as the CPU
+         * backend does (sequential: overflow, then inf * 0 at the late zeros) */
+        int64_t tile = oracle_tile ? CP_TILE : CP_LEN;
+        for (int r = 0; r < CP_ROWS; r++) {
+            cumprod_f64(xs + r * CP_LEN, CP_LEN, tile, o + r * CP_LEN);
+            cumprod_f32(xs + r * CP_LEN, CP_LEN, CP_TILE, f + r * CP_LEN);
+        }
+        for (int variant = 0; variant < 2; variant++) {
+            for (int r = 0; r < CP_ROWS; r++)
+                (variant ? cumprod_scaled : cumprod_double_rounded)(xs + r * CP_LEN, CP_LEN,
+                                                                     c + r * CP_LEN);
+            int64_t nan_agree_finite_cand = 0;
+            for (int64_t i = 0; i < (int64_t)CP_ROWS * CP_LEN; i++)
+                nan_agree_finite_cand += isnan(o[i]) && isnan(f[i]) && isfinite(c[i]);
+            kbv_draw_verdict v;
+            kbv_compare_stats cs;
+            judge_cumprod(&cand, &oracle, &fp32, &v, &cs);
+            /* the situation of the report: the oracle and fp32-strict agree on
+             * NaN where the honest candidate has the truth, 0 -- the old class
+             * rule judged those and failed it. (Only the sequential oracle and
+             * the double candidate, the same arithmetic, agree everywhere.) */
+            if (oracle_tile || variant)
+                assert_true(nan_agree_finite_cand > 1000);
+            if (!v.strict_pass)
+                fail_msg("oracle %s, candidate %s: %s", oracle_tile ? "tiled" : "sequential",
+                         variant ? "scaled" : "double", v.strict_reason);
+            assert_int_equal(cs.class_fail, 0);
+            assert_true(cs.oracle_nonfinite >= nan_agree_finite_cand);
+            assert_true(v.rel_l2 < 1e-6);
+        }
+    }
+    /* and the rule still fails what it must: zeros where the truth overflows
+     * float32 (a cumprod that stops at the first underflow, as the paper's
+     * appendix hack does) */
+    for (int r = 0; r < CP_ROWS; r++)
+        cumprod_f64(xs + r * CP_LEN, CP_LEN, CP_LEN, o + r * CP_LEN);
+    cumprod_double_rounded(xs, (int64_t)CP_ROWS * CP_LEN, c);  /* then spoilt: */
+    for (int64_t j = 300; j < 400; j++)
+        c[j] = 0.0f;
+    kbv_draw_verdict v;
+    kbv_compare_stats cs;
+    judge_cumprod(&cand, &oracle, &fp32, &v, &cs);
+    assert_false(v.strict_pass);
+    assert_true(cs.class_fail >= 90);
+    assert_non_null(strstr(v.strict_reason, "in class"));
+    free(x.data), free(cand.data), free(fp32.data), free(oracle.data);
 }
 
 static void test_rel_l2_budget_boundary(void **state)
@@ -500,6 +708,8 @@ int main(void)
         cmocka_unit_test(test_nonfinite_reference_skips_standard_only),
         cmocka_unit_test(test_integrity_fails_strict_first),
         cmocka_unit_test(test_class_failure),
+        cmocka_unit_test(test_strict_element_rule),
+        cmocka_unit_test(test_cumprod_overflow_then_zero),
         cmocka_unit_test(test_rel_l2_budget_boundary),
         cmocka_unit_test(test_rel_l2_floor_when_tf32_exact),
         cmocka_unit_test(test_max_err_budget_and_floor),
