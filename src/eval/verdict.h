@@ -17,7 +17,7 @@
 #define KBV_STRICT_REL_L2_FLOOR 1e-6
 #define KBV_STRICT_MAX_ERR_FLOOR 1e-6   /* times max |oracle| */
 /* Timing checks. */
-#define KBV_SOL_MARGIN 0.9               /* faster than 0.9 x speed of light fails */
+#define KBV_SOL_MARGIN 0.9               /* faster than 0.9 x the speed-of-light floor fails */
 #define KBV_REVIEW_SPEEDUP 10.0          /* above this vs tf32: advisory flag */
 
 /* sqrt(sq_err / sq_ref); 0 when sq_err == 0, +inf when sq_ref == 0 < sq_err. */
@@ -83,7 +83,8 @@ void kbv_time_stats_of(const double *ms, int n, kbv_time_stats *st);
 /* Times are credible when the evaluator's wall clock over the request is at
  * least their sum. */
 bool kbv_timing_credible(double sum_reported_ms, double wall_ms);
-/* A time below KBV_SOL_MARGIN x the speed-of-light time is impossible. */
+/* A time below KBV_SOL_MARGIN x the speed-of-light floor (kbv_sol_floor_seconds) is
+ * impossible. */
 bool kbv_below_sol(double t_ms, double sol_ms);
 
 /* Compact scientific notation for reasons and tables: 3.1e-2 with

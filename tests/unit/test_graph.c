@@ -1,5 +1,6 @@
 /* The op table, the graph builder, the problem registry, the PyTorch
  * rendering's pieces and the speed-of-light bound. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "eval/verdict.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
 #include "graph/torch_render.h"
@@ -658,6 +660,20 @@ static void test_sol(void **state)
     assert_true(kbv_sol_seconds(flops, bytes, 0) == flops / 51.3e12);
     /* an elementwise op is memory bound */
     assert_true(kbv_sol_seconds(1e6, 8e6, 1) == 8e6 / 4.30e12);
+    /* the below-sol floor: read bandwidth and the FP16 tensor peak, below
+     * the SOL time of any precision */
+    assert_true(kbv_sol_floor_seconds(1e6, 8e6) == 8e6 / 4.8e12);
+    assert_true(fabs(kbv_sol_floor_seconds(flops, bytes) * 1070.5e12 / flops - 1) < 1e-3);
+    for (double f = 1e3; f < 1e15; f *= 31)
+        for (double b = 1e3; b < 1e12; b *= 17)
+            assert_true(kbv_sol_floor_seconds(f, b) < kbv_sol_seconds(f, b, 1));
+    /* L1/4 (2048 x 1048576 matrix-vector, read-bound): a kernel that reads at
+     * the HBM peak (less 0.1%) is at SOL fraction 1.12 against the copy
+     * bandwidth -- below 0.9 x the copy SOL time, not below the floor */
+    double mv_flops = 2.0 * 2048 * 1048576, mv_bytes = 4.0 * (2048.0 * 1048576 + 1048576 + 2048);
+    double honest_ms = 1e3 * mv_bytes / (0.999 * 4.8e12);
+    assert_true(kbv_below_sol(honest_ms, 1e3 * kbv_sol_seconds(mv_flops, mv_bytes, 1)));
+    assert_false(kbv_below_sol(honest_ms, 1e3 * kbv_sol_floor_seconds(mv_flops, mv_bytes)));
 }
 
 int main(void)
