@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv check PROBLEM FILE [--device cpu|cuda] [--size full|small] [--seed N]\n"
-            "                 [--timeout S] [--json]\n\n"
+            "                 [--timeout S] [--gate text|leaderboard] [--json]\n\n"
             "Compiles FILE (a .cu candidate for the GPU, a .c candidate for the CPU backend),\n"
             "runs it on PROBLEM (e.g. L1/19) and prints, per protocol (standard, verified,\n"
             "strict), the verdict and the reason of a failure, a table of the 13 draws (5 base\n"
@@ -29,7 +29,9 @@ static void usage(FILE *f)
             "                     always run on the CPU backend)\n"
             "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
             "                     on a GPU, small on the CPU)\n"
-            "  --seed N           the run seed (0 .. 2^53-1); default: a fresh secret seed\n"
+            "  --seed N           the run seed (0 .. 2^53-1); default: a fresh secret seed\n");
+    kbv_gate_print_help(f);
+    fprintf(f,
             "  --timeout S        deadline of each request to the candidate, seconds (default 60)\n"
             "  --json             print the results record (one JSON object) instead\n"
             "  --help             this text\n\n"
@@ -73,8 +75,9 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
 {
     char a[32], b[32], c[32], d[32], e[32];
     printf("kbv check: %s %s, %s\n", rec->problem, def->name, rec->file);
-    printf("device %s, size %s, seed %llu%s\n", rec->device, rec->size,
-           (unsigned long long)rec->seed, seed_given ? "" : " (fresh; pass --seed to repeat)");
+    printf("device %s, size %s, seed %llu%s, verified gate %s\n", rec->device, rec->size,
+           (unsigned long long)rec->seed, seed_given ? "" : " (fresh; pass --seed to repeat)",
+           kbv_gate_get(rec->gate)->name);
     if (rec->sandbox[0])
         printf("sandbox: %s\n", rec->sandbox);
     if (!rec->compile.ok) {
@@ -95,7 +98,7 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
             snprintf(draws + strlen(draws), sizeof draws - strlen(draws), ", %d skipped",
                      r->draws_skipped);
         printf("  %-9s %-4s  %-22s %s\n", kbv_protocol_name((kbv_protocol)p),
-               r->correct ? "PASS" : "FAIL", draws, r->correct ? "" : r->reason);
+               r->correct ? "PASS" : "FAIL", draws, r->correct ? r->advisory : r->reason);
     }
 
     if (rec->n_draws) {
@@ -183,6 +186,7 @@ int kbv_cmd_check(int argc, char **argv)
 {
     const char *problem = NULL, *file = NULL;
     kbv_run_options ro = {0};
+    kbv_gate gate = KBV_GATE_TEXT;
     bool json = false;
     int taken;
     for (int a = 1; a < argc; a++) {
@@ -192,7 +196,8 @@ int kbv_cmd_check(int argc, char **argv)
             return 0;
         } else if (!strcmp(arg, "--json")) {
             json = true;
-        } else if ((taken = kbv_run_option_take("kbv check", argc, argv, &a, true, &ro)) != 0) {
+        } else if ((taken = kbv_run_option_take("kbv check", argc, argv, &a, true, &ro)) != 0 ||
+                   (taken = kbv_gate_option_take("kbv check", argc, argv, &a, &gate)) != 0) {
             if (taken < 0)
                 return 2;
         } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -253,7 +258,7 @@ int kbv_cmd_check(int argc, char **argv)
     bool cache_open = false;
     kbv_record *rec = malloc(sizeof *rec);
     kbv_baseline base[KBV_MODE_COUNT];
-    kbv_eval_opts opts = {.call_timeout_s = timeout};
+    kbv_eval_opts opts = {.call_timeout_s = timeout, .gate = gate};
     char what[1100];
     if (!rec) {
         fprintf(stderr, "kbv check: out of memory\n");

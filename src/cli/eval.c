@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "usage: kbv eval RUN_DIR... --out RESULTS.jsonl [--summary FILE] [--device cpu|cuda]\n"
             "                [--size full|small] [--seed N] [--timeout S] [--problems SEL]\n"
             "                [--protocols LIST] [--shard I/N] [--workers K] [--gpus LIST]\n"
-            "                [--compile-jobs N] [--mpi]\n\n"
+            "                [--gate text|leaderboard] [--compile-jobs N] [--mpi]\n\n"
             "Each RUN_DIR holds one model's candidates, named level_L_problem_P_sample_S.cu\n"
             "(or .c for the CPU backend); the model name is the directory's basename. Every\n"
             "candidate is compiled and evaluated under the three protocols (standard,\n"
@@ -66,7 +66,11 @@ static void usage(FILE *f)
             "  --protocols LIST   only these protocols, e.g. verified or standard,verified\n"
             "                     (default: all); the others' work is skipped and they are\n"
             "                     recorded as not evaluated. A rerun with more protocols\n"
-            "                     evaluates the samples again\n"
+            "                     evaluates the samples again\n");
+    kbv_gate_print_help(f);
+    fprintf(f,
+            "                     A rerun with another gate evaluates the samples again, and\n"
+            "                     the summary counts the records of this run's gate\n"
             "  --shard I/N        only shard I of N (0 <= I < N): every sample belongs to\n"
             "                     exactly one shard, by a hash of its model, problem and sample\n"
             "                     number. The results go to RESULTS.shard-I-of-N.jsonl instead\n"
@@ -145,6 +149,9 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
             cfg->problems = argv[++a];
         } else if (!strcmp(arg, "--protocols") && a + 1 < argc) {
             if (kbv_protocols_parse("kbv eval", argv[++a], &cfg->protocols))
+                return 2;
+        } else if ((taken = kbv_gate_option_take("kbv eval", argc, argv, &a, &cfg->gate)) != 0) {
+            if (taken < 0)
                 return 2;
         } else if (!strcmp(arg, "--shard") && a + 1 < argc) {
             shard_s = argv[++a];
@@ -335,7 +342,8 @@ static int eval_local(eval_config *cfg)
     kbv_evaluator *ev = NULL;
     kbv_device_probe *probe = malloc(sizeof *probe);
     int n_workers = 0, devices[KBV_MAX_WORKERS];
-    kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols};
+    kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols,
+                          .gate = cfg->gate};
     if (!probe) {
         fprintf(stderr, "kbv eval: out of memory\n");
         goto done;

@@ -33,6 +33,7 @@ typedef struct eval_config {
     int workers;                     /* --workers, 0 when not given */
     int compile_jobs;                /* --compile-jobs (0: no compile-ahead) */
     unsigned protocols;              /* --protocols (bit p: protocol p), 0 when not given: all */
+    kbv_gate gate;                   /* --gate */
     bool mpi;
 } eval_config;
 
@@ -57,6 +58,7 @@ typedef struct eval_run {
     bool res_open;
     const char *device_name;         /* what records say (resume compares it) */
     const char *size_name;
+    kbv_gate gate;                   /* the verified gate (resume compares it too) */
     kbv_cand_kind want;              /* the run's candidates: .c (CPU) or .cu (GPU) */
     int candidates;                  /* in every shard */
     int evaluated;                   /* recorded by this run */

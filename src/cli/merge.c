@@ -28,18 +28,18 @@ static void usage(FILE *f)
             "Joins results files, such as the shards written by kbv eval --shard I/N\n"
             "(RESULTS.shard-I-of-N.jsonl), into one. Records are kept in the order read,\n"
             "files in the order given; a record of a sample already seen (same model,\n"
-            "problem, sample, source_sha256, size and device) is dropped. When the two\n"
-            "disagree on a verdict (correct under some protocol) that is a conflict: it is\n"
-            "reported on stderr and the first record kept. Lines that are not records (a\n"
-            "record torn by a killed run) are counted and left out. MERGED.jsonl is written\n"
-            "whole or not at all (a temporary file renamed into place), so it may be one of\n"
-            "the inputs; kbv merge holds it (as kbv eval holds its --out) from before the\n"
-            "inputs are read until it ends, and refuses an existing MERGED.jsonl that\n"
-            "another kbv process holds or that is not a kbv results file (lines that are\n"
-            "not records, such as a CSV or notes: it is left as it is). Then, as kbv eval\n"
-            "does, a table per model goes to stdout and the same numbers to the summary\n"
-            "JSON; records of several devices or sizes get a table each and no summary\n"
-            "(kbv report covers them).\n\n"
+            "problem, sample, source_sha256, size, device and verified gate) is dropped.\n"
+            "When the two disagree on a verdict (correct under some protocol) that is a\n"
+            "conflict: it is reported on stderr and the first record kept. Lines that are\n"
+            "not records (a record torn by a killed run) are counted and left out.\n"
+            "MERGED.jsonl is written whole or not at all (a temporary file renamed into\n"
+            "place), so it may be one of the inputs; kbv merge holds it (as kbv eval holds\n"
+            "its --out) from before the inputs are read until it ends, and refuses an\n"
+            "existing MERGED.jsonl that another kbv process holds or that is not a kbv\n"
+            "results file (lines that are not records, such as a CSV or notes: it is left\n"
+            "as it is). Then, as kbv eval does, a table per model goes to stdout and the\n"
+            "same numbers to the summary JSON; records of several devices, sizes or gates\n"
+            "get a table each and no summary (kbv report covers them).\n\n"
             "  --out FILE      the merged results file (required)\n"
             "  --summary FILE  the summary JSON (default: MERGED.jsonl.summary.json)\n"
             "  --help          this text\n\n"
@@ -137,13 +137,15 @@ static kbv_status take_line(merge_state *m, int in, int lineno, const char *line
         return KBV_OK;
     }
     json_decref(o);
+    /* the identity kbv_record_same_job compares */
+    const char *gate = kbv_gate_get(rec->gate)->name;
     size_t id_len = strlen(rec->model) + strlen(rec->problem) + strlen(rec->source_sha256) +
-                    strlen(rec->size) + strlen(rec->device) + 32;
+                    strlen(rec->size) + strlen(rec->device) + strlen(gate) + 32;
     id = malloc(id_len);
     if (!id)
         return kbv_fail(KBV_ERR_NOMEM, "merging records");
-    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s", rec->model, rec->problem, rec->sample,
-             rec->source_sha256, rec->size, rec->device);
+    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s\n%s", rec->model, rec->problem, rec->sample,
+             rec->source_sha256, rec->size, rec->device, gate);
     unsigned verdicts = 0;
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         verdicts |= (unsigned)rec->proto[p].correct << p;
@@ -275,7 +277,13 @@ done:
     return st;
 }
 
-/* The metrics of the merged file: a table per (device, size), and the
+/* Records summarised together: one device, size and verified gate. */
+static bool same_group(const kbv_record *a, const kbv_record *b)
+{
+    return !strcmp(a->device, b->device) && !strcmp(a->size, b->size) && a->gate == b->gate;
+}
+
+/* The metrics of the merged file: a table per (device, size, gate), and the
  * summary when there is only one. */
 static int report(const char *out, const char *summary)
 {
@@ -299,8 +307,7 @@ static int report(const char *out, const char *summary)
         if (!done[i]) {
             groups++;
             for (int j = i; j < all.n; j++)
-                if (!strcmp(all.items[j].device, all.items[i].device) &&
-                    !strcmp(all.items[j].size, all.items[i].size))
+                if (same_group(&all.items[j], &all.items[i]))
                     done[j] = true;
         }
     memset(done, 0, (size_t)all.n * sizeof *done);
@@ -310,7 +317,7 @@ static int report(const char *out, const char *summary)
         const kbv_record *first = &all.items[i];
         group.n = 0;
         for (int j = i; j < all.n; j++) {
-            if (strcmp(all.items[j].device, first->device) || strcmp(all.items[j].size, first->size))
+            if (!same_group(&all.items[j], first))
                 continue;
             done[j] = true;
             if (kbv_record_list_push(&group, &all.items[j]) != KBV_OK) {
@@ -325,7 +332,8 @@ static int report(const char *out, const char *summary)
             goto end;
         }
         kbv_summary_info info = {.results_path = out, .device = first->device,
-                                 .size = first->size, .n_records = group.n};
+                                 .size = first->size, .n_records = group.n,
+                                 .gate = kbv_gate_get(first->gate)->name};
         kbv_table_print(stdout, &m, &info);
         if (groups == 1) {
             if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
@@ -336,8 +344,8 @@ static int report(const char *out, const char *summary)
         }
     }
     if (groups > 1)
-        fprintf(stderr, "kbv merge: records of %d devices or sizes: a table each, no summary "
-                        "(kbv report covers them)\n", groups);
+        fprintf(stderr, "kbv merge: records of %d devices, sizes or verified gates: a table "
+                        "each, no summary (kbv report covers them)\n", groups);
     status = 0;
 end:
     free(done);

@@ -47,6 +47,41 @@ int kbv_run_options_check(const char *cmd, const kbv_run_options *o)
     return 0;
 }
 
+int kbv_gate_option_take(const char *cmd, int argc, char **argv, int *a, kbv_gate *gate)
+{
+    if (strcmp(argv[*a], "--gate") || *a + 1 >= argc)
+        return 0;
+    const char *name = argv[++*a];
+    if (kbv_gate_parse(name, gate) == KBV_OK)
+        return 1;
+    kbv_clear_error();
+    fprintf(stderr, "%s: --gate takes", cmd);
+    for (int g = 0; g < KBV_GATE_COUNT; g++)
+        fprintf(stderr, "%s%s", g == 0 ? " " : g + 1 == KBV_GATE_COUNT ? " or " : ", ",
+                kbv_gate_get((kbv_gate)g)->name);
+    fprintf(stderr, ", got '%s'\n", name);
+    return -1;
+}
+
+void kbv_gate_print_help(FILE *f)
+{
+    fprintf(f, "  --gate G           the verified protocol's correctness gate, recorded in\n"
+               "                     every record; under either, standard's gate is allclose\n"
+               "                     1e-3 and verified needs standard's pass:\n");
+    for (int g = 0; g < KBV_GATE_COUNT; g++) {
+        const kbv_gate_info *info = kbv_gate_get((kbv_gate)g);
+        const char *line = info->help;
+        bool first = true;
+        while (*line) {
+            size_t len = strcspn(line, "\n");
+            fprintf(f, "                     %-12s %.*s\n", first ? info->name : "", (int)len,
+                    line);
+            first = false;
+            line += len + (line[len] == '\n');
+        }
+    }
+}
+
 int kbv_protocols_parse(const char *cmd, const char *list, unsigned *mask)
 {
     *mask = 0;

@@ -88,6 +88,8 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
             out->poison_left++;
         if (!c_finite)
             out->cand_nonfinite++;
+        if (isnan(c))
+            out->cand_nan++;
 
         if (ref) {
             double r = load(ref, i);

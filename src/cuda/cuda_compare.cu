@@ -55,7 +55,7 @@ __device__ __forceinline__ bool is_poison(const void *p, int dt, int64_t i)
 
 __device__ __forceinline__ void acc_init(kbv_cuda_compare_acc &a)
 {
-    a.poison_left = a.cand_nonfinite = a.ref_nonfinite = a.allclose_fail = 0;
+    a.poison_left = a.cand_nonfinite = a.cand_nan = a.ref_nonfinite = a.allclose_fail = 0;
     a.unjudged = a.oracle_nonfinite = a.class_fail = 0;
     a.allclose_first = a.strict_first = kNone;
     a.max_abs_diff = a.sq_err = a.sq_ref = a.max_err = a.max_ref = 0.0;
@@ -65,6 +65,7 @@ __device__ __forceinline__ void acc_combine(kbv_cuda_compare_acc &a, const kbv_c
 {
     a.poison_left += b.poison_left;
     a.cand_nonfinite += b.cand_nonfinite;
+    a.cand_nan += b.cand_nan;
     a.ref_nonfinite += b.ref_nonfinite;
     a.allclose_fail += b.allclose_fail;
     a.unjudged += b.unjudged;
@@ -121,6 +122,7 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
         const bool c_finite = isfinite(c);
         a.poison_left += is_poison(x.cand, x.cand_dtype, i);
         a.cand_nonfinite += !c_finite;
+        a.cand_nan += c != c;
         if (x.ref) {
             const double r = load(x.ref, x.ref_dtype, i);
             if (!isfinite(r)) {

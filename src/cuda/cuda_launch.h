@@ -113,7 +113,7 @@ cudaError_t kbv_cuda_launch_fill_param(cudaStream_t s, int sms, kbv_dtype dtype,
 /* Accumulators of one comparison; every field 8 bytes (reduced as words).
  * first indices are INT64_MAX when none. */
 typedef struct kbv_cuda_compare_acc {
-    long long poison_left, cand_nonfinite, ref_nonfinite, allclose_fail;
+    long long poison_left, cand_nonfinite, cand_nan, ref_nonfinite, allclose_fail;
     long long unjudged, oracle_nonfinite, class_fail, allclose_first, strict_first;
     double max_abs_diff, sq_err, sq_ref, max_err, max_ref;
 } kbv_cuda_compare_acc;

@@ -244,6 +244,7 @@ static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kb
 
     out->poison_left = acc.poison_left;
     out->cand_nonfinite = acc.cand_nonfinite;
+    out->cand_nan = acc.cand_nan;
     if (ref) {
         out->ref_nonfinite = acc.ref_nonfinite;
         out->allclose_fail = acc.allclose_fail;

@@ -461,8 +461,26 @@ static kbv_status late_writes(sample *s, const uint64_t *before, char *why, size
     return KBV_OK;
 }
 
-/* Judges the candidate's current outputs on input set `set`. */
-static kbv_status judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v)
+/* The outputs as the leaderboard gate's stored run judged them: allclose at
+ * its stored tolerance against the same reference. */
+static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
+{
+    kbv_compare_stats stats[KBV_DEF_MAX_OUTPUTS];
+    for (int k = 0; k < s->g->n_outputs; k++) {
+        double tol = kbv_leaderboard_stored_tol(s->out[k].dtype);
+        const kbv_tensor *ref = r->have_fp32 ? &r->fp32[k] : &r->strict[k];
+        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]));
+    }
+    kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = stats,
+                          .tol = kbv_leaderboard_stored_tol(s->out[0].dtype)};
+    kbv_judge_stored(&in, d);
+    return KBV_OK;
+}
+
+/* Judges the candidate's current outputs on input set `set`; stored, when
+ * not NULL, gets the leaderboard gate's view of them too. */
+static kbv_status judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v,
+                             kbv_stored_draw *stored)
 {
     kbv_compare_stats cand[KBV_DEF_MAX_OUTPUTS], tf32[KBV_DEF_MAX_OUTPUTS];
     uint64_t out_hash[KBV_DEF_MAX_OUTPUTS];
@@ -473,6 +491,8 @@ static kbv_status judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v)
         KBV_TRY(hash_tensor(s, &s->out[k], &out_hash[k]));
     kbv_phase_enter(&s->clock, was);
     KBV_TRY(compare_all(s, r, cand, tf32));
+    if (stored)
+        KBV_TRY(judge_stored(s, r, stored));
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
     KBV_TRY(audit(s, set, why, sizeof why, &params_touched));
     KBV_TRY(late_writes(s, out_hash, why, sizeof why));
@@ -597,6 +617,7 @@ static void store_draw(kbv_record *rec, const kbv_planned_draw *pd, const kbv_dr
 
 typedef struct verdicts {
     kbv_tally std, ver, strict;
+    kbv_gate_tally leaderboard;                         /* verified, when that is the gate */
 } verdicts;
 
 /* A fault during draw `at` (plan index, or -1 before the first) fails the
@@ -605,8 +626,10 @@ static void fail_undecided(const kbv_draw_plan *plan, verdicts *vs, int at, cons
 {
     if (at < plan->n_standard)
         kbv_tally_fail(&vs->std, "%s", why);
-    if (at < plan->verified_end)
+    if (at < plan->verified_end) {
         kbv_tally_fail(&vs->ver, "%s", why);
+        kbv_gate_fault(&vs->leaderboard, at < plan->n_standard, why);
+    }
     kbv_tally_fail(&vs->strict, "%s", why);
 }
 
@@ -647,12 +670,18 @@ static kbv_status correctness(sample *s, const char *so_path, kbv_record *rec, v
             return KBV_OK;
         }
         kbv_draw_verdict v;
-        KBV_TRY_GOTO(judge_call(s, 0, &r, &v), st, draw_done);
+        kbv_stored_draw stored;
+        bool gate_draw = s->ev->opts.gate == KBV_GATE_LEADERBOARD && (pd->standard || pd->verified);
+        KBV_TRY_GOTO(judge_call(s, 0, &r, &v, gate_draw ? &stored : NULL), st, draw_done);
         store_draw(rec, pd, &v);
         if (pd->standard)
             kbv_tally_add_std(&vs->std, pd->label, &v);
         if (pd->verified)
             kbv_tally_add_std(&vs->ver, pd->label, &v);
+        if (gate_draw && pd->standard)
+            kbv_gate_add_standard(&vs->leaderboard, pd->label, &stored);
+        else if (gate_draw)
+            kbv_gate_add_hidden(&vs->leaderboard, pd->label, &stored);
         kbv_tally_add_strict(&vs->strict, pd->label, &v);
     draw_done:
         refs_release(s, &r);
@@ -800,7 +829,7 @@ static kbv_status time_strict(sample *s, kbv_record *rec, strict_timing *out, ch
         ms[t] = res.times_ms[0];
         KBV_TRY_GOTO(refs_compute(s, set, false, &r), st, done);
         kbv_draw_verdict v;
-        KBV_TRY_GOTO(judge_call(s, set, &r, &v), st, done);
+        KBV_TRY_GOTO(judge_call(s, set, &r, &v, NULL), st, done);
         refs_release(s, &r);
         if (!v.strict_pass) {
             snprintf(why, cap, "%s: %s", when, v.strict_reason);
@@ -918,7 +947,7 @@ static kbv_status hidden_shape(sample *outer, int k, const char *so_path, kbv_re
         goto done;
     }
     kbv_draw_verdict v;
-    KBV_TRY_GOTO(judge_call(s, 0, &r, &v), st, done);
+    KBV_TRY_GOTO(judge_call(s, 0, &r, &v, NULL), st, done);
     if (!v.strict_pass) {
         *ok = false;
         snprintf(why, cap, "hidden shape (%s): %s", shape, v.strict_reason);
@@ -1017,7 +1046,7 @@ static kbv_status race_run(sample *s, kbv_record *rec, double t_ms, const char *
             goto done;
         }
         kbv_draw_verdict v;
-        KBV_TRY_GOTO(judge_call(s, 0, &r, &v), st, done);
+        KBV_TRY_GOTO(judge_call(s, 0, &r, &v, NULL), st, done);
         if (!v.strict_pass) {
             *flag = "race";
             snprintf(why, cap, "race: the same inputs again, call %d of %d beside other work on "
@@ -1154,9 +1183,22 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
 
     KBV_TRY_GOTO(correctness(s, so_path, rec, &vs), st, done);
     bool std_ok = kbv_tally_correct(&vs.std);
-    bool ver_ok = kbv_tally_correct(&vs.ver) && std_ok;
+    /* verified under its gate (kbv_eval_opts.gate); either way it needs the
+     * standard protocol's pass, as the leaderboard needs the standard run's time */
+    kbv_tally *ver = &vs.ver;
+    bool promoted = false;
+    char promotion[KBV_REASON_CAP + 256] = "";
+    bool ver_ok;
+    if (ev->opts.gate == KBV_GATE_LEADERBOARD) {
+        ver = &vs.leaderboard.stored;
+        ver_ok = kbv_gate_correct(&vs.leaderboard, kbv_allclose_tol(s->out[0].dtype), &promoted,
+                                  promotion, sizeof promotion) &&
+                 std_ok;
+    } else {
+        ver_ok = kbv_tally_correct(ver) && std_ok;
+    }
     if (!std_ok)
-        kbv_tally_fail(&vs.ver, "%s", vs.std.reason);
+        kbv_tally_fail(ver, "%s", vs.std.reason);
     bool strict_ok = kbv_tally_correct(&vs.strict) && wanted(s, KBV_PROTO_STRICT);
     /* a strict failure past the draws (the allowlist, the time) keeps the
      * first reason but the later audits still run, so the record names
@@ -1167,7 +1209,12 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     P[KBV_PROTO_VERIFIED].t_baseline_ms = base[KBV_MODE_TF32].std_mean_ms;
     P[KBV_PROTO_STRICT].t_baseline_ms = base[KBV_MODE_TF32].strict_median_ms;
     set_correctness(&P[KBV_PROTO_STANDARD], &vs.std, std_ok, s->plan.n_standard);
-    set_correctness(&P[KBV_PROTO_VERIFIED], &vs.ver, ver_ok, s->plan.n_verified);
+    set_correctness(&P[KBV_PROTO_VERIFIED], ver, ver_ok, s->plan.n_verified);
+    if (ver_ok && promoted) {
+        kbv_proto_add_flag(&P[KBV_PROTO_VERIFIED], "leaderboard-promoted");
+        snprintf(P[KBV_PROTO_VERIFIED].advisory, sizeof P[KBV_PROTO_VERIFIED].advisory, "%.380s",
+                 promotion);
+    }
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
     if (wanted(s, KBV_PROTO_STRICT) && !binary_allowed(s, so_path, why, sizeof why)) {
@@ -1350,6 +1397,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->device, sizeof rec->device, "%s", ev->device_name);
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
+    rec->gate = ev->opts.gate;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     /* the identity, and the candidate's own failures before any compiler
      * sees it: empty, binary, a link, gone... (eval/candidate_file.h) */

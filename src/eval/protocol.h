@@ -31,6 +31,7 @@ typedef struct kbv_eval_opts {
     const char *runner;           /* NULL: kbv_runner_path() */
     unsigned protocols;           /* bit p: protocol p is evaluated (0: all); the work of the
                                      others is skipped and they are recorded as not evaluated */
+    kbv_gate gate;                /* the verified protocol's correctness gate */
 } kbv_eval_opts;
 
 typedef struct kbv_config_cache kbv_config_cache;

@@ -25,6 +25,10 @@ double kbv_rel_l2(double sq_err, double sq_ref);
 
 /* allclose tolerance (atol = rtol) for an output dtype: 1e-2 for fp16/bf16, else 1e-3. */
 double kbv_allclose_tol(kbv_dtype dt);
+/* The leaderboard gate's stored tolerance: the paper's hidden runs were
+ * judged at 1e-4 for float32 (its KB_FP32_TOL) and at the usual 1e-2 for
+ * fp16/bf16; its promotion threshold is kbv_allclose_tol. */
+double kbv_leaderboard_stored_tol(kbv_dtype dt);
 
 /* What one draw is judged on: per output, the candidate's statistics against
  * (fp32 reference, oracle, fp32-strict) and the tf32 baseline's against the
@@ -55,6 +59,20 @@ typedef struct kbv_draw_verdict {
 
 void kbv_judge_draw(const kbv_judge_input *in, kbv_draw_verdict *v);
 
+/* One draw as the paper's hidden run stored it (the leaderboard gate):
+ * allclose at kbv_leaderboard_stored_tol, in = the candidate's statistics
+ * at that tolerance (allclose fields only), and the max |diff| its harness
+ * recorded, torch.max(abs(ref - out)): NaN when any output element is NaN,
+ * else inf when one is inf. */
+typedef struct kbv_stored_draw {
+    bool skipped;                     /* the fp32 reference is not finite: not judged */
+    bool pass;
+    double max_diff;
+    char reason[KBV_REASON_CAP];      /* "" when passed or skipped */
+} kbv_stored_draw;
+
+void kbv_judge_stored(const kbv_judge_input *in, kbv_stored_draw *d);
+
 /* A protocol's running verdict over its draws: the first failure decides. */
 typedef struct kbv_tally {
     int passed, total, skipped;
@@ -69,6 +87,30 @@ void kbv_tally_fail(kbv_tally *t, const char *fmt, ...) __attribute__((format(pr
 /* Correct: no failure and at least one judged draw. Sets the reason when
  * every draw was skipped. */
 bool kbv_tally_correct(kbv_tally *t);
+
+/* The verified protocol under the leaderboard gate, as
+ * scripts/generate_leaderboard.py re-reads a hidden run (src/eval.py): the
+ * standard draws at the stored tolerance; the hidden configs only when every
+ * standard draw passed there (the harness ran them only then); and a sample
+ * whose standard draws failed is promoted when no call faulted and Python's
+ * max() over the failed draws' max |diff|, each rounded to 6 decimals, in
+ * draw order, is below the promotion threshold. */
+typedef struct kbv_gate_tally {
+    kbv_tally stored;                 /* the draws judged as stored */
+    bool std_failed;                  /* a standard draw failed: the hidden configs never ran */
+    bool std_fault;                   /* a call faulted during the standard draws */
+    int n_diffs;
+    double max_diff;                  /* of the failed standard draws, as Python's max() */
+} kbv_gate_tally;
+
+void kbv_gate_add_standard(kbv_gate_tally *t, const char *label, const kbv_stored_draw *d);
+void kbv_gate_add_hidden(kbv_gate_tally *t, const char *label, const kbv_stored_draw *d);
+/* A fault (crash, timeout, ...) during a standard draw, or during a hidden config. */
+void kbv_gate_fault(kbv_gate_tally *t, bool in_standard, const char *why);
+/* Correct as the leaderboard counts it; *promoted when by promotion (its
+ * why in note, "" otherwise). */
+bool kbv_gate_correct(kbv_gate_tally *t, double promote_below, bool *promoted, char *note,
+                      size_t cap);
 
 /* Summary of timed calls. */
 typedef struct kbv_time_stats {

@@ -62,6 +62,7 @@ typedef struct kbv_compare_stats {
     int64_t n;                 /* elements */
     int64_t poison_left;       /* elements still holding the poison pattern */
     int64_t cand_nonfinite;    /* candidate NaN or inf */
+    int64_t cand_nan;          /* of those, NaN (the poison included) */
     /* allclose(cand, ref, atol, rtol) */
     int64_t ref_nonfinite;     /* reference elements that are not finite */
     int64_t allclose_fail;     /* |c - r| > atol + rtol |r|, or c not finite where r is */

@@ -354,6 +354,21 @@ static void common_field(const kbv_report_data *d, size_t offset, char *out, siz
     }
 }
 
+/* The samples' verified gate, "mixed", or "-" when there are none. */
+static void common_gate(const kbv_report_data *d, char *out, size_t cap)
+{
+    snprintf(out, cap, "-");
+    for (int i = 0; i < d->n_samples; i++) {
+        kbv_gate g = d->samples[i].rec->gate;
+        if (i == 0) {
+            snprintf(out, cap, "%s", kbv_gate_get(g)->name);
+        } else if (g != d->samples[0].rec->gate) {
+            snprintf(out, cap, "mixed");
+            return;
+        }
+    }
+}
+
 kbv_status kbv_report_data_build(kbv_report_data *d)
 {
     kbv_status st = KBV_OK;
@@ -442,6 +457,7 @@ kbv_status kbv_report_data_build(kbv_report_data *d)
     order_rows(d);
     common_field(d, offsetof(kbv_record, device), d->device, sizeof d->device);
     common_field(d, offsetof(kbv_record, size), d->size, sizeof d->size);
+    common_gate(d, d->gate, sizeof d->gate);
 done:
     free(o);
     return st;

@@ -111,6 +111,7 @@ typedef struct kbv_report_data {
 
     char device[128];         /* the records' device, or "mixed" */
     char size[8];             /* "full", "small", or "mixed" */
+    char gate[16];            /* the records' verified gate, or "mixed" */
 } kbv_report_data;
 
 /* Reads each results file (a missing one is an error) and builds. */

@@ -33,6 +33,25 @@ typedef enum kbv_protocol {
 
 const char *kbv_protocol_name(kbv_protocol p);   /* "standard", "verified", "strict" */
 
+/* The verified protocol's correctness gate (kbv eval and check --gate): as
+ * the KernelBench-Verified paper's text says, or as its leaderboard code
+ * computed the published numbers (docs/METHODOLOGY.md, "The verified gate").
+ * Every record says which ("gate"); one written before gates were recorded
+ * was judged under the text's. */
+typedef enum kbv_gate {
+    KBV_GATE_TEXT = 0,
+    KBV_GATE_LEADERBOARD,
+    KBV_GATE_COUNT
+} kbv_gate;
+
+typedef struct kbv_gate_info {
+    const char *name;                /* the option's value and the record's "gate" */
+    const char *help;                /* what it judges, for --help: lines of at most 52 columns */
+} kbv_gate_info;
+
+const kbv_gate_info *kbv_gate_get(kbv_gate g);
+kbv_status kbv_gate_parse(const char *name, kbv_gate *g);
+
 /* Where a sample's evaluation spent its wall time. The phases are exclusive
  * (one runs at a time), so they sum to at most the total; the rest is the
  * harness's own bookkeeping. JSON: "phase_s", docs/REPORTS.md. */
@@ -97,6 +116,7 @@ typedef struct kbv_record {
     char device[128];
     char size[8];                    /* "full" or "small" */
     uint64_t seed;
+    kbv_gate gate;                   /* the verified protocol's gate */
     struct {
         bool ok, cached;
         double seconds;
@@ -141,7 +161,7 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out);
 kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
 
 /* Identity of a record for resume: a sample is done when a record with the
- * same (model, problem, sample, source_sha256, size, device) exists. */
+ * same (model, problem, sample, source_sha256, size, device, gate) exists. */
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one

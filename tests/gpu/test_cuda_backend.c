@@ -149,6 +149,7 @@ static void expect_same_stats(const kbv_compare_stats *g, const kbv_compare_stat
     assert_int_equal(g->n, c->n);
     assert_int_equal(g->poison_left, c->poison_left);
     assert_int_equal(g->cand_nonfinite, c->cand_nonfinite);
+    assert_int_equal(g->cand_nan, c->cand_nan);
     assert_int_equal(g->ref_nonfinite, c->ref_nonfinite);
     assert_int_equal(g->allclose_fail, c->allclose_fail);
     assert_int_equal(g->allclose_first, c->allclose_first);

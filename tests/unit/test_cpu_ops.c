@@ -856,6 +856,7 @@ static void test_compare(void **state)
     assert_int_equal(cs.allclose_fail, 3);    /* c[1], c[2], c[7] */
     assert_int_equal(cs.allclose_first, 1);
     assert_true(fabs(cs.max_abs_diff - 0.003) < 1e-6);
+    assert_int_equal(cs.cand_nan, 2);         /* c[2], the poison */
     assert_int_equal(cs.unjudged, 2);         /* elements 4 and 5 */
     assert_int_equal(cs.oracle_nonfinite, 1); /* element 5 */
     assert_int_equal(cs.class_fail, 2);       /* 2 (NaN for finite), 7 (the poison) */

@@ -51,6 +51,7 @@ static kbv_record *sample_record(int sample, const char *sha)
     snprintf(r->device, sizeof r->device, "cpu");
     snprintf(r->size, sizeof r->size, "small");
     r->seed = (UINT64_C(1) << 53) - 7;
+    r->gate = sample ? KBV_GATE_TEXT : KBV_GATE_LEADERBOARD;
     r->compile.ok = true;
     r->compile.seconds = 0.25;
     snprintf(r->compile.log, sizeof r->compile.log, "warning: unused \"x\"\n");
@@ -85,6 +86,8 @@ static kbv_record *sample_record(int sample, const char *sha)
     r->draws[1].first_bad[0] = 3;
     r->draws[1].first_bad[1] = 7;
     r->draws[1].allclose_fail = 1234;
+    r->draws[1].unjudged = 80;
+    r->draws[1].oracle_nonfinite = 77;
     return r;
 }
 
@@ -113,6 +116,10 @@ static void test_round_trip(void **state)
     assert_string_equal(r->problem, "L1/19");
     assert_int_equal(r->sample, 0);
     assert_true(r->seed == (UINT64_C(1) << 53) - 7);
+    assert_int_equal(r->gate, KBV_GATE_LEADERBOARD);
+    assert_int_equal(list.items[1].gate, KBV_GATE_TEXT);
+    assert_int_equal(r->draws[0].oracle_nonfinite, 0);
+    assert_int_equal(r->draws[1].oracle_nonfinite, 77);
     assert_true(r->compile.ok);
     assert_string_equal(r->compile.log, "warning: unused \"x\"\n");
     assert_true(r->proto[0].correct);
@@ -144,6 +151,7 @@ static void test_round_trip(void **state)
     assert_non_null(json_object_get(strict, "t_fp32_strict_ms"));
     assert_true(json_is_null(json_object_get(o, "fault")));
     assert_int_equal(json_integer_value(json_object_get(o, "schema")), 1);
+    assert_string_equal(json_string_value(json_object_get(o, "gate")), "leaderboard");
     json_decref(o);
     free(a);
     free(b);
@@ -253,6 +261,8 @@ static void test_resume_identity(void **state)
     memcpy(k, a, sizeof *a);
     k->seed = 1;   /* the seed is not part of the identity */
     assert_true(kbv_results_has(&res, k));
+    k->gate = KBV_GATE_TEXT;   /* the gate is: another gate evaluates again */
+    assert_false(kbv_results_has(&res, k));
     kbv_results_close(&res);
     free(a);
     free(k);
@@ -501,6 +511,39 @@ static void test_wrong_schema_rejected(void **state)
     kbv_clear_error();
 }
 
+/* A record without "gate" was judged under the text's gate; an unknown gate
+ * is not a record this kbv can read. */
+static void test_gate_in_records(void **state)
+{
+    (void)state;
+    kbv_record *r = malloc(sizeof *r);
+    assert_non_null(r);
+    json_error_t err;
+    json_t *o = json_loads("{\"schema\":1,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
+    assert_int_equal(kbv_record_from_json(o, r), KBV_OK);
+    assert_int_equal(r->gate, KBV_GATE_TEXT);
+    json_object_set_new(o, "gate", json_string("leaderboard"));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_OK);
+    assert_int_equal(r->gate, KBV_GATE_LEADERBOARD);
+    json_object_set_new(o, "gate", json_string("lenient"));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
+    json_object_set_new(o, "gate", json_integer(1));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
+    kbv_clear_error();
+    json_decref(o);
+    free(r);
+    /* the table */
+    kbv_gate g = KBV_GATE_COUNT;
+    assert_int_equal(kbv_gate_parse("text", &g), KBV_OK);
+    assert_int_equal(g, KBV_GATE_TEXT);
+    assert_int_equal(kbv_gate_parse("leaderboard", &g), KBV_OK);
+    assert_int_equal(g, KBV_GATE_LEADERBOARD);
+    assert_int_equal(kbv_gate_parse("Leaderboard", &g), KBV_ERR_PARSE);
+    kbv_clear_error();
+    assert_string_equal(kbv_gate_get(KBV_GATE_TEXT)->name, "text");
+    assert_non_null(strstr(kbv_gate_get(KBV_GATE_LEADERBOARD)->help, "1e-4"));
+}
+
 static void test_utf8_and_log_cut(void **state)
 {
     (void)state;
@@ -562,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_write_error_is_reported),
         cmocka_unit_test(test_unwritable_path),
         cmocka_unit_test(test_wrong_schema_rejected),
+        cmocka_unit_test(test_gate_in_records),
         cmocka_unit_test(test_utf8_and_log_cut),
         cmocka_unit_test(test_file_sha256),
     };

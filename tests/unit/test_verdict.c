@@ -537,6 +537,117 @@ static void test_tally_strict_uses_strict_rule(void **state)
     assert_string_equal(t.reason, "D6: rel L2 error 3.1e-2 > budget 2.4e-4");
 }
 
+/* ---- the leaderboard gate (scripts/generate_leaderboard.py) ----------- */
+
+/* A draw as the stored run judged it: pass, or fail with this max |diff|. */
+static kbv_stored_draw stored(bool pass, double max_diff)
+{
+    kbv_stored_draw d;
+    memset(&d, 0, sizeof d);
+    d.pass = pass;
+    d.max_diff = max_diff;
+    if (!pass)
+        snprintf(d.reason, sizeof d.reason, "outside atol/rtol 1e-4");
+    return d;
+}
+
+/* The gate over five standard draws with these max |diff| (0: passed) and
+ * four hidden draws passing or not. */
+static bool gate_verdict(const double *std_diff, bool hidden_pass, bool *promoted)
+{
+    kbv_gate_tally t;
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < 5; i++) {
+        kbv_stored_draw d = stored(std_diff[i] == 0.0, std_diff[i]);
+        kbv_gate_add_standard(&t, "base", &d);
+    }
+    for (int i = 0; i < 4; i++) {
+        kbv_stored_draw d = stored(hidden_pass, hidden_pass ? 0.0 : 0.5);
+        kbv_gate_add_hidden(&t, "D", &d);
+    }
+    char note[512];
+    bool ok = kbv_gate_correct(&t, 1e-3, promoted, note, sizeof note);
+    assert_true(*promoted == (strstr(note, "hidden configs not judged") != NULL));
+    return ok;
+}
+
+static void test_leaderboard_gate(void **state)
+{
+    (void)state;
+    bool promoted;
+    const double clean[5] = {0, 0, 0, 0, 0};
+    assert_true(gate_verdict(clean, true, &promoted) && !promoted);
+    /* standard passed at 1e-4: the hidden draws are judged */
+    assert_false(gate_verdict(clean, false, &promoted) || promoted);
+    /* near-misses of the standard draws alone are promoted; the hidden configs not judged */
+    const double near[5] = {5e-4, 0, 9e-4, 0, 0};
+    assert_true(gate_verdict(near, true, &promoted) && promoted);
+    assert_true(gate_verdict(near, false, &promoted) && promoted);
+    /* max |diff| is stored as f"{d:.6f}": 0.0009996 is 0.001000, not below 1e-3 */
+    const double rounded_up[5] = {9.996e-4, 0, 0, 0, 0}, rounded_down[5] = {9.994e-4, 0, 0, 0, 0};
+    assert_false(gate_verdict(rounded_up, true, &promoted));
+    assert_true(gate_verdict(rounded_down, true, &promoted) && promoted);
+    const double far[5] = {5e-4, 2e-3, 0, 0, 0};
+    assert_false(gate_verdict(far, true, &promoted) || promoted);
+    /* Python's max(): a NaN after the first failed draw is passed over, a
+     * NaN first wins; an infinity always wins */
+    const double nan_later[5] = {5e-4, NAN, 0, 0, 0}, nan_first[5] = {NAN, 5e-4, 0, 0, 0};
+    assert_true(gate_verdict(nan_later, true, &promoted) && promoted);
+    assert_false(gate_verdict(nan_first, true, &promoted));
+    const double inf_later[5] = {5e-4, INFINITY, 0, 0, 0};
+    assert_false(gate_verdict(inf_later, true, &promoted));
+
+    /* faults: one during the standard draws is a runtime error, never
+     * promoted; one during D1-D4 counts only if those ran */
+    kbv_gate_tally t;
+    char note[512];
+    memset(&t, 0, sizeof t);
+    kbv_stored_draw miss = stored(false, 5e-4), pass = stored(true, 0);
+    kbv_gate_add_standard(&t, "base#0", &miss);
+    kbv_gate_fault(&t, true, "crash: killed by SIGSEGV during base#1");
+    assert_false(kbv_gate_correct(&t, 1e-3, &promoted, note, sizeof note) || promoted);
+    memset(&t, 0, sizeof t);
+    kbv_gate_add_standard(&t, "base#0", &miss);
+    kbv_gate_fault(&t, false, "crash: killed by SIGSEGV during D4");
+    assert_true(kbv_gate_correct(&t, 1e-3, &promoted, note, sizeof note) && promoted);
+    memset(&t, 0, sizeof t);
+    kbv_gate_add_standard(&t, "base#0", &pass);
+    kbv_gate_fault(&t, false, "crash: killed by SIGSEGV during D4");
+    assert_false(kbv_gate_correct(&t, 1e-3, &promoted, note, sizeof note));
+    assert_string_equal(t.stored.reason, "crash: killed by SIGSEGV during D4");
+}
+
+/* The stored draw from comparison statistics at 1e-4. */
+static void test_judge_stored(void **state)
+{
+    (void)state;
+    kbv_tensor out = out64x64();
+    kbv_compare_stats c = good_cand();
+    kbv_judge_input in = {.n_outputs = 1, .outputs = &out, .cand = &c, .tol = 1e-4};
+    kbv_stored_draw d;
+    kbv_judge_stored(&in, &d);
+    assert_true(d.pass && !d.skipped && d.max_diff == 1e-6);
+    c.allclose_fail = 3;
+    c.allclose_first = 70;
+    c.max_abs_diff = 4e-4;
+    kbv_judge_stored(&in, &d);
+    assert_false(d.pass);
+    assert_true(d.max_diff == 4e-4);
+    assert_non_null(strstr(d.reason, "3 of 4096 elements outside atol/rtol 1e-4"));
+    /* torch.max(abs(ref - out)): an inf output makes it inf, a NaN NaN */
+    c.cand_nonfinite = 1;
+    kbv_judge_stored(&in, &d);
+    assert_true(isinf(d.max_diff));
+    c.cand_nan = 1;
+    kbv_judge_stored(&in, &d);
+    assert_true(isnan(d.max_diff));
+    c.ref_nonfinite = 1;
+    kbv_judge_stored(&in, &d);
+    assert_true(d.skipped && !d.pass);
+    assert_true(kbv_leaderboard_stored_tol(KBV_F32) == 1e-4);
+    assert_true(kbv_leaderboard_stored_tol(KBV_BF16) == 1e-2);
+}
+
 static void test_time_stats(void **state)
 {
     (void)state;
@@ -719,6 +830,8 @@ int main(void)
         cmocka_unit_test(test_tally_first_failure_wins),
         cmocka_unit_test(test_tally_all_skipped_is_not_correct),
         cmocka_unit_test(test_tally_strict_uses_strict_rule),
+        cmocka_unit_test(test_leaderboard_gate),
+        cmocka_unit_test(test_judge_stored),
         cmocka_unit_test(test_time_stats),
         cmocka_unit_test(test_timing_checks),
         cmocka_unit_test(test_fmt_sci),
