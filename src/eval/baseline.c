@@ -17,7 +17,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "eval/compile.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/verdict.h"
 
 #ifdef KBV_HAVE_CUDA

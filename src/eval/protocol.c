@@ -11,12 +11,12 @@
 #include "eval/child.h"
 #include "eval/compile.h"
 #include "eval/configs.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/phase.h"
 #include "eval/symbols.h"
 #include "eval/trace_check.h"
 #include "eval/verdict.h"
-#include "report/ceilings.h"
+#include "eval/ceilings.h"
 #include "sandbox/spawn.h"
 
 #define ARENA_ALIGN 256
