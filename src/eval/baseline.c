@@ -20,7 +20,7 @@
 
 #define ALLOC_ROUND 512
 
-/* ---- sizes ---------------------------------------------------------- */
+/* ---- sizes ------------------------------------------------------------ */
 
 const char *kbv_size_name(kbv_size s) { return s == KBV_SIZE_SMALL ? "small" : "full"; }
 
