@@ -16,6 +16,7 @@
 #include "eval/symbols.h"
 #include "eval/trace_check.h"
 #include "eval/verdict.h"
+#include "exec/clock_guard.h"
 #include "report/ceilings.h"
 #include "sandbox/spawn.h"
 
@@ -722,9 +723,36 @@ static kbv_status ready_for_timing(sample *s, const char *so_path, kbv_record *r
 typedef struct std_timing {
     bool ok;
     kbv_time_stats st;
+    kbv_clock_guard clock;    /* of the accepted requests */
+    bool throttled;           /* some request stayed throttled through its re-runs */
 } std_timing;
 
-/* standard/verified: warm cache, set 0 with a base draw, 3 warm-ups, 100 timed. */
+/* One timing request of n calls on set `set`, taken again (after a pause) while
+ * the SM clock sampled around it was throttled; *low when it stayed so. */
+static kbv_status timed_request(sample *s, int set, int n, bool flush, kbv_child_result *res,
+                                kbv_clock_guard *seen, bool *low)
+{
+    kbv_clock_guard g;
+    for (int attempt = 0; attempt < KBV_CLOCK_ATTEMPTS; attempt++) {
+        if (attempt > 0)
+            kbv_clock_guard_recover();
+        kbv_clock_guard_begin(&g);
+        kbv_clock_guard_sample(&g, s->svc);
+        KBV_TRY(child_call(s, set, n, flush, res));
+        kbv_clock_guard_sample(&g, s->svc);
+        if (res->fault != KBV_FAULT_NONE || !kbv_clock_guard_low(&g))
+            break;
+    }
+    *low = kbv_clock_guard_low(&g);
+    if (g.samples && (seen->samples == 0 || g.min_mhz < seen->min_mhz))
+        seen->min_mhz = g.min_mhz;
+    seen->max_mhz = g.max_mhz > seen->max_mhz ? g.max_mhz : seen->max_mhz;
+    seen->samples += g.samples;
+    return KBV_OK;
+}
+
+/* standard/verified: warm cache, set 0 with a base draw, 3 warm-ups (and more
+ * until they took KBV_WARMUP_MIN_MS, so the clock has left idle), 100 timed. */
 static kbv_status time_standard(sample *s, kbv_record *rec, std_timing *out, char *why,
                                 size_t cap)
 {
@@ -745,6 +773,25 @@ static kbv_status time_standard(sample *s, kbv_record *rec, std_timing *out, cha
     double warm = 0;
     for (int i = 0; i < res.n_times; i++)
         warm = fmax(warm, res.times_ms[i]);
+    int warm_runs = res.n_times;
+    double warm_wall = res.wall_ms;
+    while (!kbv_warmup_enough(warm_runs, KBV_STD_WARMUP, warm_wall)) {
+        double per_call = fmax(warm_wall / warm_runs, 1e-3);
+        double want = ceil((KBV_WARMUP_MIN_MS - warm_wall) / per_call);
+        int n = want < 1 ? 1 : want < KBV_CHILD_MAX_CALLS ? (int)want : KBV_CHILD_MAX_CALLS;
+        if (n > KBV_WARMUP_MAX_RUNS - warm_runs)
+            n = KBV_WARMUP_MAX_RUNS - warm_runs;
+        if (warm > 0 && n * warm > 0.25 * s->ev->opts.call_timeout_s * 1e3)
+            n = (int)fmax(1, 0.25 * s->ev->opts.call_timeout_s * 1e3 / warm);
+        KBV_TRY_GOTO(child_call(s, 0, n, false, &res), st, done);
+        if (res.fault != KBV_FAULT_NONE) {
+            note_fault(rec, &res, "warm-up", why, cap);
+            goto done;
+        }
+        warm_runs += n;
+        warm_wall += res.wall_ms;
+    }
+    kbv_clock_guard_begin(&out->clock);
     int per_request = KBV_CHILD_MAX_CALLS;
     if (warm > 0) {
         double fit = 0.25 * s->ev->opts.call_timeout_s * 1e3 / warm;
@@ -754,7 +801,9 @@ static kbv_status time_standard(sample *s, kbv_record *rec, std_timing *out, cha
     while (done_calls < KBV_STD_TIMED) {
         int n = KBV_STD_TIMED - done_calls < per_request ? KBV_STD_TIMED - done_calls
                                                          : per_request;
-        KBV_TRY_GOTO(child_call(s, 0, n, false, &res), st, done);
+        bool low = false;
+        KBV_TRY_GOTO(timed_request(s, 0, n, false, &res, &out->clock, &low), st, done);
+        out->throttled |= low;
         if (res.fault != KBV_FAULT_NONE) {
             note_fault(rec, &res, "timing", why, cap);
             goto done;
@@ -780,6 +829,8 @@ done:
 typedef struct strict_timing {
     bool ok;
     kbv_time_stats st;
+    kbv_clock_guard clock;
+    bool throttled;
 } strict_timing;
 
 /* strict: fresh inputs every trial (full redraw into alternating sets, and
@@ -814,7 +865,9 @@ static kbv_status time_strict(sample *s, kbv_record *rec, strict_timing *out, ch
         }
         prev = set;
         KBV_TRY_GOTO(poison_outputs(s), st, done);
-        KBV_TRY_GOTO(child_call(s, set, 1, true, &res), st, done);
+        bool low = false;
+        KBV_TRY_GOTO(timed_request(s, set, 1, true, &res, &out->clock, &low), st, done);
+        out->throttled |= low;
         char when[48];
         snprintf(when, sizeof when, "timed trial %d", t);
         if (res.fault != KBV_FAULT_NONE) {
@@ -1243,6 +1296,10 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
                      s->sol_ms);
             set_time(&P[KBV_PROTO_VERIFIED], t.st.mean, t.st.sd, base[KBV_MODE_TF32].std_mean_ms,
                      s->sol_ms);
+            for (int p = KBV_PROTO_STANDARD; p <= KBV_PROTO_VERIFIED; p++) {
+                P[p].sm_mhz = t.clock.min_mhz;
+                P[p].throttled = t.throttled;
+            }
         }
     }
     kbv_proto_result *S = &P[KBV_PROTO_STRICT];
@@ -1254,6 +1311,8 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
             fail_proto(S, why);
         } else {
             set_time(S, t.st.median, t.st.iqr, base[KBV_MODE_TF32].strict_median_ms, s->sol_ms);
+            S->sm_mhz = t.clock.min_mhz;
+            S->throttled = t.throttled;
             if (kbv_below_sol(t.st.median, s->sol_floor_ms)) {
                 char a[32], b[32];
                 snprintf(why, sizeof why, "median time %s ms is below 0.9 x the speed-of-light "
