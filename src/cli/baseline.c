@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "eval/baseline.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/protocol.h"
 #include "eval/runset.h"
 

@@ -18,7 +18,7 @@
 #include "core/clock.h"
 #include "cpu/cpu_backend.h"
 #include "eval/compile.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/verdict.h"
 #include "exec/clock_guard.h"
 

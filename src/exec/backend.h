@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
-#include "eval/dist.h"
+#include "dist/dist.h"
 #include "graph/graph.h"
 
 typedef enum kbv_mode {

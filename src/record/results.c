@@ -1,4 +1,4 @@
-#include "report/results.h"
+#include "record/results.h"
 
 #include <errno.h>
 #include <fcntl.h>
