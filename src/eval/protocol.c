@@ -147,6 +147,10 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
                      s->sol_ms);
             set_time(&P[KBV_PROTO_VERIFIED], t.st.mean, t.st.sd, base[KBV_MODE_TF32].std_mean_ms,
                      s->sol_ms);
+            for (int p = KBV_PROTO_STANDARD; p <= KBV_PROTO_VERIFIED; p++) {
+                P[p].sm_mhz = t.clock.min_mhz;
+                P[p].throttled = t.throttled;
+            }
         }
     }
     kbv_proto_result *S = &P[KBV_PROTO_STRICT];
@@ -158,6 +162,8 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
             protocol_fail(S, why);
         } else {
             set_time(S, t.st.median, t.st.iqr, base[KBV_MODE_TF32].strict_median_ms, s->sol_ms);
+            S->sm_mhz = t.clock.min_mhz;
+            S->throttled = t.throttled;
             if (kbv_below_sol(t.st.median, s->sol_floor_ms)) {
                 char a[32], b[32];
                 snprintf(why, sizeof why, "median time %s ms is below 0.9 x the speed-of-light "

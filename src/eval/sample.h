@@ -18,6 +18,7 @@
 #include "eval/protocol.h"
 #include "eval/symbols.h"
 #include "eval/verdict.h"
+#include "exec/clock_guard.h"
 
 #define GUARD_BYTES 4096
 #define MAX_GUARDS (2 * KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS + KBV_DEF_MAX_OUTPUTS + 1)
@@ -164,18 +165,24 @@ kbv_status protocol_correctness(sample *s, const char *so_path, kbv_record *rec,
 typedef struct std_timing {
     bool ok;
     kbv_time_stats st;
+    kbv_clock_guard clock;    /* the SM clock seen around the accepted requests */
+    bool throttled;           /* some request stayed throttled through its re-runs */
 } std_timing;
 
 typedef struct strict_timing {
     bool ok;
     kbv_time_stats st;
+    kbv_clock_guard clock;
+    bool throttled;
 } strict_timing;
 
 /* A live candidate on the base params for timing, restarting one that faulted
  * after its standard verdict was decided. "" in why when ready. */
 kbv_status protocol_ready_for_timing(sample *s, const char *so_path, kbv_record *rec, char *why,
                                      size_t cap);
-/* standard/verified: warm cache, set 0 with a base draw, 3 warm-ups, 100 timed. */
+/* standard/verified: warm cache, set 0 with a base draw, 3 warm-ups (and more
+ * until they took KBV_WARMUP_MIN_MS, so the clock has left idle), 100 timed;
+ * a request timed on a throttled SM clock is taken again (exec/clock_guard.h). */
 kbv_status protocol_time_standard(sample *s, kbv_record *rec, std_timing *out, char *why,
                                   size_t cap);
 /* strict: fresh inputs every trial, cache flushed, one call, every timed
