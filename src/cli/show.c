@@ -65,13 +65,15 @@ static void print_generator(const kbv_input_def *in)
     }
 }
 
-static void print_init(const kbv_param_def *p)
+static void print_init(const kbv_param_def *p, const kbv_value *v)
 {
     switch (p->init) {
     case KBV_INIT_ONES: printf("ones"); break;
     case KBV_INIT_UNIFORM_FAN_IN:
-        printf("U(-1/sqrt(%lld), 1/sqrt(%lld))", (long long)p->fan_in, (long long)p->fan_in);
+        printf("U(-1/sqrt(%lld), 1/sqrt(%lld))", (long long)v->fan_in, (long long)v->fan_in);
         break;
+    case KBV_INIT_RANDN: printf("randn: N(0, 1)"); break;
+    case KBV_INIT_CONST: printf("constant %.17g", p->value); break;
     default: printf("zeros"); break;
     }
 }
@@ -133,7 +135,7 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
         printf("  %s: %s ", v->name, kbv_dtype_name(v->dtype));
         print_shape(v->shape, v->ndim);
         printf(", %s", def->params[p].is_buffer ? "buffer, " : "");
-        print_init(&def->params[p]);
+        print_init(&def->params[p], v);
         printf("\n");
     }
     printf("constructor arguments:%s\n", def->init_args[0].name ? "" : " none");

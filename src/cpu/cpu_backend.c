@@ -9,6 +9,7 @@
 
 #include "cpu/cpu_conv_pool.h"
 #include "cpu/cpu_ops_norm.h"
+#include "exec/view.h"
 #include "graph/ops_table.h"
 
 /* Every block is 256-byte aligned, as kbv_env.alloc promises candidates, and
@@ -99,6 +100,36 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_AVG_POOL2D] = kbv_cpu_pool,
     [KBV_OP_AVG_POOL3D] = kbv_cpu_pool,
     /* (end of convolution and pooling ops) */
+
+    /* the level-2 ops */
+    [KBV_OP_LINEAR] = kbv_cpu_linear,
+    [KBV_OP_CLAMP] = kbv_cpu_unary,
+    [KBV_OP_CLAMP_MAX] = kbv_cpu_unary,
+    [KBV_OP_SUB_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_DIV_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_MISH] = kbv_cpu_unary,
+    [KBV_OP_HARDSWISH] = kbv_cpu_unary,
+    [KBV_OP_GELU_TANH] = kbv_cpu_unary,
+    [KBV_OP_SILU] = kbv_cpu_unary,
+    [KBV_OP_MINIMUM] = kbv_cpu_binary,
+    [KBV_OP_MAXIMUM] = kbv_cpu_binary,
+    [KBV_OP_MIN_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_MAX_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_SUM_DIMS] = kbv_cpu_reduce_dims,
+    [KBV_OP_MEAN_DIMS] = kbv_cpu_reduce_dims,
+    [KBV_OP_AMAX_DIMS] = kbv_cpu_reduce_dims,
+    [KBV_OP_LOGSUMEXP] = kbv_cpu_reduce_dims,
+    [KBV_OP_ADAPTIVE_AVG_POOL1D] = kbv_cpu_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL2D] = kbv_cpu_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL3D] = kbv_cpu_adaptive_pool,
+    [KBV_OP_UNSQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE_ALL] = kbv_view_op,
+    [KBV_OP_VIEW] = kbv_view_op,
+    [KBV_OP_FLATTEN] = kbv_view_op,
+    [KBV_OP_CLONE] = kbv_cpu_clone,
+    [KBV_OP_DROPOUT] = kbv_view_op,
+    /* (end of the level-2 ops) */
 };
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }

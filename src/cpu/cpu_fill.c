@@ -218,28 +218,28 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     return KBV_OK;
 }
 
-kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_graph *g, int param,
                               const kbv_draw *draw, kbv_tensor *t)
 {
     (void)be;
+    if (param < 0 || param >= g->n_params)
+        return kbv_fail(KBV_ERR_INVALID, "fill_param: no param %d", param);
+    const kbv_value *pv = &g->values[g->n_inputs + param];
+    const int param_index = pv->def_index;
+    const kbv_param_def *p = &g->def->params[param_index];
     const char *name = p->name ? p->name : "param";
     KBV_TRY(check_tensor(t, name));
     int kind;
-    switch (p->init) {
-    case KBV_INIT_NONE:
-    case KBV_INIT_ZEROS: kind = 0; break;
-    case KBV_INIT_ONES: kind = 1; break;
-    case KBV_INIT_UNIFORM_FAN_IN: kind = 2; break;
-    default:
+    double value;
+    if (!kbv_param_kind_of(p->init, p->value, &kind, &value))
         return kbv_fail(KBV_ERR_INVALID, "param %s: unknown initialiser %d", name, (int)p->init);
-    }
     /* Integer buffers (counters) are never perturbed. */
     bool is_float = p->dtype == KBV_F32 || p->dtype == KBV_F64;
     int d5 = draw->dist == KBV_DIST_D5 && is_float;
     uint32_t key = kbv_param_key(param_index);
     int64_t n = kbv_cpu_numel(t);
     for (int64_t i = 0; i < n; i++) {
-        double v = kbv_param_value(kind, p->fan_in, d5, draw->seed, key, (uint64_t)i);
+        double v = kbv_param_value(kind, pv->fan_in, value, d5, draw->seed, key, (uint64_t)i);
         if (p->dtype == KBV_F32)
             v = (double)(float)v;
         KBV_TRY(store_value(t->dtype, t->data, i, v));

@@ -12,6 +12,9 @@ kbv_status kbv_cpu_norm(kbv_backend *be, const kbv_node *node, const kbv_tensor 
 /* sum, mean, max, min, argmax, argmin, norm_dim */
 kbv_status kbv_cpu_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                           kbv_tensor *out);
+/* sum_dims, mean_dims, amax_dims, logsumexp */
+kbv_status kbv_cpu_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out);
 /* mean_all, norm_fro */
 kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);

@@ -108,29 +108,29 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     return KBV_OK;
 }
 
-static kbv_status cuda_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+static kbv_status cuda_fill_param(kbv_backend *be, const kbv_graph *g, int param,
                                   const kbv_draw *draw, kbv_tensor *t)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
+    if (param < 0 || param >= g->n_params)
+        return kbv_fail(KBV_ERR_INVALID, "fill_param: no param %d", param);
+    const kbv_value *pv = &g->values[g->n_inputs + param];
+    const int param_index = pv->def_index;
+    const kbv_param_def *p = &g->def->params[param_index];
     const char *name = p->name ? p->name : "param";
     KBV_TRY(need_contiguous(t, "fill_param"));
     if (!t->data && kbv_cuda_numel(t) > 0)
         return kbv_fail(KBV_ERR_INVALID, "fill_param %s: tensor without memory", name);
     int kind;
-    switch (p->init) {
-    case KBV_INIT_NONE:
-    case KBV_INIT_ZEROS: kind = 0; break;
-    case KBV_INIT_ONES: kind = 1; break;
-    case KBV_INIT_UNIFORM_FAN_IN: kind = 2; break;
-    default:
+    double value;
+    if (!kbv_param_kind_of(p->init, p->value, &kind, &value))
         return kbv_fail(KBV_ERR_INVALID, "fill_param %s: unknown initialiser %d", name,
                         (int)p->init);
-    }
     /* integer buffers (counters) are never perturbed */
     const int d5 = draw->dist == KBV_DIST_D5 && (p->dtype == KBV_F32 || p->dtype == KBV_F64);
     KBV_TRY(finish(cu,
                    kbv_cuda_launch_fill_param(cu->stream, cu->sms, t->dtype, p->dtype, kind,
-                                              p->fan_in, d5, draw->seed,
+                                              pv->fan_in, value, d5, draw->seed,
                                               kbv_param_key(param_index), kbv_cuda_numel(t),
                                               t->data),
                    "kbv_cuda_launch_fill_param"));

@@ -117,9 +117,7 @@ static kbv_status fill_params(audit_state *a, const kbv_draw *d)
     const kbv_graph *g = a->g;
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     for (int j = 0; j < g->n_params; j++) {
-        const kbv_value *v = &g->values[g->n_inputs + j];
-        KBV_TRY(a->svc->fill_param(a->svc, &g->def->params[v->def_index], v->def_index, d,
-                                   &a->par[j]));
+        KBV_TRY(a->svc->fill_param(a->svc, g, j, d, &a->par[j]));
     }
     KBV_TRY(a->svc->sync(a->svc));
     for (int j = 0; j < g->n_params; j++)

@@ -73,7 +73,7 @@ kbv_status kbv_configs_check(kbv_backend *fp32, const kbv_graph *g, kbv_config_c
         const kbv_value *v = &g->values[g->n_inputs + n_par];
         const kbv_param_def *pd = &g->def->params[v->def_index];
         KBV_TRY_GOTO(tensor_alloc(fp32, v, pd->dtype, &par[n_par]), st, done);
-        KBV_TRY_GOTO(fp32->fill_param(fp32, pd, v->def_index, &params, &par[n_par]), st, done);
+        KBV_TRY_GOTO(fp32->fill_param(fp32, g, n_par, &params, &par[n_par]), st, done);
     }
     kbv_planned_draw configs[KBV_MAX_CONFIGS];
     int n = kbv_hidden_configs(g->def, configs);

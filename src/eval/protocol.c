@@ -276,8 +276,7 @@ static kbv_status fill_params(sample *s, const kbv_draw *d)
 {
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
     for (int j = 0; j < s->g->n_params; j++) {
-        int def_index = s->g->values[s->g->n_inputs + j].def_index;
-        KBV_TRY(s->svc->fill_param(s->svc, param_def(s, j), def_index, d, &s->par[j]));
+        KBV_TRY(s->svc->fill_param(s->svc, s->g, j, d, &s->par[j]));
         KBV_TRY(hash_tensor(s, &s->par[j], &s->par_hash[j]));
         if (!is_float(s->par[j].dtype)) {
             s->par64[j] = s->par[j];

@@ -24,6 +24,9 @@ typedef struct kbv_value {
     int64_t shape[KBV_MAX_DIMS];
     int last_use;                /* index of the last node reading it; -1 if none */
     bool is_output;
+    /* params under KBV_INIT_UNIFORM_FAN_IN: PyTorch's fan_in of the shape at
+     * this size (kbv_param_fan_in); 0 otherwise */
+    int64_t fan_in;
 } kbv_value;
 
 typedef struct kbv_node {
@@ -49,6 +52,14 @@ typedef struct kbv_graph {
 kbv_status kbv_graph_build(const kbv_problem_def *def, kbv_size size, kbv_graph *g);
 /* Same with explicit dim sizes (def->dims order); for hidden shapes. */
 kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims, kbv_graph *g);
+
+/* PyTorch's fan_in for the U(-1/sqrt(fan_in), 1/sqrt(fan_in)) initialiser of
+ * param p (index into g's params, state_dict order) at g's size: a weight
+ * [out, in, *k] has in * prod(k) (nn.Linear, nn.ConvNd; ConvTranspose's
+ * [in, out/groups, *k] takes dim 1 too, as torch.nn.init does), and a 1-D
+ * "X.bias" the fan_in of "X.weight". Fails with the reason when the shape
+ * gives none. */
+kbv_status kbv_param_fan_in(const kbv_graph *g, int p, int64_t *fan_in);
 
 int64_t kbv_value_numel(const kbv_value *v);
 size_t kbv_dtype_size(kbv_dtype dt);
