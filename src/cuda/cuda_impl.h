@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -55,7 +56,9 @@ typedef struct kbv_cuda {
     cudaEvent_t ev_start, ev_stop;
     kbv_cuda_alloc alloc;
     cublasHandle_t blas;              /* created at the first matmul */
-    void *blas_workspace;             /* from alloc: counted, as PyTorch's is */
+    void *blas_workspace;             /* from alloc: counted, as PyTorch's is; cuBLASLt
+                                         shares it, as PyTorch's unified workspace does */
+    cublasLtHandle_t blaslt;          /* created at the first linear with a bias */
     void *flush_buf;                  /* cudaMalloc'd at the first flush, not counted */
     size_t flush_bytes;
     unsigned flush_count;
@@ -74,6 +77,9 @@ kbv_status kbv_cuda_op_matmul(kbv_backend *be, const kbv_node *node, const kbv_t
 kbv_status kbv_cuda_op_bmm(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                            kbv_tensor *out);
 kbv_status kbv_cuda_op_einsum(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                              kbv_tensor *out);
+/* F.linear (cuda_linear.c): cuBLASLt with the bias epilogue, as torch.addmm. */
+kbv_status kbv_cuda_op_linear(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);
 
 /* Device services (cuda_services.c): fill the backend's function pointers. */

@@ -1,5 +1,5 @@
 /* The CUDA backend's op table, and the ops that run kbv's own kernels:
- * elementwise, softmax, diag, triu/tril, and the transpose view. (The
+ * elementwise, softmax, diag, triu/tril, clone, and the transpose view. (The
  * cuBLAS ops are in cuda_matmul.c.) Each op checks its operands, picks the
  * fastest kernel that applies (contiguous 16-byte paths first, strided
  * index math otherwise) and enqueues it on the backend's stream. */
@@ -7,6 +7,7 @@
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_ops_norm.h"
+#include "exec/view.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
 
@@ -60,10 +61,31 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
         p0 = f[0];
         break;
     case KBV_OP_HARDTANH:
+    case KBV_OP_CLAMP:
         if (!f)
-            return kbv_fail(KBV_ERR_INVALID, "hardtanh: no bounds f[0], f[1]");
+            return kbv_fail(KBV_ERR_INVALID, "%s: no bounds f[0], f[1]", op_name(node->op));
         p0 = f[0];
         p1 = f[1];
+        break;
+    case KBV_OP_CLAMP_MAX:
+    case KBV_OP_SUB_SCALAR:
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "%s: no attribute f[0]", op_name(node->op));
+        p0 = f[0];
+        break;
+    case KBV_OP_DIV_SCALAR:
+        /* PyTorch divides by a CPU scalar as a product with its reciprocal,
+         * computed in the tensor's type */
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "div_scalar: no divisor f[0]");
+        p0 = is_f64 ? 1.0 / f[0] : (double)(1.0f / (float)f[0]);
+        break;
+    case KBV_OP_MIN_SCALAR:
+    case KBV_OP_MAX_SCALAR:
+        /* torch.tensor(f0): a float32 0-dim tensor, also against float64 */
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "%s: no constant f[0]", op_name(node->op));
+        p0 = (double)(float)f[0];
         break;
     case KBV_OP_SELU:
         p0 = KBV_SELU_ALPHA;
@@ -231,6 +253,28 @@ static kbv_status op_transpose(kbv_backend *be, const kbv_node *node, const kbv_
     return KBV_OK;
 }
 
+/* a.clone(): a contiguous copy, as PyTorch's copy_ makes it (one device
+ * copy for a contiguous operand). */
+static kbv_status op_clone(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *x = &args[0];
+    const int64_t n = kbv_cuda_numel(x);
+    KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, "clone"));
+    if (n == 0)
+        return KBV_OK;
+    const size_t esize = kbv_dtype_size(x->dtype);
+    if (kbv_cuda_is_contiguous(x))
+        return launched(cudaMemcpyAsync(out->data, x->data, (size_t)n * esize,
+                                        cudaMemcpyDeviceToDevice, cu->stream),
+                        node->op);
+    kbv_cuda_layout l;
+    strides_of(x, &l);
+    return launched(kbv_cuda_launch_copy_strided(cu->stream, esize, x->data, &l, out->data),
+                    node->op);
+}
+
 static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_MATMUL] = kbv_cuda_op_matmul,
     [KBV_OP_BMM] = kbv_cuda_op_bmm,
@@ -313,6 +357,36 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_AVG_POOL2D] = kbv_cuda_op_pool,
     [KBV_OP_AVG_POOL3D] = kbv_cuda_op_pool,
     /* (end of convolution and pooling ops) */
+
+    /* the level-2 ops */
+    [KBV_OP_LINEAR] = kbv_cuda_op_linear,
+    [KBV_OP_CLAMP] = op_unary,
+    [KBV_OP_CLAMP_MAX] = op_unary,
+    [KBV_OP_SUB_SCALAR] = op_unary,
+    [KBV_OP_DIV_SCALAR] = op_unary,
+    [KBV_OP_MISH] = op_unary,
+    [KBV_OP_HARDSWISH] = op_unary,
+    [KBV_OP_GELU_TANH] = op_unary,
+    [KBV_OP_SILU] = op_unary,
+    [KBV_OP_MINIMUM] = op_binary,
+    [KBV_OP_MAXIMUM] = op_binary,
+    [KBV_OP_MIN_SCALAR] = op_unary,
+    [KBV_OP_MAX_SCALAR] = op_unary,
+    [KBV_OP_SUM_DIMS] = kbv_cuda_op_reduce_dims,
+    [KBV_OP_MEAN_DIMS] = kbv_cuda_op_reduce_dims,
+    [KBV_OP_AMAX_DIMS] = kbv_cuda_op_reduce_dims,
+    [KBV_OP_LOGSUMEXP] = kbv_cuda_op_logsumexp,
+    [KBV_OP_ADAPTIVE_AVG_POOL1D] = kbv_cuda_op_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL2D] = kbv_cuda_op_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL3D] = kbv_cuda_op_adaptive_pool,
+    [KBV_OP_UNSQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE_ALL] = kbv_view_op,
+    [KBV_OP_VIEW] = kbv_view_op,
+    [KBV_OP_FLATTEN] = kbv_view_op,
+    [KBV_OP_CLONE] = op_clone,
+    [KBV_OP_DROPOUT] = kbv_view_op,
+    /* (end of the level-2 ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

@@ -12,6 +12,11 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
 /* sum, mean, max, min, argmax, argmin, norm_dim */
 kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);
+/* sum_dims, mean_dims, amax_dims; logsumexp (cuda_ops_reduce.c) */
+kbv_status kbv_cuda_op_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                   kbv_tensor *out);
+kbv_status kbv_cuda_op_logsumexp(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
 /* mean_all, norm_fro */
 kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                   kbv_tensor *out);
