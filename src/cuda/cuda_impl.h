@@ -90,8 +90,6 @@ kbv_status kbv_cuda_blas_ready(kbv_backend *be);
 
 /* ---- tensors (cuda_tensor.c) ---- */
 
-int64_t kbv_cuda_numel(const kbv_tensor *t);
-bool kbv_cuda_is_contiguous(const kbv_tensor *t);
 /* *is_f64 for a float tensor in this backend's float dtype; KBV_ERR_UNSUPPORTED otherwise. */
 kbv_status kbv_cuda_float_of(const kbv_backend *be, const kbv_tensor *t, int *is_f64);
 /* t's layout aligned to an output shape with numpy broadcasting. */

@@ -36,13 +36,13 @@ kbv_status kbv_cuda_op_linear(kbv_backend *be, const kbv_node *node, const kbv_t
     if (x->ndim < 1 || w->ndim != 2 || x->shape[x->ndim - 1] != w->shape[1] ||
         (bias && (bias->ndim != 1 || bias->shape[0] != w->shape[0])))
         return kbv_fail(KBV_ERR_INVALID, "linear: operands are not [..., K], [N, K], [N]");
-    const int64_t n = w->shape[0], k = w->shape[1], m = kbv_cuda_numel(x) / (k ? k : 1);
+    const int64_t n = w->shape[0], k = w->shape[1], m = kbv_tensor_numel(x) / (k ? k : 1);
     KBV_TRY(kbv_cuda_check_out(out, m * n, x->dtype, "linear"));
     if (m == 0 || n == 0)
         return KBV_OK;
 
-    const bool lt = bias && kbv_cuda_is_contiguous(x) && kbv_cuda_is_contiguous(bias) &&
-                    kbv_cuda_is_contiguous(w) && n > 1 && k > 1;
+    const bool lt = bias && kbv_tensor_is_contiguous(x) && kbv_tensor_is_contiguous(bias) &&
+                    kbv_tensor_is_contiguous(w) && n > 1 && k > 1;
     if (lt) {
         const kbv_gemm_bias g = {.is_f64 = is_f64, .m = m, .n = n, .k = k, .x = x->data,
                                  .w = w->data, .bias = bias->data, .ldx = k, .ldw = k,

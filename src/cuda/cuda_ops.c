@@ -47,7 +47,7 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
     const kbv_tensor *x = &args[0];
     int is_f64;
     KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
-    const int64_t n = kbv_cuda_numel(x);
+    const int64_t n = kbv_tensor_numel(x);
     KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, op_name(node->op)));
     double p0 = 0.0, p1 = 0.0;
     const double *f = node->def ? node->def->f : NULL;
@@ -94,7 +94,7 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
     default:
         break;
     }
-    if (kbv_cuda_is_contiguous(x))
+    if (kbv_tensor_is_contiguous(x))
         return launched(kbv_cuda_launch_unary(cu->stream, node->op, is_f64, p0, p1,
                                               x->data, out->data, n),
                         node->op);
@@ -113,16 +113,16 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
     int is_f64, b_f64;
     KBV_TRY(kbv_cuda_float_of(be, a, &is_f64));
     KBV_TRY(kbv_cuda_float_of(be, b, &b_f64));
-    const int64_t n = kbv_cuda_numel(out);
+    const int64_t n = kbv_tensor_numel(out);
     KBV_TRY(kbv_cuda_check_out(out, n, a->dtype, op_name(node->op)));
     kbv_cuda_layout la, lb;
     KBV_TRY(kbv_cuda_broadcast_layout(a, out->ndim, out->shape, &la));
     KBV_TRY(kbv_cuda_broadcast_layout(b, out->ndim, out->shape, &lb));
-    const int64_t na = kbv_cuda_numel(a), nb = kbv_cuda_numel(b);
+    const int64_t na = kbv_tensor_numel(a), nb = kbv_tensor_numel(b);
     /* a broadcastable operand with as many elements as the output is the
      * output's shape up to leading 1s: contiguous, it is read in order */
-    const bool a_full = na == n && kbv_cuda_is_contiguous(a);
-    const bool b_full = nb == n && kbv_cuda_is_contiguous(b);
+    const bool a_full = na == n && kbv_tensor_is_contiguous(a);
+    const bool b_full = nb == n && kbv_tensor_is_contiguous(b);
     cudaError_t err;
     if ((a_full || na == 1) && (b_full || nb == 1))
         err = kbv_cuda_launch_binary(cu->stream, node->op, is_f64, a->data, !a_full,
@@ -151,7 +151,7 @@ static kbv_status op_softmax(kbv_backend *be, const kbv_node *node, const kbv_te
     if (dim < 0 || dim >= (nd > 0 ? nd : 1))
         return kbv_fail(KBV_ERR_INVALID, "%s: dim %lld out of range for %d dims",
                         op_name(node->op), (long long)(node->def ? node->def->i[0] : -1), nd);
-    const int64_t n = kbv_cuda_numel(x_in);
+    const int64_t n = kbv_tensor_numel(x_in);
     KBV_TRY(kbv_cuda_check_out(out, n, x_in->dtype, op_name(node->op)));
     if (n == 0)
         return KBV_OK;
@@ -221,7 +221,7 @@ static kbv_status op_tri(kbv_backend *be, const kbv_node *node, const kbv_tensor
     if (x_in->ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: expects at least 2 dims, got %d",
                         op_name(node->op), x_in->ndim);
-    const int64_t n = kbv_cuda_numel(x_in);
+    const int64_t n = kbv_tensor_numel(x_in);
     KBV_TRY(kbv_cuda_check_out(out, n, x_in->dtype, op_name(node->op)));
     if (n == 0)
         return KBV_OK;
@@ -260,12 +260,12 @@ static kbv_status op_clone(kbv_backend *be, const kbv_node *node, const kbv_tens
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0];
-    const int64_t n = kbv_cuda_numel(x);
+    const int64_t n = kbv_tensor_numel(x);
     KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, "clone"));
     if (n == 0)
         return KBV_OK;
     const size_t esize = kbv_dtype_size(x->dtype);
-    if (kbv_cuda_is_contiguous(x))
+    if (kbv_tensor_is_contiguous(x))
         return launched(cudaMemcpyAsync(out->data, x->data, (size_t)n * esize,
                                         cudaMemcpyDeviceToDevice, cu->stream),
                         node->op);

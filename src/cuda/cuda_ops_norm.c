@@ -67,13 +67,13 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
     if (!node->def || args[0].ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: needs eps and an input of 2 or more dims",
                         op_name(node));
-    const int64_t n_all = kbv_cuda_numel(&args[0]);
+    const int64_t n_all = kbv_tensor_numel(&args[0]);
     KBV_TRY(kbv_cuda_check_out(out, n_all, args[0].dtype, op_name(node)));
     if (affine)
         for (int k = 1; k < 3; k++) {
             int f;
             KBV_TRY(kbv_cuda_float_of(be, &args[k], &f));
-            if (!kbv_cuda_is_contiguous(&args[k]))
+            if (!kbv_tensor_is_contiguous(&args[k]))
                 return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: weight/bias must be contiguous",
                                 op_name(node));
         }
@@ -94,8 +94,8 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
         break;
     case KBV_OP_LAYER_NORM: {
         kind = KBV_CUDA_NORM_LAYER;
-        int64_t size = kbv_cuda_numel(&args[1]);
-        if (size == 0 || n_all % size != 0 || kbv_cuda_numel(&args[2]) != size)
+        int64_t size = kbv_tensor_numel(&args[1]);
+        if (size == 0 || n_all % size != 0 || kbv_tensor_numel(&args[2]) != size)
             KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "layer_norm: weight of %lld elements",
                           (long long)size);
         n = n_all / size;
@@ -106,7 +106,7 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
     default: break;
     }
     if (affine && kind != KBV_CUDA_NORM_LAYER &&
-        (kbv_cuda_numel(&args[1]) != channels || kbv_cuda_numel(&args[2]) != channels))
+        (kbv_tensor_numel(&args[1]) != channels || kbv_tensor_numel(&args[2]) != channels))
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s: weight and bias need %lld elements",
                       op_name(node), (long long)channels);
     KBV_TRY_GOTO(scratch_get(be, kbv_cuda_norm_scratch_bytes(kind, n, channels, spatial, groups),
@@ -156,7 +156,7 @@ kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const k
     KBV_TRY(kbv_cuda_check_out(out, 1, args[0].dtype, op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
-    const int64_t n = kbv_cuda_numel(&x);
+    const int64_t n = kbv_tensor_numel(&x);
     KBV_TRY_GOTO(scratch_get(be, kbv_cuda_reduce_all_scratch_bytes(n), &scratch), st, done);
     st = launched(kbv_cuda_launch_reduce_all(cu->stream, node->op == KBV_OP_NORM_FRO, is_f64,
                                              x.data, out->data, n, scratch),
@@ -174,7 +174,7 @@ kbv_status kbv_cuda_op_pointwise(kbv_backend *be, const kbv_node *node, const kb
     void *copy_scratch = NULL;
     int is_f64;
     KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
-    const int64_t n = kbv_cuda_numel(&args[0]);
+    const int64_t n = kbv_tensor_numel(&args[0]);
     KBV_TRY(kbv_cuda_check_out(out, n, args[0].dtype, op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
@@ -196,13 +196,13 @@ kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv
     if (m->dtype != KBV_BOOL)
         return kbv_fail(KBV_ERR_INVALID, "mul_mask: the mask is %s, not bool",
                         kbv_dtype_name(m->dtype));
-    const int64_t n = kbv_cuda_numel(out), nm = kbv_cuda_numel(m);
+    const int64_t n = kbv_tensor_numel(out), nm = kbv_tensor_numel(m);
     KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, "mul_mask"));
     /* contiguous x of the output's shape; the mask either the same or one
      * trailing row repeated */
     const bool row_mask = nm > 0 && n % nm == 0 && m->ndim >= 1 && out->ndim >= 1 &&
                           nm == out->shape[out->ndim - 1];
-    if (!kbv_cuda_is_contiguous(x) || kbv_cuda_numel(x) != n || !kbv_cuda_is_contiguous(m) ||
+    if (!kbv_tensor_is_contiguous(x) || kbv_tensor_numel(x) != n || !kbv_tensor_is_contiguous(m) ||
         (nm != n && !row_mask))
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "mul_mask: supported are a contiguous tensor and a same-shape or "
@@ -220,7 +220,7 @@ kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_ten
     int is_f64, dim = 0;
     KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
     KBV_TRY(resolve_dim(node, &args[0], &dim));
-    KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(&args[0]), args[0].dtype, op_name(node)));
+    KBV_TRY(kbv_cuda_check_out(out, kbv_tensor_numel(&args[0]), args[0].dtype, op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
     int64_t outer, len, inner;
@@ -239,7 +239,7 @@ kbv_status kbv_cuda_op_flip(kbv_backend *be, const kbv_node *node, const kbv_ten
     void *copy_scratch = NULL;
     int dim = 0;
     KBV_TRY(resolve_dim(node, &args[0], &dim));
-    KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(&args[0]), args[0].dtype, "flip"));
+    KBV_TRY(kbv_cuda_check_out(out, kbv_tensor_numel(&args[0]), args[0].dtype, "flip"));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
     int64_t outer, len, inner;
@@ -256,7 +256,7 @@ kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const 
 {
     (void)args;
     kbv_cuda *cu = kbv_cuda_of(be);
-    const int64_t n = kbv_cuda_numel(out);
+    const int64_t n = kbv_tensor_numel(out);
     KBV_TRY(kbv_cuda_check_out(out, n, out->dtype, op_name(node)));
     if (n == 0)
         return KBV_OK;
@@ -275,7 +275,7 @@ kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tens
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     if (args[0].dtype != out->dtype || args[1].dtype != out->dtype)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operands of another dtype than the output");
-    KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(&args[0]) + kbv_cuda_numel(&args[1]),
+    KBV_TRY(kbv_cuda_check_out(out, kbv_tensor_numel(&args[0]) + kbv_tensor_numel(&args[1]),
                                out->dtype, "cat"));
     kbv_tensor a, b;
     KBV_TRY_GOTO(kbv_cuda_contiguous(be, &args[0], &a, &sa), st, done);
@@ -319,7 +319,7 @@ kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_ten
                                                             : 2;
     for (int k = 0; k < n_float; k++) {
         KBV_TRY(kbv_cuda_float_of(be, &args[k], &is_f64));
-        if (!kbv_cuda_is_contiguous(&args[k]))
+        if (!kbv_tensor_is_contiguous(&args[k]))
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is not contiguous",
                             op_name(node), k);
     }
@@ -327,19 +327,19 @@ kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_ten
         return kbv_fail(KBV_ERR_INVALID, "%s: no attributes", op_name(node));
     KBV_TRY(kbv_cuda_check_out(out, 1, args[0].dtype, op_name(node)));
     const kbv_tensor *a = &args[0];
-    const int64_t n = kbv_cuda_numel(a);
+    const int64_t n = kbv_tensor_numel(a);
     const int64_t rows = a->ndim >= 1 ? a->shape[0] : 1;
     const double *f = node->def->f;
     for (int k = 1; k < n_float; k++)
-        if (kbv_cuda_numel(&args[k]) != n)
+        if (kbv_tensor_numel(&args[k]) != n)
             return kbv_fail(KBV_ERR_INVALID, "%s: operands of %lld and %lld elements",
-                            op_name(node), (long long)n, (long long)kbv_cuda_numel(&args[k]));
+                            op_name(node), (long long)n, (long long)kbv_tensor_numel(&args[k]));
     KBV_TRY(scratch_get(be, kbv_cuda_loss_scratch_bytes(rows, n), &scratch));
     cudaError_t err = cudaSuccess;
     switch (node->op) {
     case KBV_OP_CROSS_ENTROPY:
         if (a->ndim != 2 || args[1].dtype != KBV_I64 || args[1].ndim != 1 ||
-            args[1].shape[0] != rows || !kbv_cuda_is_contiguous(&args[1]))
+            args[1].shape[0] != rows || !kbv_tensor_is_contiguous(&args[1]))
             KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID,
                           "cross_entropy: [N, C] logits and [N] int64 targets");
         err = kbv_cuda_launch_cross_entropy(cu->stream, is_f64, a->data, args[1].data, out->data,
