@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_half.h"
 
 static inline double load(const kbv_tensor *t, int64_t i)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cpu/cpu_conv_pool.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "exec/view.h"
 #include "graph/ops_table.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 
 #define KBV_CPU_TYPE_F32
 #include "cpu/cpu_template.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_iter.h"
 
 #define KBV_CPU_TYPE_F32

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_lines.h"
 #include "graph/ops_rules.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_lines.h"
 
 #define KBV_CPU_TYPE_F32

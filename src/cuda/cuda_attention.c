@@ -20,7 +20,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_norm_launch.h"
-#include "cuda/cuda_ops_norm.h"
+#include "cuda/cuda_ops.h"
 #include "graph/ops_table.h"
 
 #define SDPA_CHUNK_SCORE_BYTES ((size_t)256 << 20)

@@ -6,7 +6,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_impl.h"
-#include "cuda/cuda_ops_norm.h"
+#include "cuda/cuda_ops.h"
 #include "exec/view.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"

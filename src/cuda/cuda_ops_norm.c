@@ -8,7 +8,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_norm_launch.h"
-#include "cuda/cuda_ops_norm.h"
+#include "cuda/cuda_ops.h"
 #include "graph/ops_table.h"
 
 static const char *op_name(const kbv_node *node)

@@ -9,7 +9,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_norm_launch.h"
 #include "cuda/cuda_op_args.h"
-#include "cuda/cuda_ops_norm.h"
+#include "cuda/cuda_ops.h"
 #include "graph/ops_rules.h"
 
 /* The single-dim reduction kind of a multi-dim op. */

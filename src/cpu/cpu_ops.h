@@ -1,8 +1,8 @@
 /* The CPU ops of the normalisation, reduction, scan, loss and attention
  * family (cpu_norm.c, cpu_reduce.c, cpu_pointwise.c, cpu_scan.c,
  * cpu_loss.c, cpu_attention.c); each documents its semantics. */
-#ifndef KBV_CPU_OPS_NORM_H
-#define KBV_CPU_OPS_NORM_H
+#ifndef KBV_CPU_OPS_H
+#define KBV_CPU_OPS_H
 
 #include "exec/backend.h"
 

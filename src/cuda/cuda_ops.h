@@ -1,8 +1,8 @@
 /* The CUDA ops of the normalisation, reduction, scan, loss and attention
  * family (cuda_ops_norm.c, cuda_attention.c), with the semantics of their
- * CPU counterparts (src/cpu/cpu_ops_norm.h). */
-#ifndef KBV_CUDA_OPS_NORM_H
-#define KBV_CUDA_OPS_NORM_H
+ * CPU counterparts (src/cpu/cpu_ops.h). */
+#ifndef KBV_CUDA_OPS_H
+#define KBV_CUDA_OPS_H
 
 #include "exec/backend.h"
 
