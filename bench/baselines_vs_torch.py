@@ -10,6 +10,13 @@ allow_tf32 set as the mode says. Each side is timed per call with CUDA events
 medians; the noise beside each figure is the interquartile range / median.
 
 Writes a TSV (--out) and prints a table; the last lines are a summary.
+
+Level 2 (--problems L2/1-100): the module stays in training mode, as kbv's
+semantics are; where a problem's dropout is active (L2/66, p = 0.2) PyTorch
+runs its dropout kernel and kbv the identity (docs/METHODOLOGY.md), so that
+problem's time and memory ratios compare different work. --profile lists
+each side's kernels: linear layers should show the same cuBLASLt kernel
+(the bias epilogue) on both sides.
 """
 import argparse
 import ctypes

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cpu/cpu_conv_pool.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "exec/view.h"
 #include "graph/ops_table.h"
 
@@ -246,14 +246,6 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
     return KBV_OK;
 }
 
-int64_t kbv_cpu_numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
-}
-
 const char *kbv_cpu_op_name(const kbv_node *node)
 {
     if ((unsigned)node->op >= KBV_OP_COUNT || !kbv_op_table[node->op].name)
@@ -271,13 +263,13 @@ kbv_status kbv_cpu_check_float(const kbv_node *node, const kbv_tensor *args, int
     if (out->dtype != KBV_F32 && out->dtype != KBV_F64)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: output dtype %s (the CPU ops compute in "
                         "float32 or float64)", op, kbv_dtype_name(out->dtype));
-    if (!out->data && kbv_cpu_numel(out) > 0)
+    if (!out->data && kbv_tensor_numel(out) > 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: output has no memory", op);
     for (int k = 0; k < n_args; k++) {
         if (args[k].dtype != out->dtype)
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is %s, output %s", op, k,
                             kbv_dtype_name(args[k].dtype), kbv_dtype_name(out->dtype));
-        if (!args[k].data && kbv_cpu_numel(&args[k]) > 0)
+        if (!args[k].data && kbv_tensor_numel(&args[k]) > 0)
             return kbv_fail(KBV_ERR_INVALID, "%s: operand %d has no memory", op, k);
     }
     return KBV_OK;

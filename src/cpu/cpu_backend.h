@@ -67,8 +67,6 @@ size_t kbv_cpu_flush_bytes(void);
 
 /* Helpers shared by the ops. */
 
-/* Elements of t (product of its shape; 1 for a 0-dim tensor). */
-int64_t kbv_cpu_numel(const kbv_tensor *t);
 /* Name of the op a node runs, for messages. */
 const char *kbv_cpu_op_name(const kbv_node *node);
 /* OK when out and every arg are float tensors of one dtype (F32 or F64). */

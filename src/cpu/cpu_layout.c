@@ -133,7 +133,7 @@ kbv_status kbv_cpu_clone(kbv_backend *be, const kbv_node *node, const kbv_tensor
         return kbv_fail(KBV_ERR_INVALID, "%s: a %s operand for a %s result",
                         kbv_cpu_op_name(node), kbv_dtype_name(a->dtype),
                         kbv_dtype_name(out->dtype));
-    if (kbv_cpu_numel(out) > 0 && (!a->data || !out->data))
+    if (kbv_tensor_numel(out) > 0 && (!a->data || !out->data))
         return kbv_fail(KBV_ERR_INVALID, "%s: an operand has no memory", kbv_cpu_op_name(node));
     kbv_cpu_iter it;
     const kbv_tensor *ins[1] = {a};

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_lines.h"
 #include "graph/ops_rules.h"
 
@@ -59,7 +59,7 @@ kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_t
     const kbv_tensor *x = &args[0];
     bool fro = node->op == KBV_OP_NORM_FRO;
     double acc = x->dtype == KBV_F32 ? reduce_all_f32(x, fro) : reduce_all_f64(x, fro);
-    double v = fro ? sqrt(acc) : acc / (double)kbv_cpu_numel(x);
+    double v = fro ? sqrt(acc) : acc / (double)kbv_tensor_numel(x);
     if (out->dtype == KBV_F32)
         *(float *)out->data = (float)v;
     else

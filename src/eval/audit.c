@@ -37,21 +37,11 @@ typedef struct mode_outputs {
     bool have[KBV_MODE_COUNT];
 } mode_outputs;
 
-static bool is_float(kbv_dtype dt) { return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16; }
-
-static size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
 static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
     kbv_value_tensor(v, t);
     t->dtype = dtype;
-    size_t bytes = tensor_bytes(t);
+    size_t bytes = kbv_tensor_bytes(t);
     return be->alloc(be, bytes ? bytes : 1, &t->data);
 }
 
@@ -60,11 +50,11 @@ static kbv_status twin_alloc(audit_state *a, const kbv_tensor *t, kbv_tensor *t6
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     *t64 = *t;
-    if (!is_float(t->dtype))
+    if (!kbv_dtype_is_float(t->dtype))
         return KBV_OK;
     t64->dtype = KBV_F64;
     t64->data = NULL;
-    size_t bytes = tensor_bytes(t64);
+    size_t bytes = kbv_tensor_bytes(t64);
     void *p = NULL;
     KBV_TRY(be64->alloc(be64, bytes ? bytes : 1, &p));
     t64->data = p;
@@ -157,7 +147,7 @@ static void state_free(audit_state *a)
 static kbv_status zeros_make(audit_state *a, const kbv_value *ov)
 {
     KBV_TRY(tensor_alloc(a->svc, ov, a->svc->float_dtype, &a->zeros));
-    size_t bytes = tensor_bytes(&a->zeros);
+    size_t bytes = kbv_tensor_bytes(&a->zeros);
     void *z = calloc(1, bytes ? bytes : 1);
     if (!z)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes of zeros", bytes);
@@ -188,8 +178,8 @@ static kbv_status state_init(audit_state *a, kbv_backend *const be[KBV_MODE_COUN
         kbv_value_tensor(&g->values[g->outputs[k]], &a->outputs[k]);
     const kbv_value *ov = &g->values[g->outputs[0]];
     const kbv_value *iv = &g->values[0];
-    a->float_out = is_float(ov->dtype);
-    a->copy_fits = g->n_inputs > 0 && a->float_out && is_float(iv->dtype) &&
+    a->float_out = kbv_dtype_is_float(ov->dtype);
+    a->copy_fits = g->n_inputs > 0 && a->float_out && kbv_dtype_is_float(iv->dtype) &&
                    kbv_value_numel(iv) == kbv_value_numel(ov);
     if (a->float_out)
         KBV_TRY(zeros_make(a, ov));
@@ -217,7 +207,7 @@ static kbv_status run_mode(audit_state *a, kbv_mode m, mode_outputs *o)
 static kbv_status oracle_is_uniform(audit_state *a, const kbv_tensor *t, bool *uniform)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    size_t bytes = tensor_bytes(t), es = kbv_dtype_size(t->dtype);
+    size_t bytes = kbv_tensor_bytes(t), es = kbv_dtype_size(t->dtype);
     char *host = malloc(bytes ? bytes : 1);
     if (!host)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes", bytes);
@@ -232,7 +222,7 @@ static kbv_status oracle_is_uniform(audit_state *a, const kbv_tensor *t, bool *u
 static kbv_status oracle_hash(audit_state *a, const kbv_tensor *t, uint64_t *h)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    return be64->hash(be64, t->data, tensor_bytes(t), h);
+    return be64->hash(be64, t->data, kbv_tensor_bytes(t), h);
 }
 
 /* The degenerate checks on draw d, under the base params: does the oracle's

@@ -119,11 +119,6 @@ kbv_status kbv_size_parse(const char *s, kbv_size *out)
 
 /* ---- measuring -------------------------------------------------------- */
 
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 /* Eager inputs and params of g in be's memory, drawn from the base generators. */
@@ -137,7 +132,7 @@ static kbv_status tensor_for(kbv_backend *be, const kbv_value *v, kbv_dtype def_
                              kbv_tensor *t, size_t *bytes)
 {
     kbv_value_tensor(v, t);
-    t->dtype = is_float(def_dtype) ? be->float_dtype : def_dtype;
+    t->dtype = kbv_dtype_is_float(def_dtype) ? be->float_dtype : def_dtype;
     *bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
     void *p = NULL;
     KBV_TRY(be->alloc(be, *bytes, &p));

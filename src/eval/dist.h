@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/tensor.h"
 #include "graph/problem_def.h"
 
 #ifdef __CUDACC__
@@ -264,9 +265,7 @@ static inline kbv_pattern kbv_draw_pattern(const kbv_draw *draw, const kbv_input
  * tensors and Python scalars, which the paper's scaling leaves alone. */
 static inline double kbv_draw_factor(const kbv_draw *draw, const kbv_input_def *in)
 {
-    bool is_float = in->dtype == KBV_F32 || in->dtype == KBV_F64 || in->dtype == KBV_F16 ||
-                    in->dtype == KBV_BF16;
-    return is_float && in->gen != KBV_GEN_SCALAR ? kbv_dist_factor(draw->dist) : 1.0;
+    return kbv_dtype_is_float(in->dtype) && in->gen != KBV_GEN_SCALAR ? kbv_dist_factor(draw->dist) : 1.0;
 }
 
 #endif

@@ -110,11 +110,6 @@ typedef struct sample {
     kbv_record *rec;                                    /* gets what the runner printed */
 } sample;
 
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 /* Whether this run evaluates protocol p (kbv eval --protocols). */
 static bool wanted(const sample *s, kbv_protocol p)
 {
@@ -132,22 +127,6 @@ static bool draw_needed(const sample *s, const kbv_planned_draw *pd)
 
 static size_t align_up(size_t n) { return (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN; }
 
-static size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
-static int64_t tensor_numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
-}
-
 static const kbv_input_def *input_def(const sample *s, int i)
 {
     return &s->g->def->inputs[s->g->values[i].def_index];
@@ -164,7 +143,7 @@ static void place(sample *s, kbv_tensor *t, size_t *cursor, const char *what, co
 {
     size_t off = align_up(*cursor);
     t->data = (void *)(uintptr_t)off;
-    size_t end = off + tensor_bytes(t);
+    size_t end = off + kbv_tensor_bytes(t);
     s->guard_off[s->n_guards] = end;
     if (set >= 0)
         snprintf(s->guard_where[s->n_guards], sizeof s->guard_where[0], "after %s '%s' (set %d)",
@@ -248,7 +227,7 @@ static kbv_status make_layout(sample *s)
     for (int i = 0; i < g->n_inputs && s->perturbable < 0; i++) {
         const kbv_input_def *d = input_def(s, i);
         if (d->dtype == KBV_F32 && d->structure == KBV_STRUCT_NONE &&
-            (d->gen == KBV_GEN_RAND || d->gen == KBV_GEN_RANDN) && tensor_numel(&s->in[0][i]) > 0)
+            (d->gen == KBV_GEN_RAND || d->gen == KBV_GEN_RANDN) && kbv_tensor_numel(&s->in[0][i]) > 0)
             s->perturbable = i;
     }
     return KBV_OK;
@@ -258,7 +237,7 @@ static kbv_status make_layout(sample *s)
 
 static kbv_status hash_tensor(sample *s, const kbv_tensor *t, uint64_t *h)
 {
-    return s->svc->hash(s->svc, t->data, tensor_bytes(t), h);
+    return s->svc->hash(s->svc, t->data, kbv_tensor_bytes(t), h);
 }
 
 static kbv_status fill_set(sample *s, int set, const kbv_draw *d)
@@ -278,7 +257,7 @@ static kbv_status fill_params(sample *s, const kbv_draw *d)
     for (int j = 0; j < s->g->n_params; j++) {
         KBV_TRY(s->svc->fill_param(s->svc, s->g, j, d, &s->par[j]));
         KBV_TRY(hash_tensor(s, &s->par[j], &s->par_hash[j]));
-        if (!is_float(s->par[j].dtype)) {
+        if (!kbv_dtype_is_float(s->par[j].dtype)) {
             s->par64[j] = s->par[j];
             continue;
         }
@@ -286,7 +265,7 @@ static kbv_status fill_params(sample *s, const kbv_draw *d)
             s->par64[j] = s->par[j];
             s->par64[j].dtype = KBV_F64;
             void *p = NULL;
-            KBV_TRY(be64->alloc(be64, tensor_bytes(&s->par64[j]), &p));
+            KBV_TRY(be64->alloc(be64, kbv_tensor_bytes(&s->par64[j]), &p));
             s->par64[j].data = p;
             s->par64_owned[j] = true;
         }
@@ -303,7 +282,7 @@ static kbv_status perturb(sample *s, int set, uint64_t seed)
     int i = s->perturbable;
     kbv_tensor *t = &s->in[set][i];
     const kbv_input_def *d = input_def(s, i);
-    int64_t n = tensor_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     uint32_t key = kbv_input_key(s->g->values[i].def_index);
     for (int e = 0; e < PERTURB_ELEMENTS; e++) {
         kbv_philox_out r = kbv_rng(seed, key, 9, (uint64_t)e);
@@ -403,11 +382,11 @@ static kbv_status refs_compute(sample *s, int set, bool with_fp32, refs *r)
                  done);
     for (int i = 0; i < s->g->n_inputs; i++) {
         in64[i] = s->in[set][i];
-        if (!is_float(in64[i].dtype))
+        if (!kbv_dtype_is_float(in64[i].dtype))
             continue;
         in64[i].dtype = KBV_F64;
         void *p = NULL;
-        KBV_TRY_GOTO(be64->alloc(be64, tensor_bytes(&in64[i]), &p), st, done);
+        KBV_TRY_GOTO(be64->alloc(be64, kbv_tensor_bytes(&in64[i]), &p), st, done);
         in64[i].data = p;
         owned[i] = true;
         KBV_TRY_GOTO(be64->convert(be64, &s->in[set][i], &in64[i]), st, done);

@@ -127,8 +127,7 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
 {
     char key[32];
     const char *k = key_of(def, key, sizeof key);
-    bool is_float = in->dtype == KBV_F32 || in->dtype == KBV_F64 || in->dtype == KBV_F16 ||
-                    in->dtype == KBV_BF16;
+    bool is_float = kbv_dtype_is_float(in->dtype);
     switch (in->gen) {
     case KBV_GEN_RAND:
     case KBV_GEN_RANDN:
@@ -208,8 +207,7 @@ static kbv_status check_hidden(const kbv_problem_def *def, const kbv_graph *g)
             if (x->input && !strcmp(g->values[i].name, x->input))
                 v = i;
         const kbv_input_def *in = v >= 0 ? &def->inputs[g->values[v].def_index] : NULL;
-        bool is_float = in && (in->dtype == KBV_F32 || in->dtype == KBV_F64 ||
-                               in->dtype == KBV_F16);
+        bool is_float = in && kbv_dtype_is_float(in->dtype);
         if (!is_float || in->gen == KBV_GEN_SCALAR)
             return kbv_fail(KBV_ERR_INVALID, "%s: extra config %s: '%s' is not a float tensor "
                             "input of the problem", k, l, x->input ? x->input : "(null)");
@@ -273,8 +271,7 @@ static kbv_status check_init(const kbv_problem_def *def, kbv_graph *g, int p)
     const char *k = key_of(def, key, sizeof key);
     kbv_value *v = &g->values[g->n_inputs + p];
     const kbv_param_def *pd = &def->params[v->def_index];
-    bool is_float = pd->dtype == KBV_F32 || pd->dtype == KBV_F64 || pd->dtype == KBV_F16 ||
-                    pd->dtype == KBV_BF16;
+    bool is_float = kbv_dtype_is_float(pd->dtype);
     switch (pd->init) {
     case KBV_INIT_NONE:
     case KBV_INIT_ONES:
@@ -462,35 +459,6 @@ int64_t kbv_value_numel(const kbv_value *v)
     for (int d = 0; d < v->ndim; d++)
         n *= v->shape[d];
     return n;
-}
-
-size_t kbv_dtype_size(kbv_dtype dt)
-{
-    switch (dt) {
-    case KBV_F32: return 4;
-    case KBV_F64: return 8;
-    case KBV_F16: return 2;
-    case KBV_BF16: return 2;
-    case KBV_I32: return 4;
-    case KBV_I64: return 8;
-    case KBV_BOOL: return 1;
-    }
-    return 0;
-}
-
-/* NumPy / PyTorch spelling. */
-const char *kbv_dtype_name(kbv_dtype dt)
-{
-    switch (dt) {
-    case KBV_F32: return "float32";
-    case KBV_F64: return "float64";
-    case KBV_F16: return "float16";
-    case KBV_BF16: return "bfloat16";
-    case KBV_I32: return "int32";
-    case KBV_I64: return "int64";
-    case KBV_BOOL: return "bool";
-    }
-    return "unknown";
 }
 
 void kbv_value_tensor(const kbv_value *v, kbv_tensor *t)

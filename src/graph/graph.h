@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "core/tensor.h"
 #include "graph/problem_def.h"
 
 #define KBV_GRAPH_MAX_VALUES (KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS + KBV_DEF_MAX_NODES)
@@ -62,8 +63,6 @@ kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims,
 kbv_status kbv_param_fan_in(const kbv_graph *g, int p, int64_t *fan_in);
 
 int64_t kbv_value_numel(const kbv_value *v);
-size_t kbv_dtype_size(kbv_dtype dt);
-const char *kbv_dtype_name(kbv_dtype dt);
 /* Tensor descriptor for a value, contiguous, data NULL. */
 void kbv_value_tensor(const kbv_value *v, kbv_tensor *t);
 

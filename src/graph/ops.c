@@ -22,11 +22,6 @@ const char *kbv_value_describe(const kbv_value *v, char *buf, size_t cap)
     return buf;
 }
 
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 /* Rank within a category: the wider type wins promotion. */
 static int float_rank(kbv_dtype dt)
 {
@@ -44,7 +39,7 @@ static int int_rank(kbv_dtype dt)
  * the default float dtype. */
 static kbv_dtype promote(const kbv_value *a, const kbv_value *b)
 {
-    bool fa = is_float(a->dtype), fb = is_float(b->dtype);
+    bool fa = kbv_dtype_is_float(a->dtype), fb = kbv_dtype_is_float(b->dtype);
     if (fa != fb) {
         const kbv_value *f = fa ? a : b, *other = fa ? b : a;
         if (f->ndim == 0 && other->ndim > 0)
@@ -67,7 +62,7 @@ static kbv_dtype promote(const kbv_value *a, const kbv_value *b)
 /* Functions such as sigmoid turn integer tensors into the default float. */
 static kbv_dtype float_result(kbv_dtype dt)
 {
-    return is_float(dt) ? dt : KBV_F32;
+    return kbv_dtype_is_float(dt) ? dt : KBV_F32;
 }
 
 static void copy_shape(kbv_value *out, const kbv_value *in)
@@ -405,7 +400,7 @@ static bool same_shape(const kbv_value *a, const kbv_value *b)
 static kbv_status need_float(const char *op, const kbv_value *a)
 {
     char da[160];
-    if (!is_float(a->dtype))
+    if (!kbv_dtype_is_float(a->dtype))
         return kbv_fail(KBV_ERR_INVALID, "%s: %s must be a float tensor, it is %s", op,
                         kbv_value_describe(a, da, sizeof da), kbv_dtype_name(a->dtype));
     return KBV_OK;
@@ -566,7 +561,7 @@ static kbv_status shape_scan(const kbv_node_def *n, const kbv_value *const *args
 {
     int dim = 0;
     KBV_TRY(resolve_dim(kbv_op_table[n->op].name, args[0], n->i[0], &dim));
-    out->dtype = is_float(args[0]->dtype) || n->op == KBV_OP_FLIP ? args[0]->dtype : KBV_I64;
+    out->dtype = kbv_dtype_is_float(args[0]->dtype) || n->op == KBV_OP_FLIP ? args[0]->dtype : KBV_I64;
     copy_shape(out, args[0]);
     return KBV_OK;
 }
@@ -683,7 +678,7 @@ static kbv_status shape_sdpa(const kbv_node_def *n, const kbv_value *const *args
     char dq[160], dk[160], dv[160];
     int nd = q->ndim;
     bool ok = nd >= 2 && k->ndim == nd && v->ndim == nd && q->dtype == k->dtype &&
-              q->dtype == v->dtype && is_float(q->dtype);
+              q->dtype == v->dtype && kbv_dtype_is_float(q->dtype);
     for (int d = 0; ok && d < nd - 2; d++)
         ok = q->shape[d] == k->shape[d] && q->shape[d] == v->shape[d];
     ok = ok && q->shape[nd - 1] == k->shape[nd - 1] && k->shape[nd - 2] == v->shape[nd - 2] &&

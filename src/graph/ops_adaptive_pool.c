@@ -104,8 +104,7 @@ kbv_status kbv_shape_adaptive_pool(const kbv_node_def *n, const kbv_value *const
     char dx[160];
     kbv_adaptive ad;
     KBV_TRY(kbv_adaptive_parse(n->op, n->s, &ad));
-    if (x->dtype != KBV_F32 && x->dtype != KBV_F64 && x->dtype != KBV_F16 &&
-        x->dtype != KBV_BF16)
+    if (!kbv_dtype_is_float(x->dtype))
         return kbv_fail(KBV_ERR_INVALID, "%s: %s must be a float tensor", name,
                         kbv_value_describe(x, dx, sizeof dx));
     if (x->ndim != ad.spatial + 1 && x->ndim != ad.spatial + 2)

@@ -30,8 +30,7 @@ kbv_status kbv_shape_reduce_dims(const kbv_node_def *n, const kbv_value *const *
     const kbv_value *a = args[0];
     const char *op = kbv_op_table[n->op].name;
     char da[160];
-    if (a->dtype != KBV_F32 && a->dtype != KBV_F64 && a->dtype != KBV_F16 &&
-        a->dtype != KBV_BF16)
+    if (!kbv_dtype_is_float(a->dtype))
         return kbv_fail(KBV_ERR_INVALID, "%s: %s must be a float tensor", op,
                         kbv_value_describe(a, da, sizeof da));
     unsigned mask = 0;

@@ -1,6 +1,5 @@
-/* Problems of one or a few ops each, for every op the level-2 problems
- * added, dumped as `kbv dump` and `kbv show --torch` dump a registered
- * problem (meta.json, inputs, params and the float64 oracle's outputs as
+/* The one-op problems of op_problems.c, dumped as `kbv dump` and
+ * `kbv show --torch` dump a registered problem (meta.json, inputs, params and the float64 oracle's outputs as
  * .npy, model.py), so that torch_parity.py checks them against real
  * PyTorch the same way. They are test data, not part of the suite.
  *
@@ -16,88 +15,7 @@
 #include "exec/backend.h"
 #include "graph/graph.h"
 #include "graph/torch_render.h"
-
-#define X3 {"B", "C", "H", NULL}
-#define DIMS {{"B", 3, 3}, {"C", 4, 4}, {"H", 5, 5}, {"W", 7, 7}}
-#define IN_X3 {{.name = "x", .dtype = KBV_F32, .shape = X3, .gen = KBV_GEN_RANDN}}
-
-static const kbv_problem_def problems[] = {
-    {.level = 0, .id = 1, .name = "1_Linear_Bias", .dims = DIMS,
-     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "W"}, .gen = KBV_GEN_RANDN}},
-     .params = {{.name = "fc.weight", .dtype = KBV_F32, .shape = {"H", "W"},
-                 .init = KBV_INIT_UNIFORM_FAN_IN},
-                {.name = "fc.bias", .dtype = KBV_F32, .shape = {"H"},
-                 .init = KBV_INIT_UNIFORM_FAN_IN}},
-     .nodes = {{.op = KBV_OP_LINEAR, .args = {"x", "fc.weight", "fc.bias"}, .out = "y"}}},
-    {.level = 0, .id = 2, .name = "2_Linear_NoBias_Randn_Const", .dims = DIMS,
-     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "W"}, .gen = KBV_GEN_RANDN}},
-     /* state_dict order: the module's own params before its children's */
-     .params = {{.name = "bias", .dtype = KBV_F32, .shape = {"H"}, .init = KBV_INIT_RANDN},
-                {.name = "scale", .dtype = KBV_F32, .init = KBV_INIT_CONST, .value = 0.1},
-                {.name = "shift", .dtype = KBV_F32, .shape = {"1", "H"},
-                 .init = KBV_INIT_CONST, .value = -0.5},
-                {.name = "fc.weight", .dtype = KBV_F32, .shape = {"H", "W"},
-                 .init = KBV_INIT_UNIFORM_FAN_IN}},
-     .nodes = {{.op = KBV_OP_LINEAR, .args = {"x", "fc.weight"}, .out = "a"},
-               {.op = KBV_OP_ADD, .args = {"a", "bias"}, .out = "b"},
-               {.op = KBV_OP_MINIMUM, .args = {"b", "scale"}, .out = "c"},
-               {.op = KBV_OP_MAXIMUM, .args = {"c", "shift"}, .out = "y"}}},
-    {.level = 0, .id = 3, .name = "3_Clamps_Scalars", .dims = DIMS, .inputs = IN_X3,
-     .nodes = {{.op = KBV_OP_CLAMP, .args = {"x"}, .out = "a", .f = {-0.5, 0.75}},
-               {.op = KBV_OP_CLAMP_MAX, .args = {"x"}, .out = "b", .f = {0.3}},
-               {.op = KBV_OP_SUB_SCALAR, .args = {"b"}, .out = "c", .f = {0.7}},
-               {.op = KBV_OP_DIV_SCALAR, .args = {"c"}, .out = "d", .f = {3.0}},
-               {.op = KBV_OP_MIN_SCALAR, .args = {"x"}, .out = "e", .f = {0.1}},
-               {.op = KBV_OP_MAX_SCALAR, .args = {"e"}, .out = "g", .f = {-0.2}}},
-     .outputs = {"a", "d", "g"}},
-    {.level = 0, .id = 4, .name = "4_Activations", .dims = DIMS, .inputs = IN_X3,
-     .nodes = {{.op = KBV_OP_MUL_SCALAR, .args = {"x"}, .out = "x4", .f = {4.0}},
-               {.op = KBV_OP_MISH, .args = {"x4"}, .out = "a"},
-               {.op = KBV_OP_HARDSWISH, .args = {"x4"}, .out = "b"},
-               {.op = KBV_OP_GELU_TANH, .args = {"x4"}, .out = "c"},
-               {.op = KBV_OP_SILU, .args = {"x4"}, .out = "d"}},
-     .outputs = {"a", "b", "c", "d"}},
-    {.level = 0, .id = 5, .name = "5_Minimum_Broadcast", .dims = DIMS,
-     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = X3, .gen = KBV_GEN_RANDN},
-                {.name = "y", .dtype = KBV_F32, .shape = {"C", "1"}, .gen = KBV_GEN_RANDN}},
-     .nodes = {{.op = KBV_OP_MINIMUM, .args = {"x", "y"}, .out = "a"},
-               {.op = KBV_OP_MAXIMUM, .args = {"y", "x"}, .out = "b"}},
-     .outputs = {"a", "b"}},
-    {.level = 0, .id = 6, .name = "6_Reductions", .dims = DIMS, .inputs = IN_X3,
-     .nodes = {{.op = KBV_OP_SUM_DIMS, .args = {"x"}, .out = "a", .i = {0x6, 1}},
-               {.op = KBV_OP_MEAN_DIMS, .args = {"x"}, .out = "b", .i = {0x5, 0}},
-               {.op = KBV_OP_AMAX_DIMS, .args = {"x"}, .out = "c", .i = {0x2, 1}},
-               {.op = KBV_OP_LOGSUMEXP, .args = {"c"}, .out = "d", .i = {0, 1}},
-               {.op = KBV_OP_MUL_SCALAR, .args = {"x"}, .out = "big", .f = {300.0}},
-               {.op = KBV_OP_LOGSUMEXP, .args = {"big"}, .out = "e", .i = {-1, 0}}},
-     .outputs = {"a", "b", "d", "e"}},
-    {.level = 0, .id = 7, .name = "7_Adaptive_Pools", .dims = DIMS,
-     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
-                 .gen = KBV_GEN_RANDN},
-                {.name = "v", .dtype = KBV_F32, .shape = {"B", "C", "H", "W", "C"},
-                 .gen = KBV_GEN_RANDN}},
-     .nodes = {{.op = KBV_OP_ADAPTIVE_AVG_POOL2D, .args = {"x"}, .out = "a",
-                .s = "output_size=(3, 2)"},
-               {.op = KBV_OP_ADAPTIVE_AVG_POOL2D, .args = {"x"}, .out = "b",
-                .s = "output_size=1"},
-               {.op = KBV_OP_FLATTEN, .args = {"x"}, .out = "f", .i = {2, 3}},
-               {.op = KBV_OP_ADAPTIVE_AVG_POOL1D, .args = {"f"}, .out = "c",
-                .s = "output_size=4"},
-               {.op = KBV_OP_ADAPTIVE_AVG_POOL3D, .args = {"v"}, .out = "d",
-                .s = "output_size=(2, None, 3)"}},
-     .outputs = {"a", "b", "c", "d"}},
-    {.level = 0, .id = 8, .name = "8_Views_Clone_Dropout", .dims = DIMS, .inputs = IN_X3,
-     .nodes = {{.op = KBV_OP_UNSQUEEZE, .args = {"x"}, .out = "u", .i = {1}},
-               {.op = KBV_OP_VIEW, .args = {"u"}, .out = "v", .s = "(B, -1)"},
-               {.op = KBV_OP_DROPOUT, .args = {"v"}, .out = "d", .f = {0.2}, .i = {1}},
-               {.op = KBV_OP_CLONE, .args = {"d"}, .out = "c"},
-               {.op = KBV_OP_UNSQUEEZE, .args = {"c"}, .out = "w", .i = {-1}},
-               {.op = KBV_OP_SQUEEZE, .args = {"w"}, .out = "s", .i = {2}},
-               {.op = KBV_OP_SQUEEZE_ALL, .args = {"u"}, .out = "t"},
-               {.op = KBV_OP_DROPOUT, .args = {"t"}, .out = "e", .f = {0.5}, .i = {0}},
-               {.op = KBV_OP_MUL_SCALAR, .args = {"e"}, .out = "y", .f = {2.0}}},
-     .outputs = {"s", "y"}},
-};
+#include "op_problems.h"
 
 static int fail(const char *what)
 {
@@ -230,14 +148,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "op_parity_dump: mkdir %s: %s\n", argv[1], strerror(errno));
         return 1;
     }
-    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++) {
+    for (int p = 0; p < kbv_op_problem_count; p++) {
         char dir[1024];
-        if (snprintf(dir, sizeof dir, "%s/L0_%d", argv[1], problems[p].id) >= (int)sizeof dir) {
+        if (snprintf(dir, sizeof dir, "%s/L0_%d", argv[1], kbv_op_problems[p].id) >= (int)sizeof dir) {
             fprintf(stderr, "op_parity_dump: %s is too long\n", argv[1]);
             return 1;
         }
-        if (dump_one(&problems[p], dir, seed) != KBV_OK)
-            return fail(problems[p].name);
+        if (dump_one(&kbv_op_problems[p], dir, seed) != KBV_OK)
+            return fail(kbv_op_problems[p].name);
         printf("%s\n", dir);
     }
     return 0;
