@@ -112,6 +112,57 @@ extern const kbv_problem_def kbv_problem_l1_098;
 extern const kbv_problem_def kbv_problem_l1_099;
 extern const kbv_problem_def kbv_problem_l1_100;
 /* (level 1, 33-100: one line per problem, in id order) */
+extern const kbv_problem_def kbv_problem_l2_001;
+extern const kbv_problem_def kbv_problem_l2_002;
+extern const kbv_problem_def kbv_problem_l2_003;
+extern const kbv_problem_def kbv_problem_l2_004;
+extern const kbv_problem_def kbv_problem_l2_005;
+extern const kbv_problem_def kbv_problem_l2_006;
+extern const kbv_problem_def kbv_problem_l2_007;
+extern const kbv_problem_def kbv_problem_l2_008;
+extern const kbv_problem_def kbv_problem_l2_009;
+extern const kbv_problem_def kbv_problem_l2_010;
+extern const kbv_problem_def kbv_problem_l2_011;
+extern const kbv_problem_def kbv_problem_l2_012;
+extern const kbv_problem_def kbv_problem_l2_013;
+extern const kbv_problem_def kbv_problem_l2_014;
+extern const kbv_problem_def kbv_problem_l2_015;
+extern const kbv_problem_def kbv_problem_l2_016;
+extern const kbv_problem_def kbv_problem_l2_017;
+extern const kbv_problem_def kbv_problem_l2_018;
+extern const kbv_problem_def kbv_problem_l2_019;
+extern const kbv_problem_def kbv_problem_l2_020;
+extern const kbv_problem_def kbv_problem_l2_021;
+extern const kbv_problem_def kbv_problem_l2_022;
+extern const kbv_problem_def kbv_problem_l2_023;
+extern const kbv_problem_def kbv_problem_l2_024;
+extern const kbv_problem_def kbv_problem_l2_025;
+extern const kbv_problem_def kbv_problem_l2_026;
+extern const kbv_problem_def kbv_problem_l2_027;
+extern const kbv_problem_def kbv_problem_l2_028;
+extern const kbv_problem_def kbv_problem_l2_029;
+extern const kbv_problem_def kbv_problem_l2_030;
+extern const kbv_problem_def kbv_problem_l2_031;
+extern const kbv_problem_def kbv_problem_l2_032;
+extern const kbv_problem_def kbv_problem_l2_033;
+extern const kbv_problem_def kbv_problem_l2_034;
+extern const kbv_problem_def kbv_problem_l2_035;
+extern const kbv_problem_def kbv_problem_l2_036;
+extern const kbv_problem_def kbv_problem_l2_037;
+extern const kbv_problem_def kbv_problem_l2_038;
+extern const kbv_problem_def kbv_problem_l2_039;
+extern const kbv_problem_def kbv_problem_l2_040;
+extern const kbv_problem_def kbv_problem_l2_041;
+extern const kbv_problem_def kbv_problem_l2_042;
+extern const kbv_problem_def kbv_problem_l2_043;
+extern const kbv_problem_def kbv_problem_l2_044;
+extern const kbv_problem_def kbv_problem_l2_045;
+extern const kbv_problem_def kbv_problem_l2_046;
+extern const kbv_problem_def kbv_problem_l2_047;
+extern const kbv_problem_def kbv_problem_l2_048;
+extern const kbv_problem_def kbv_problem_l2_049;
+extern const kbv_problem_def kbv_problem_l2_050;
+/* (level 2, 51-100: one line per problem, in id order) */
 
 static const kbv_problem_def *const level1[] = {
     &kbv_problem_l1_001,
@@ -217,6 +268,60 @@ static const kbv_problem_def *const level1[] = {
     /* (level 1, 33-100: one line per problem, in id order) */
 };
 
+static const kbv_problem_def *const level2[] = {
+    &kbv_problem_l2_001,
+    &kbv_problem_l2_002,
+    &kbv_problem_l2_003,
+    &kbv_problem_l2_004,
+    &kbv_problem_l2_005,
+    &kbv_problem_l2_006,
+    &kbv_problem_l2_007,
+    &kbv_problem_l2_008,
+    &kbv_problem_l2_009,
+    &kbv_problem_l2_010,
+    &kbv_problem_l2_011,
+    &kbv_problem_l2_012,
+    &kbv_problem_l2_013,
+    &kbv_problem_l2_014,
+    &kbv_problem_l2_015,
+    &kbv_problem_l2_016,
+    &kbv_problem_l2_017,
+    &kbv_problem_l2_018,
+    &kbv_problem_l2_019,
+    &kbv_problem_l2_020,
+    &kbv_problem_l2_021,
+    &kbv_problem_l2_022,
+    &kbv_problem_l2_023,
+    &kbv_problem_l2_024,
+    &kbv_problem_l2_025,
+    &kbv_problem_l2_026,
+    &kbv_problem_l2_027,
+    &kbv_problem_l2_028,
+    &kbv_problem_l2_029,
+    &kbv_problem_l2_030,
+    &kbv_problem_l2_031,
+    &kbv_problem_l2_032,
+    &kbv_problem_l2_033,
+    &kbv_problem_l2_034,
+    &kbv_problem_l2_035,
+    &kbv_problem_l2_036,
+    &kbv_problem_l2_037,
+    &kbv_problem_l2_038,
+    &kbv_problem_l2_039,
+    &kbv_problem_l2_040,
+    &kbv_problem_l2_041,
+    &kbv_problem_l2_042,
+    &kbv_problem_l2_043,
+    &kbv_problem_l2_044,
+    &kbv_problem_l2_045,
+    &kbv_problem_l2_046,
+    &kbv_problem_l2_047,
+    &kbv_problem_l2_048,
+    &kbv_problem_l2_049,
+    &kbv_problem_l2_050,
+    /* (level 2, 51-100: one line per problem, in id order) */
+};
+
 typedef struct level_table {
     int level;
     const kbv_problem_def *const *defs;
@@ -225,6 +330,7 @@ typedef struct level_table {
 
 static const level_table levels[] = {
     {1, level1, (int)(sizeof level1 / sizeof level1[0])},
+    {2, level2, (int)(sizeof level2 / sizeof level2[0])},
 };
 
 #define N_LEVELS ((int)(sizeof levels / sizeof levels[0]))

@@ -4,7 +4,8 @@
 #   kbv show KEY --torch --small              (the PyTorch rendering)
 # then torch_parity.py runs the rendering on the dumped tensors in float64 and
 # float32 and compares; op_parity_dump adds one-op problems for the ops the
-# level-2 problems use. Usage: torch_parity.sh BUILD_DIR
+# level-2 problems use; kernelbench_parity.py does the same with KernelBench's
+# own module where tests/data/kernelbench has it. Usage: torch_parity.sh BUILD_DIR
 # The seed is fixed for reproducibility; KBV_PARITY_SEED overrides it.
 set -u
 
@@ -41,8 +42,11 @@ for key in $keys; do
         echo "kbv dump $key failed: $(tail -n 1 "$dir/dump.log")" >"$dir/FAILED"
     elif ! "$kbv" show "$key" --torch --small >"$dir/model.py" 2>"$dir/show.log"; then
         echo "kbv show $key --torch failed: $(tail -n 1 "$dir/show.log")" >"$dir/FAILED"
+    elif ! "$kbv" show "$key" --torch >"$dir/model_full.py" 2>"$dir/show.log"; then
+        echo "kbv show $key --torch (full) failed: $(tail -n 1 "$dir/show.log")" >"$dir/FAILED"
     fi
 done
+suite=("${dirs[@]}")
 
 # One-op problems for every op the level-2 problems added, dumped the same way.
 if [ -x "$build/op_parity_dump" ]; then
@@ -60,6 +64,12 @@ fi
 echo "torch_parity: seed $seed, dist D6, small shapes"
 "$py" "$here/torch_parity.py" "${dirs[@]}"
 status=$?
+
+# The suite's dumps against KernelBench's own modules (tests/data/kernelbench):
+# each module's Model at kbv's small sizes with kbv's params, its forward
+# against kbv's oracle, its get_init_inputs() and get_inputs() against kbv's.
+echo "torch_parity: KernelBench's modules, seed $seed, dist D6, small shapes"
+"$py" "$here/kernelbench_parity.py" "$here/../data/kernelbench" "${suite[@]}" || status=1
 
 # The paper's hidden configs (DESIGN section 4): for every problem, the base
 # draw and each of its configs at one seed; torch_parity.py --configs checks

@@ -341,6 +341,12 @@ static void test_hidden_configs_checked(void **state)
             fail_msg("L1/%d has an extra config", p->id);
         }
     }
+    /* at level 2 every hidden test is D1-D4 (hidden_tests/level2/N_hidden.py) */
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *p = kbv_problem_at(i);
+        if (p->level == 2 && (p->hidden.omit || p->hidden.extra[0].label))
+            fail_msg("L2/%d differs from D1-D4", p->id);
+    }
 }
 
 /* ------------------------------------------------------------- registry */
@@ -389,6 +395,15 @@ static void test_registry_order_and_keys_unique(void **state)
         snprintf(key, sizeof key, "L1/%d", id);
         assert_non_null(kbv_problem_find(key));
     }
+    for (int id = 1; id <= 50; id++) {
+        char key[16];
+        snprintf(key, sizeof key, "L2/%d", id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        assert_non_null(def);
+        assert_int_equal(def->level, 2);
+        assert_int_equal(def->id, id);
+    }
+    assert_ptr_equal(kbv_problem_find("L2/1_conv2d_relu_biasadd"), kbv_problem_find("L2/1"));
 }
 
 static void test_every_problem_builds(void **state)
