@@ -389,6 +389,14 @@ static void test_registry_order_and_keys_unique(void **state)
         snprintf(key, sizeof key, "L1/%d", id);
         assert_non_null(kbv_problem_find(key));
     }
+    for (int id = 51; id <= 100; id++) {
+        char key[16];
+        snprintf(key, sizeof key, "L2/%d", id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        assert_non_null(def);
+        assert_int_equal(def->level, 2);
+        assert_int_equal(def->id, id);
+    }
 }
 
 static void test_every_problem_builds(void **state)
