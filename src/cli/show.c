@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "eval/draws.h"
 #include "graph/graph.h"
+#include "graph/ops_table.h"
 #include "graph/torch_render.h"
 #include "report/ceilings.h"
 
@@ -148,7 +149,7 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
         const kbv_value *out = &g->values[g->nodes[n].out];
         printf("  %s = %s  -> %s ", out->name, expr, kbv_dtype_name(out->dtype));
         print_shape(out->shape, out->ndim);
-        printf("%s\n", g->nodes[n].op == KBV_OP_TRANSPOSE ? " (a view, no copy)" : "");
+        printf("%s\n", kbv_op_table[g->nodes[n].op].is_view ? " (a view, no copy)" : "");
     }
     printf("outputs:\n");
     for (int o = 0; o < g->n_outputs; o++) {

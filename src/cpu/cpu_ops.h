@@ -1,6 +1,9 @@
-/* The CPU ops of the normalisation, reduction, scan, loss and attention
- * family (cpu_norm.c, cpu_reduce.c, cpu_pointwise.c, cpu_scan.c,
- * cpu_loss.c, cpu_attention.c); each documents its semantics. */
+/* CPU ops by family: normalisation (cpu_norm.c), reductions
+ * (cpu_reduce.c), elementwise pieces (cpu_pointwise.c), scans and their
+ * layout ops (cpu_scan.c), losses (cpu_loss.c), attention (cpu_attention.c);
+ * each file documents its semantics. The matrix products, the activations
+ * and arithmetic, softmax and the layout ops are declared in cpu_backend.h,
+ * convolution and pooling in cpu_conv_pool.h. */
 #ifndef KBV_CPU_OPS_H
 #define KBV_CPU_OPS_H
 

@@ -1,5 +1,8 @@
-/* The CUDA reductions over several dims (sum, mean, amax with a bitmask of
- * dims) and logsumexp. The operand is made contiguous; size-1 dims are
+/* The CUDA reductions: along one dim (sum, mean, max, min, argmax, argmin,
+ * 2-norm), over the whole tensor (mean, Frobenius norm), over several dims
+ * (sum, mean, amax with a bitmask of dims) and logsumexp, through the
+ * kernels of cuda_reduce.cu and cuda_logsumexp.cu. The operand is made
+ * contiguous (as PyTorch's reductions read it). Over several dims, size-1 dims are
  * dropped; a run of adjacent reduced dims is one [outer, len, inner]
  * reduction through the reduction kernels (cuda_reduce.cu), as PyTorch's
  * reduce kernel sees coalesced dims. Reduced dims that are not adjacent
@@ -11,6 +14,48 @@
 #include "cuda/cuda_op_args.h"
 #include "cuda/cuda_ops.h"
 #include "graph/ops_rules.h"
+
+kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                              kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    int dim = 0;
+    KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
+    int64_t outer, len, inner;
+    kbv_cuda_split_at(&args[0], dim, &outer, &len, &inner);
+    const bool is_index = node->op == KBV_OP_ARGMAX || node->op == KBV_OP_ARGMIN;
+    kbv_cuda_operand in;
+    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, outer * inner,
+                                 is_index ? KBV_I64 : args[0].dtype, &in));
+    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_reduce_dim(cu->stream, node->op, in.is_f64,
+                                                                 in.x.data, out->data, outer, len,
+                                                                 inner),
+                                      node);
+    kbv_cuda_operand_release(be, &in);
+    return st;
+}
+
+kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                  kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    void *scratch = NULL;
+    kbv_cuda_operand in;
+    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, 1, args[0].dtype, &in));
+    const int64_t n = kbv_tensor_numel(&in.x);
+    kbv_status st = kbv_cuda_scratch(be, kbv_cuda_reduce_all_scratch_bytes(n), &scratch);
+    if (st == KBV_OK)
+        st = kbv_cuda_launched(kbv_cuda_launch_reduce_all(cu->stream,
+                                                          node->op == KBV_OP_NORM_FRO,
+                                                          in.is_f64, in.x.data, out->data, n,
+                                                          scratch),
+                               node);
+    else
+        kbv_relay_at(__FILE__, __LINE__, st);
+    be->release(be, scratch);
+    kbv_cuda_operand_release(be, &in);
+    return st;
+}
 
 /* The single-dim reduction kind of a multi-dim op. */
 static int dim_op_of(kbv_op op)
