@@ -162,7 +162,56 @@ extern const kbv_problem_def kbv_problem_l2_047;
 extern const kbv_problem_def kbv_problem_l2_048;
 extern const kbv_problem_def kbv_problem_l2_049;
 extern const kbv_problem_def kbv_problem_l2_050;
-/* (level 2, 51-100: one line per problem, in id order) */
+extern const kbv_problem_def kbv_problem_l2_051;
+extern const kbv_problem_def kbv_problem_l2_052;
+extern const kbv_problem_def kbv_problem_l2_053;
+extern const kbv_problem_def kbv_problem_l2_054;
+extern const kbv_problem_def kbv_problem_l2_055;
+extern const kbv_problem_def kbv_problem_l2_056;
+extern const kbv_problem_def kbv_problem_l2_057;
+extern const kbv_problem_def kbv_problem_l2_058;
+extern const kbv_problem_def kbv_problem_l2_059;
+extern const kbv_problem_def kbv_problem_l2_060;
+extern const kbv_problem_def kbv_problem_l2_061;
+extern const kbv_problem_def kbv_problem_l2_062;
+extern const kbv_problem_def kbv_problem_l2_063;
+extern const kbv_problem_def kbv_problem_l2_064;
+extern const kbv_problem_def kbv_problem_l2_065;
+extern const kbv_problem_def kbv_problem_l2_066;
+extern const kbv_problem_def kbv_problem_l2_067;
+extern const kbv_problem_def kbv_problem_l2_068;
+extern const kbv_problem_def kbv_problem_l2_069;
+extern const kbv_problem_def kbv_problem_l2_070;
+extern const kbv_problem_def kbv_problem_l2_071;
+extern const kbv_problem_def kbv_problem_l2_072;
+extern const kbv_problem_def kbv_problem_l2_073;
+extern const kbv_problem_def kbv_problem_l2_074;
+extern const kbv_problem_def kbv_problem_l2_075;
+extern const kbv_problem_def kbv_problem_l2_076;
+extern const kbv_problem_def kbv_problem_l2_077;
+extern const kbv_problem_def kbv_problem_l2_078;
+extern const kbv_problem_def kbv_problem_l2_079;
+extern const kbv_problem_def kbv_problem_l2_080;
+extern const kbv_problem_def kbv_problem_l2_081;
+extern const kbv_problem_def kbv_problem_l2_082;
+extern const kbv_problem_def kbv_problem_l2_083;
+extern const kbv_problem_def kbv_problem_l2_084;
+extern const kbv_problem_def kbv_problem_l2_085;
+extern const kbv_problem_def kbv_problem_l2_086;
+extern const kbv_problem_def kbv_problem_l2_087;
+extern const kbv_problem_def kbv_problem_l2_088;
+extern const kbv_problem_def kbv_problem_l2_089;
+extern const kbv_problem_def kbv_problem_l2_090;
+extern const kbv_problem_def kbv_problem_l2_091;
+extern const kbv_problem_def kbv_problem_l2_092;
+extern const kbv_problem_def kbv_problem_l2_093;
+extern const kbv_problem_def kbv_problem_l2_094;
+extern const kbv_problem_def kbv_problem_l2_095;
+extern const kbv_problem_def kbv_problem_l2_096;
+extern const kbv_problem_def kbv_problem_l2_097;
+extern const kbv_problem_def kbv_problem_l2_098;
+extern const kbv_problem_def kbv_problem_l2_099;
+extern const kbv_problem_def kbv_problem_l2_100;
 
 static const kbv_problem_def *const level1[] = {
     &kbv_problem_l1_001,
@@ -319,7 +368,56 @@ static const kbv_problem_def *const level2[] = {
     &kbv_problem_l2_048,
     &kbv_problem_l2_049,
     &kbv_problem_l2_050,
-    /* (level 2, 51-100: one line per problem, in id order) */
+    &kbv_problem_l2_051,
+    &kbv_problem_l2_052,
+    &kbv_problem_l2_053,
+    &kbv_problem_l2_054,
+    &kbv_problem_l2_055,
+    &kbv_problem_l2_056,
+    &kbv_problem_l2_057,
+    &kbv_problem_l2_058,
+    &kbv_problem_l2_059,
+    &kbv_problem_l2_060,
+    &kbv_problem_l2_061,
+    &kbv_problem_l2_062,
+    &kbv_problem_l2_063,
+    &kbv_problem_l2_064,
+    &kbv_problem_l2_065,
+    &kbv_problem_l2_066,
+    &kbv_problem_l2_067,
+    &kbv_problem_l2_068,
+    &kbv_problem_l2_069,
+    &kbv_problem_l2_070,
+    &kbv_problem_l2_071,
+    &kbv_problem_l2_072,
+    &kbv_problem_l2_073,
+    &kbv_problem_l2_074,
+    &kbv_problem_l2_075,
+    &kbv_problem_l2_076,
+    &kbv_problem_l2_077,
+    &kbv_problem_l2_078,
+    &kbv_problem_l2_079,
+    &kbv_problem_l2_080,
+    &kbv_problem_l2_081,
+    &kbv_problem_l2_082,
+    &kbv_problem_l2_083,
+    &kbv_problem_l2_084,
+    &kbv_problem_l2_085,
+    &kbv_problem_l2_086,
+    &kbv_problem_l2_087,
+    &kbv_problem_l2_088,
+    &kbv_problem_l2_089,
+    &kbv_problem_l2_090,
+    &kbv_problem_l2_091,
+    &kbv_problem_l2_092,
+    &kbv_problem_l2_093,
+    &kbv_problem_l2_094,
+    &kbv_problem_l2_095,
+    &kbv_problem_l2_096,
+    &kbv_problem_l2_097,
+    &kbv_problem_l2_098,
+    &kbv_problem_l2_099,
+    &kbv_problem_l2_100,
 };
 
 typedef struct level_table {

@@ -395,7 +395,7 @@ static void test_registry_order_and_keys_unique(void **state)
         snprintf(key, sizeof key, "L1/%d", id);
         assert_non_null(kbv_problem_find(key));
     }
-    for (int id = 1; id <= 50; id++) {
+    for (int id = 1; id <= 100; id++) {
         char key[16];
         snprintf(key, sizeof key, "L2/%d", id);
         const kbv_problem_def *def = kbv_problem_find(key);
