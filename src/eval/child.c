@@ -390,6 +390,7 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     s->parent_pid = (int32_t)getpid();
     s->arena_bytes = a->bytes;
     s->flush_bytes = spec->flush_bytes;
+    s->vendor_libs = spec->vendor_libs;
     memcpy(s->ipc, a->ipc, sizeof s->ipc);
     /* s->candidate: the copy in the runner's private directory (kbv_child_start) */
     s->n_inputs = l->n_inputs;

@@ -64,12 +64,26 @@ typedef struct kbv_child_spec {
     double start_timeout_s;    /* process start, CUDA init and load */
     double call_timeout_s;     /* each request */
     size_t flush_bytes;        /* cache-flush buffer the runner allocates (>= 2x L2 / LLC) */
+    unsigned vendor_libs;      /* vendor libraries (core/vendor_libs.h) the run allows and the
+                                  candidate links: loaded and initialised before the sandbox
+                                  closes every path; 0: none */
 } kbv_child_spec;
 
 typedef struct kbv_child kbv_child;
 
 #define KBV_TRACE_MAX_NAMES 32      /* distinct kernel names a traced pass reports */
 #define KBV_TRACE_NAME_MAX 128       /* longer names are cut (both sides cut alike) */
+#define KBV_TRACE_MODULE_MAX 48      /* the file name of the object a kernel came from */
+
+/* Where a traced kernel was launched from: the host function its launch
+ * named lies in the candidate's object, in another one (a vendor library),
+ * or the launch was not seen (a library that launches through the driver,
+ * or no launch callbacks in this process). */
+typedef enum kbv_trace_origin {
+    KBV_ORIGIN_UNKNOWN = 0,
+    KBV_ORIGIN_CANDIDATE = 1,
+    KBV_ORIGIN_OTHER = 2,
+} kbv_trace_origin;
 
 /* What the device did during a traced pass (kbv_child_trace_calls), as the
  * runner saw it through CUPTI activity records: kernels, copies and sets,
@@ -92,6 +106,13 @@ typedef struct kbv_child_trace {
     double event_ms;           /* the calls' event-timed durations, summed */
     char names[KBV_TRACE_MAX_NAMES][KBV_TRACE_NAME_MAX];
     char first_offender[KBV_TRACE_NAME_MAX];   /* the first foreign or outside record */
+    /* Origins: names[] are distinct per (name, origin, module). origins is
+     * 1 when the pass saw the kernels' launches (CUPTI runtime callbacks),
+     * so that name_origin says where each came from; 0: all unknown. */
+    int32_t origins;
+    int32_t pad2;
+    int8_t name_origin[KBV_TRACE_MAX_NAMES];   /* kbv_trace_origin of names[i] */
+    char name_module[KBV_TRACE_MAX_NAMES][KBV_TRACE_MODULE_MAX];  /* OTHER: its file's name */
 } kbv_child_trace;
 
 /* Result of one request. */

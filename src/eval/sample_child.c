@@ -56,6 +56,16 @@ void sample_child_stop(sample *s)
 kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *res)
 {
     sample_child_stop(s);
+    /* the allowed vendor libraries it links: the runner initialises them while
+     * paths can still be opened */
+    const kbv_symbols *syms = NULL;
+    unsigned vendor_libs = 0;
+    if (s->ev->opts.vendor_libs) {
+        if (sample_symbols(s, so_path, &syms) == KBV_OK)
+            vendor_libs = s->ev->opts.vendor_libs & kbv_symbols_vendor_needed(syms);
+        else
+            kbv_clear_error();   /* unreadable: the binary allowlist says so; nothing to load */
+    }
     kbv_child_spec spec = {
         .runner = s->ev->opts.runner,
         .candidate = so_path,
@@ -65,6 +75,7 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
         .start_timeout_s = s->ev->opts.start_timeout_s,
         .call_timeout_s = s->ev->opts.call_timeout_s,
         .flush_bytes = s->ev->flush_bytes,
+        .vendor_libs = vendor_libs,
     };
     s->child_dead = false;
     KBV_TRY(s->svc->sync(s->svc));

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/vendor_libs.h"
+
 static kbv_status list_push(kbv_symbol_list *l, const char *name)
 {
     char **grown = realloc(l->names, (size_t)(l->n + 1) * sizeof *grown);
@@ -36,6 +38,25 @@ void kbv_symbols_free(kbv_symbols *s)
     list_free(&s->exports);
     list_free(&s->imports);
     list_free(&s->functions);
+    list_free(&s->needed);
+}
+
+/* The DT_NEEDED names of the dynamic section scn. */
+static kbv_status read_needed(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, kbv_symbol_list *out)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+    for (size_t i = 0; data && i < count; i++) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+            break;
+        if (dyn.d_tag != DT_NEEDED)
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+        if (name && *name)
+            KBV_TRY(list_push(out, name));
+    }
+    return KBV_OK;
 }
 
 kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
@@ -55,6 +76,10 @@ kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
     bool found = false;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNAMIC) {
+            KBV_TRY_GOTO(read_needed(elf, scn, &sh, &out->needed), st, done);
+            continue;
+        }
         if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
             continue;
         const bool dynamic = sh.sh_type == SHT_DYNSYM;
@@ -144,10 +169,6 @@ static const char *const allowed_imports[] = {
     "lrint*", "__isnan*", "__isinf*", "__finite*", "__fpclassify*", "__signbit*",
 };
 
-static const char *const vendor_imports[] = {
-    "cublas*", "cublasLt*", "cudnn*",
-};
-
 static bool matches(const char *name, const char *const *patterns, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -171,15 +192,32 @@ bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
         const char *name = s->imports.names[i];
         if (matches(name, allowed_imports, COUNT(allowed_imports)))
             continue;
-        if (policy && policy->allow_vendor_libs &&
-            matches(name, vendor_imports, COUNT(vendor_imports)))
+        int lib = kbv_vendor_of_symbol(name);
+        const unsigned allowed = policy ? policy->vendor_libs : 0;
+        if (lib >= 0 && (allowed >> lib & 1u) && !kbv_vendor_refused((kbv_vendor_lib)lib, name))
             continue;
-        if (matches(name, vendor_imports, COUNT(vendor_imports)))
-            snprintf(reason, cap, "imports '%s': vendor libraries are not allowed in this run",
-                     name);
+        if (lib >= 0 && (allowed >> lib & 1u))
+            snprintf(reason, cap, "imports '%s', an entry point of %s refused even where %s is "
+                     "allowed (other devices, threads of its own or log files)", name,
+                     kbv_vendor_get((kbv_vendor_lib)lib)->title,
+                     kbv_vendor_get((kbv_vendor_lib)lib)->title);
+        else if (lib >= 0)
+            snprintf(reason, cap, "imports '%s': %s is not allowed in this run", name,
+                     kbv_vendor_get((kbv_vendor_lib)lib)->title);
         else
             snprintf(reason, cap, "imports '%s', which is not on the candidate allowlist", name);
         return false;
     }
     return true;
+}
+
+unsigned kbv_symbols_vendor_needed(const kbv_symbols *s)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < s->needed.n; i++) {
+        int lib = kbv_vendor_of_needed(s->needed.names[i]);
+        if (lib >= 0)
+            mask |= 1u << lib;
+    }
+    return mask;
 }

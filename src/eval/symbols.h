@@ -21,18 +21,24 @@ typedef struct kbv_symbols {
     kbv_symbol_list exports;   /* defined, global or weak, default visibility */
     kbv_symbol_list imports;   /* undefined, weak ones included */
     kbv_symbol_list functions; /* functions defined in the object (.symtab), any visibility */
+    kbv_symbol_list needed;    /* the shared libraries it names (DT_NEEDED), in order */
 } kbv_symbols;
 
 kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out);
 void kbv_symbols_free(kbv_symbols *s);
 
 typedef struct kbv_symbol_policy {
-    bool allow_vendor_libs;    /* cuBLAS, cuBLASLt, cuDNN imports */
+    unsigned vendor_libs;      /* the vendor libraries whose entry points may be imported
+                                  (core/vendor_libs.h; their refused ones excepted); 0: none */
 } kbv_symbol_policy;
 
 /* Checks s against the allowlist. On a violation writes a readable reason
  * ("imports cudaStreamCreate (creates a stream)") and returns false. */
 bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
                          char *reason, size_t cap);
+
+/* The vendor libraries (mask) among the ones s names in DT_NEEDED: what
+ * its process loads besides the CUDA runtime and the C libraries. */
+unsigned kbv_symbols_vendor_needed(const kbv_symbols *s);
 
 #endif

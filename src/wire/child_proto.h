@@ -15,7 +15,7 @@
 #include "eval/child.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 3u
+#define KBV_PROTO_VERSION 4u
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_PROTO_NAME_MAX 64
@@ -54,6 +54,8 @@ typedef struct kbv_proto_setup {
     int32_t parent_pid;
     uint64_t arena_bytes;
     uint64_t flush_bytes;
+    uint32_t vendor_libs;             /* vendor libraries to load before the run stage */
+    uint32_t pad;
     unsigned char ipc[64];            /* cudaIpcMemHandle_t of the arena (CUDA) */
     char candidate[KBV_PROTO_PATH_MAX];
     int32_t n_inputs, n_params, n_outputs, n_sets;
