@@ -75,8 +75,8 @@ kbv_status kbv_vendor_parse(const char *list, unsigned *mask)
                             "cudnn (comma-separated), all or none", (int)len, p);
         *mask |= 1u << found;
         p += len;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && !*++p)
+            return kbv_fail(KBV_ERR_PARSE, "a list of vendor libraries ending in ','");
     }
     return KBV_OK;
 }

@@ -599,8 +599,9 @@ static void note_vendor_libs(const char *src, unsigned allowed, char *log, size_
 {
     unsigned named = 0;
     for (int l = 0; l < KBV_VENDOR_COUNT; l++)
-        if (!(allowed >> l & 1u) && strstr(src, kbv_vendor_get((kbv_vendor_lib)l)->prefix))
-            named |= 1u << l;
+        for (const char *p = src; (p = strstr(p, kbv_vendor_get((kbv_vendor_lib)l)->prefix)); p++)
+            named |= 1u << kbv_vendor_of_symbol(p);   /* cublasLt... is cuBLASLt's */
+    named &= ~allowed;
     if (!named)
         return;
     char titles[64];
