@@ -63,9 +63,20 @@ static const char *vendor_probes[MAX_PROBES];
  * library looking, through the loader, for a file of its own that was
  * loaded in the load stage under another of its names (or that does not
  * exist). Refused without a count: it is not the candidate's doing, and
- * "no such file" sends the loader to the name it already has. */
+ * "no such file" sends the loader to the name it already has. The loader's
+ * own cache, which it opens again for such a search, is answered alike
+ * (without it the loader searches its default directories, where the
+ * probes answer the same). */
 static bool vendor_probe_path(const char *path)
 {
+    if (!vendor_probes[0])
+        return false;
+    static const char loader_cache[] = "/etc/ld.so.cache";
+    const char *c = loader_cache, *q = path;
+    while (*c && *q == *c)
+        c++, q++;
+    if (!*c && !*q)
+        return true;
     const char *base = path;
     for (const char *p = path; *p; p++)
         if (*p == '/')

@@ -17,7 +17,13 @@
 /* mask: the vendor libraries (core/vendor_libs.h) to make ready. A library
  * that is not loaded, or whose handle cannot be made, is a load fault with
  * the reason; a part that does not exist is skipped (another release's
- * layout: a later open of it fails the candidate, naming the file). */
+ * layout: a later open of it fails the candidate, naming the file). CUDA
+ * builds only (elsewhere a mask is a fault). */
 kbv_child_fault runner_vendor_prepare(unsigned mask, char *reason);
+
+/* Its first half, which needs no device: the parts of each library of mask
+ * loaded, cuda_version being the CUDA runtime's (13000 for 13.0), which
+ * names NVRTC's files. */
+kbv_child_fault runner_vendor_load_parts(unsigned mask, int cuda_version, char *reason);
 
 #endif
