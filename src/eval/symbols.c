@@ -24,12 +24,25 @@ static kbv_status list_push(kbv_symbol_list *l, const char *name)
     return KBV_OK;
 }
 
+/* A function and its address (st_value). */
+static kbv_status list_push_value(kbv_symbol_list *l, const char *name, uint64_t value)
+{
+    uint64_t *grown = realloc(l->values, (size_t)(l->n + 1) * sizeof *grown);
+    if (!grown)
+        return kbv_fail(KBV_ERR_NOMEM, "symbol list");
+    l->values = grown;
+    l->values[l->n] = value;
+    return list_push(l, name);
+}
+
 static void list_free(kbv_symbol_list *l)
 {
     for (int i = 0; i < l->n; i++)
         free(l->names[i]);
     free(l->names);
+    free(l->values);
     l->names = NULL;
+    l->values = NULL;
     l->n = 0;
 }
 
@@ -98,7 +111,7 @@ kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
                 /* every function the object defines, hidden ones too: a
                  * kernel's host stub carries the kernel's (mangled) name */
                 if (sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-                    KBV_TRY_GOTO(list_push(&out->functions, name), st, done);
+                    KBV_TRY_GOTO(list_push_value(&out->functions, name, sym.st_value), st, done);
                 continue;
             }
             if (sym.st_shndx == SHN_UNDEF) {
@@ -209,6 +222,45 @@ bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
         return false;
     }
     return true;
+}
+
+void kbv_symbols_each_kernel(const kbv_symbols *s, void (*fn)(const char *name, uint64_t value,
+                                                               void *ctx),
+                             void *ctx)
+{
+    static const char stub[] = "__device_stub_";
+    const kbv_symbol_list *f = &s->functions;
+    for (int i = 0; i < f->n; i++) {
+        const char *name = f->names[i];
+        const char *at = strstr(name, stub);
+        if (!at || strchr(name, '.'))
+            continue;   /* not a stub, or a compiler's clone of one (".cold") */
+        /* the stub's identifier: as long as the digits before it say (the
+         * mangling's <source-name>), else the rest of the name */
+        const char *digits = at;
+        while (digits > name && digits[-1] >= '0' && digits[-1] <= '9')
+            digits--;
+        size_t len = digits < at ? strtoul(digits, NULL, 10) : strlen(at);
+        if (len <= sizeof stub - 1 || len > strlen(at))
+            continue;
+        const char *kernel = at + sizeof stub - 1;
+        size_t klen = len - (sizeof stub - 1);
+        /* "_Z1kPf" of a C++ kernel; "k" of an extern "C" one ("__device_stub__k") */
+        for (int pass = 0; pass < 2; pass++) {
+            int found = -1;
+            for (int j = 0; j < f->n && found < 0; j++)
+                if (strlen(f->names[j]) == klen && !strncmp(f->names[j], kernel, klen))
+                    found = j;
+            if (found >= 0) {
+                fn(f->names[found], f->values ? f->values[found] : 0, ctx);
+                break;
+            }
+            if (*kernel != '_' || klen < 2)
+                break;
+            kernel++;
+            klen--;
+        }
+    }
 }
 
 unsigned kbv_symbols_vendor_needed(const kbv_symbols *s)

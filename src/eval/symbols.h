@@ -9,12 +9,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
 
 typedef struct kbv_symbol_list {
     int n;
     char **names;
+    uint64_t *values;          /* functions: each one's address in the object (st_value);
+                                  NULL in the other lists */
 } kbv_symbol_list;
 
 typedef struct kbv_symbols {
@@ -36,6 +39,15 @@ typedef struct kbv_symbol_policy {
  * ("imports cudaStreamCreate (creates a stream)") and returns false. */
 bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
                          char *reason, size_t cap);
+
+/* The kernels among s's functions: for each kernel nvcc defines a launch
+ * stub, a C++ function whose name is "__device_stub_" followed by the
+ * kernel's own (mangled: "_Z20__device_stub__Z1kPfPf" is the stub of
+ * "_Z1kPf"); the kernel's host function is the function of that name.
+ * Calls fn for each, with its address in the object (st_value). */
+void kbv_symbols_each_kernel(const kbv_symbols *s, void (*fn)(const char *name, uint64_t value,
+                                                               void *ctx),
+                             void *ctx);
 
 /* The vendor libraries (mask) among the ones s names in DT_NEEDED: what
  * its process loads besides the CUDA runtime and the C libraries. */

@@ -319,8 +319,7 @@ static void cuda_track_begin(runner *r)
 
 static kbv_child_fault cuda_loaded(runner *r, char *reason)
 {
-    void *forward = dlsym(r->so, "kbv_forward");
-    runner_trace_candidate(forward);
+    runner_trace_candidate(r->so, r->setup.candidate);
     return runner_vendor_prepare(r->setup.vendor_libs, reason);
 }
 

@@ -23,10 +23,13 @@
 #ifdef KBV_HAVE_CUDA
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "eval/symbols.h"
 
 #define TRACE_MAX_RECORDS 65536
 #define MAX_KERNEL_HANDLES 4096
@@ -131,6 +134,21 @@ static int module_index(const char *path)
     return seen.n_modules++;
 }
 
+/* A kernel handle and the host function it is for, once. */
+static void note_handle(cudaKernel_t kernel, const void *fn)
+{
+    pthread_mutex_lock(&seen.lock);
+    bool known = false;
+    for (int i = 0; i < seen.n_handles && !known; i++)
+        known = seen.handles[i].kernel == kernel;
+    if (!known && seen.n_handles < MAX_KERNEL_HANDLES) {
+        seen.handles[seen.n_handles].kernel = kernel;
+        seen.handles[seen.n_handles].fn = fn;
+        seen.n_handles++;
+    }
+    pthread_mutex_unlock(&seen.lock);
+}
+
 static void record_launch(uint32_t corr, const void *fn)
 {
     Dl_info info;
@@ -177,18 +195,8 @@ static void CUPTIAPI on_runtime_api(void *userdata, CUpti_CallbackDomain domain,
     if (cbid == CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000 ||
         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000) {
         const get_kernel_params *p = cb->functionParams;
-        if (cb->callbackSite != CUPTI_API_EXIT || !p || !p->kernel || !*p->kernel)
-            return;
-        pthread_mutex_lock(&seen.lock);
-        bool known = false;
-        for (int i = 0; i < seen.n_handles && !known; i++)
-            known = seen.handles[i].kernel == *p->kernel;
-        if (!known && seen.n_handles < MAX_KERNEL_HANDLES) {
-            seen.handles[seen.n_handles].kernel = *p->kernel;
-            seen.handles[seen.n_handles].fn = p->entry;
-            seen.n_handles++;
-        }
-        pthread_mutex_unlock(&seen.lock);
+        if (cb->callbackSite == CUPTI_API_EXIT && p && p->kernel && *p->kernel)
+            note_handle(*p->kernel, p->entry);
         return;
     }
     if (cb->callbackSite == CUPTI_API_ENTER && cb->functionParams)
@@ -209,14 +217,36 @@ void runner_trace_watch(void)
     seen.subscribed = true;
 }
 
-void runner_trace_candidate(const void *addr)
+static void ask_handle(const char *name, uint64_t value, void *ctx)
+{
+    (void)name;
+    const struct link_map *lm = ctx;
+    const void *fn = (const void *)(lm->l_addr + (uintptr_t)value);
+    cudaKernel_t k = NULL;
+    if (value && cudaGetKernel(&k, fn) == cudaSuccess && k)
+        note_handle(k, fn);
+}
+
+void runner_trace_candidate(void *so, const char *path)
 {
     Dl_info info;
-    if (addr && dladdr(addr, &info)) {
+    void *forward = so ? dlsym(so, "kbv_forward") : NULL;
+    if (forward && dladdr(forward, &info)) {
         pthread_mutex_lock(&seen.lock);
         seen.candidate_base = info.dli_fbase;
         pthread_mutex_unlock(&seen.lock);
     }
+    struct link_map *lm = NULL;
+    kbv_symbols syms;
+    if (!so || dlinfo(so, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+        return;
+    if (kbv_symbols_read(path, &syms) != KBV_OK) {
+        kbv_clear_error();   /* launches by handle then rest on the callbacks alone */
+        return;
+    }
+    kbv_symbols_each_kernel(&syms, ask_handle, lm);
+    kbv_symbols_free(&syms);
+    (void)cudaGetLastError();
 }
 
 /* Launch callbacks on for a traced pass; false when they cannot be. */

@@ -20,8 +20,12 @@
  * handles (__cudaGetKernel, cudaGetKernel), each for a host function of
  * some object, so that a launch by handle can be traced to its object. */
 void runner_trace_watch(void);
-/* After it is loaded: any address inside the candidate's object. */
-void runner_trace_candidate(const void *addr);
+/* After it is loaded (still in the load stage): the candidate's object, by
+ * its handle and its file. Its kernels' handles are asked for at once, by
+ * the host functions its symbol table names (eval/symbols.h), so that a
+ * launch by handle is known to be the candidate's even where the runtime
+ * handed the handle out without a callback. */
+void runner_trace_candidate(void *so, const char *path);
 /* Starts recording; `harness` is the stream the candidate is given. False
  * when CUPTI refuses (the pass then reports available = 0). Launches are
  * traced to the objects they came from where the runtime's callbacks

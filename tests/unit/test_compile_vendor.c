@@ -92,6 +92,34 @@ static unsigned needed_and_judged(unsigned allowed, bool *ok, char *why, size_t 
     return needed;
 }
 
+typedef struct kernels_seen {
+    int n;
+    char names[8][128];
+    bool addressed;            /* every one had an address */
+} kernels_seen;
+
+static void note_kernel(const char *name, uint64_t value, void *ctx)
+{
+    kernels_seen *k = ctx;
+    if (k->n < 8)
+        snprintf(k->names[k->n++], sizeof k->names[0], "%s", name);
+    k->addressed = k->addressed && value != 0;
+}
+
+/* The one kernel the built object defines, by its host function (what the
+ * runner asks the runtime for the kernel's handle with). */
+static void one_kernel(const char *mangled)
+{
+    kbv_symbols s;
+    assert_int_equal(kbv_symbols_read(res.so_path, &s), KBV_OK);
+    kernels_seen k = {.addressed = true};
+    kbv_symbols_each_kernel(&s, note_kernel, &k);
+    kbv_symbols_free(&s);
+    assert_int_equal(k.n, 1);
+    assert_string_equal(k.names[0], mangled);
+    assert_true(k.addressed);
+}
+
 static bool defines_function(const char *part)
 {
     kbv_symbols s;
@@ -129,6 +157,7 @@ static void cudnn_candidate(void **state)
     assert_non_null(strstr(why, "cuDNN is not allowed in this run"));
     /* its own kernel's host stub is there for the traced pass to find */
     assert_true(defines_function("add_bias"));
+    one_kernel("_Z8add_biasPfPKfixx");
 }
 
 static void cublaslt_candidate(void **state)
@@ -151,6 +180,7 @@ static void cublaslt_candidate(void **state)
     assert_false(ok);
     assert_non_null(strstr(why, "cublasLt"));
     assert_true(defines_function("triu_rows"));
+    one_kernel("_Z9triu_rowsPfx");
 }
 
 static void cublas_candidates(void **state)
@@ -168,6 +198,7 @@ static void cublas_candidates(void **state)
     assert_true(ok);   /* the allowlist admits it; the traced pass is what fails it */
     build("cublas_other_stream.cu", ALL);
     assert_true(res.ok);
+    one_kernel("_Z7nothingv");
     assert_int_equal(needed_and_judged(ALL, &ok, why, sizeof why), LIB(KBV_VENDOR_CUBLAS));
     assert_true(ok);
     build("vendor_refused.cu", ALL);
