@@ -16,6 +16,7 @@ foreach(src ${KBV_UNIT_TESTS})
     # the runner's own sandbox and vendor preparation, outside the runner
     target_sources(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/runner/runner_sandbox.c
                    ${CMAKE_CURRENT_SOURCE_DIR}/src/runner/runner_vendor.c)
+    target_include_directories(${name} PRIVATE ${KBV_LAYER_DIR}/runner)
     target_link_libraries(${name} PRIVATE ${CMAKE_DL_LIBS})
   endif()
   # Tests start candidates in kbv-runner and drive the kbv command.

@@ -319,7 +319,9 @@ static void cuda_track_begin(runner *r)
 
 static kbv_child_fault cuda_loaded(runner *r, char *reason)
 {
-    runner_trace_candidate(r->so, r->setup.candidate);
+    int n = r->setup.n_kernels < KBV_PROTO_MAX_KERNELS ? (int)r->setup.n_kernels
+                                                        : KBV_PROTO_MAX_KERNELS;
+    runner_trace_candidate(r->so, r->setup.kernels, n);
     return runner_vendor_prepare(r->setup.vendor_libs, reason);
 }
 

@@ -29,8 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "eval/symbols.h"
-
 #define TRACE_MAX_RECORDS 65536
 #define MAX_KERNEL_HANDLES 4096
 #define LAUNCH_SLOTS (1u << 17)    /* open addressing by correlation id, > 2x the records */
@@ -217,17 +215,7 @@ void runner_trace_watch(void)
     seen.subscribed = true;
 }
 
-static void ask_handle(const char *name, uint64_t value, void *ctx)
-{
-    (void)name;
-    const struct link_map *lm = ctx;
-    const void *fn = (const void *)(lm->l_addr + (uintptr_t)value);
-    cudaKernel_t k = NULL;
-    if (value && cudaGetKernel(&k, fn) == cudaSuccess && k)
-        note_handle(k, fn);
-}
-
-void runner_trace_candidate(void *so, const char *path)
+void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels)
 {
     Dl_info info;
     void *forward = so ? dlsym(so, "kbv_forward") : NULL;
@@ -237,16 +225,15 @@ void runner_trace_candidate(void *so, const char *path)
         pthread_mutex_unlock(&seen.lock);
     }
     struct link_map *lm = NULL;
-    kbv_symbols syms;
     if (!so || dlinfo(so, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
         return;
-    if (kbv_symbols_read(path, &syms) != KBV_OK) {
-        kbv_clear_error();   /* launches by handle then rest on the callbacks alone */
-        return;
+    for (int i = 0; i < n_kernels; i++) {
+        const void *fn = (const void *)(lm->l_addr + (uintptr_t)kernels[i]);
+        cudaKernel_t k = NULL;
+        if (kernels[i] && cudaGetKernel(&k, fn) == cudaSuccess && k)
+            note_handle(k, fn);
     }
-    kbv_symbols_each_kernel(&syms, ask_handle, lm);
-    kbv_symbols_free(&syms);
-    (void)cudaGetLastError();
+    (void)cudaGetLastError();   /* an offset that is no kernel is no error of the candidate's */
 }
 
 /* Launch callbacks on for a traced pass; false when they cannot be. */

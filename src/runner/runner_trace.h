@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "eval/child.h"
+#include "wire/child_proto.h"
 
 #ifdef KBV_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -21,11 +21,11 @@
  * some object, so that a launch by handle can be traced to its object. */
 void runner_trace_watch(void);
 /* After it is loaded (still in the load stage): the candidate's object, by
- * its handle and its file. Its kernels' handles are asked for at once, by
- * the host functions its symbol table names (eval/symbols.h), so that a
- * launch by handle is known to be the candidate's even where the runtime
- * handed the handle out without a callback. */
-void runner_trace_candidate(void *so, const char *path);
+ * its handle, and its kernels, by their host functions' offsets in it (the
+ * evaluator read them from its symbol table). Their handles are asked for at
+ * once, so that a launch by handle is known to be the candidate's even where
+ * the runtime handed the handle out without a callback. */
+void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels);
 /* Starts recording; `harness` is the stream the candidate is given. False
  * when CUPTI refuses (the pass then reports available = 0). Launches are
  * traced to the objects they came from where the runtime's callbacks

@@ -12,7 +12,7 @@
 #ifndef KBV_RUNNER_VENDOR_H
 #define KBV_RUNNER_VENDOR_H
 
-#include "eval/child.h"
+#include "wire/child_proto.h"
 
 /* mask: the vendor libraries (core/vendor_libs.h) to make ready. A library
  * that is not loaded, or whose handle cannot be made, is a load fault with
