@@ -15,7 +15,6 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <pthread.h>

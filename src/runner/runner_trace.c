@@ -71,6 +71,7 @@ static struct {
         const void *fn;
     } handles[MAX_KERNEL_HANDLES];
     bool on;                       /* launches are being recorded (a traced pass) */
+    int recorded;                  /* launches seen in this pass */
     launch_slot slots[LAUNCH_SLOTS];
     int n_modules;
     char modules[MAX_MODULES][KBV_TRACE_MODULE_MAX];
@@ -164,6 +165,7 @@ static void record_launch(uint32_t corr, const void *fn)
         for (uint32_t probe = 0; probe < LAUNCH_SLOTS; probe++, h = (h + 1) & (LAUNCH_SLOTS - 1))
             if (!seen.slots[h].used || seen.slots[h].corr == corr) {
                 seen.slots[h] = slot;
+                seen.recorded++;
                 break;
             }
     }
@@ -244,6 +246,7 @@ static bool launches_start(void)
     pthread_mutex_lock(&seen.lock);
     memset(seen.slots, 0, sizeof seen.slots);
     seen.n_modules = 0;
+    seen.recorded = 0;
     seen.on = true;
     pthread_mutex_unlock(&seen.lock);
     for (size_t i = 0; i < N_LAUNCH_CBIDS; i++)
@@ -279,6 +282,7 @@ static struct {
     uint64_t window[KBV_CHILD_MAX_CALLS][2];
     int calls;
     bool origins;              /* the pass records launches (launches_start) */
+    int kernels;               /* kernel records taken */
     kbv_child_trace names;     /* only n_names, names[], name_origin[], name_module[] and
                                   names_truncated are used here */
 } trace = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -297,7 +301,7 @@ bool runner_trace_start(cudaStream_t harness)
     pthread_mutex_lock(&trace.lock);
     trace.on = true;
     trace.harness_stream = id;
-    trace.n = trace.lost = trace.calls = 0;
+    trace.n = trace.lost = trace.calls = trace.kernels = 0;
     memset(&trace.names, 0, sizeof trace.names);
     pthread_mutex_unlock(&trace.lock);
     const bool origins = launches_start();
@@ -375,6 +379,7 @@ void runner_trace_take(const CUpti_Activity *rec)
         r.policy = k->pAccessPolicyWindow && k->pAccessPolicyWindow->num_bytes > 0;
         pthread_mutex_lock(&trace.lock);
         r.name = name_index(k->name, k->correlationId);
+        trace.kernels += trace.on;
         if (r.name < 0)
             r.name = -2;   /* a kernel whose name did not fit */
         break;
@@ -428,7 +433,11 @@ void runner_trace_finish(kbv_child_trace *out)
     trace.on = false;
     memset(out, 0, sizeof *out);
     out->available = 1;
-    out->origins = trace.origins;
+    pthread_mutex_lock(&seen.lock);
+    /* origins only where launches were seen: kernels whose callbacks never
+     * came are no evidence that they came from nowhere */
+    out->origins = trace.origins && (seen.recorded > 0 || trace.kernels == 0);
+    pthread_mutex_unlock(&seen.lock);
     memcpy(out->name_origin, trace.names.name_origin, sizeof out->name_origin);
     memcpy(out->name_module, trace.names.name_module, sizeof out->name_module);
     out->calls = trace.calls;
