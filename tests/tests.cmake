@@ -13,6 +13,13 @@ foreach(src ${KBV_UNIT_TESTS})
       KBV_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES TIMEOUT 600 LABELS unit)
+  if(name STREQUAL "test_vendor_sandbox")
+    # the runner's own sandbox and vendor preparation, outside the runner
+    target_sources(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/runner/runner_sandbox.c
+                   ${CMAKE_CURRENT_SOURCE_DIR}/src/runner/runner_vendor.c)
+    target_include_directories(${name} PRIVATE ${KBV_LAYER_DIR}/runner)
+    target_link_libraries(${name} PRIVATE ${CMAKE_DL_LIBS})
+  endif()
   # Tests start candidates in kbv-runner and drive the kbv command.
   add_dependencies(${name} kbv-runner kbv)
 endforeach()

@@ -34,6 +34,7 @@ typedef struct eval_config {
     int compile_jobs;                /* --compile-jobs (0: no compile-ahead) */
     unsigned protocols;              /* --protocols (bit p: protocol p), 0 when not given: all */
     kbv_gate gate;                   /* --gate */
+    unsigned vendor_libs;            /* --allow-vendor-libs (core/vendor_libs.h), 0: none */
     bool mpi;
 } eval_config;
 
@@ -59,6 +60,7 @@ typedef struct eval_run {
     const char *device_name;         /* what records say (resume compares it) */
     const char *size_name;
     kbv_gate gate;                   /* the verified gate (resume compares it too) */
+    unsigned vendor_libs;            /* the vendor libraries allowed (resume compares them too) */
     kbv_cand_kind want;              /* the run's candidates: .c (CPU) or .cu (GPU) */
     int candidates;                  /* in every shard */
     int evaluated;                   /* recorded by this run */

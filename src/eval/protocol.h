@@ -32,6 +32,9 @@ typedef struct kbv_eval_opts {
     unsigned protocols;           /* bit p: protocol p is evaluated (0: all); the work of the
                                      others is skipped and they are recorded as not evaluated */
     kbv_gate gate;                /* the verified protocol's correctness gate */
+    unsigned vendor_libs;         /* the vendor libraries candidates may call (core/vendor_libs.h;
+                                     kbv eval --allow-vendor-libs): linked, admitted by the binary
+                                     allowlist, loaded before the sandbox closes; 0: none */
 } kbv_eval_opts;
 
 typedef struct kbv_config_cache kbv_config_cache;

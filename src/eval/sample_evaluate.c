@@ -85,6 +85,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
     rec->gate = ev->opts.gate;
+    rec->vendor_libs = ev->opts.vendor_libs;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     /* the identity, and the candidate's own failures before any compiler
      * sees it: empty, binary, a link, gone... (eval/candidate_file.h) */
@@ -106,7 +107,8 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     g = calloc(1, sizeof *g);
     if (!cr || !g)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "evaluating %s", path);
-    kbv_compile_opts co = {.source = path, .arch = ev->arch[0] ? ev->arch : NULL};
+    kbv_compile_opts co = {.source = path, .arch = ev->arch[0] ? ev->arch : NULL,
+                           .vendor_libs = ev->opts.vendor_libs};
     kbv_phase_enter(&clock, KBV_PHASE_COMPILE);
     KBV_TRY_GOTO(kbv_compile(&co, cr), st, done);
     kbv_phase_enter(&clock, KBV_PHASE_NONE);

@@ -119,6 +119,9 @@ typedef struct kbv_record {
     char size[8];                    /* "full" or "small" */
     uint64_t seed;
     kbv_gate gate;                   /* the verified protocol's gate */
+    unsigned vendor_libs;            /* the vendor libraries the run allowed (core/vendor_libs.h):
+                                        JSON "vendor_libs": ["cublas", ...], [] for none; a
+                                        record without it was written when none could be */
     struct {
         bool ok, cached;
         double seconds;
@@ -163,7 +166,8 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out);
 kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
 
 /* Identity of a record for resume: a sample is done when a record with the
- * same (model, problem, sample, source_sha256, size, device, gate) exists. */
+ * same (model, problem, sample, source_sha256, size, device, gate,
+ * vendor_libs) exists. */
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vendor_libs.h"
 #include "dist/draws.h"
 #include "kbv_build_config.h"
 #include "report/figures.h"
@@ -516,6 +517,9 @@ static void write_sample(FILE *f, const kbv_report_data *d, const kbv_report_sam
     esc(f, r->device[0] ? r->device : "-");
     fputs(" &middot; size ", f);
     esc(f, r->size[0] ? r->size : "-");
+    char libs[64];
+    fputs(" &middot; vendor libraries ", f);
+    esc(f, kbv_vendor_format(r->vendor_libs, libs, sizeof libs));
     fprintf(f, " &middot; run seed %llu &middot; compile ", (unsigned long long)r->seed);
     if (r->compile.ok)
         fputs("<span class=\"ok\">ok</span>", f);
@@ -587,6 +591,8 @@ kbv_status kbv_html_write(FILE *f, const kbv_report_data *d, const kbv_html_opts
     esc(f, d->device);
     fputs(" &middot; size ", f);
     esc(f, d->size);
+    fputs(" &middot; vendor libraries ", f);
+    esc(f, d->vendor_libs);
     fprintf(f, " &middot; kbv %s</p>\n", KBV_VERSION);
     if (d->malformed)
         fprintf(f, "<p class=\"bad\">%d malformed line%s skipped (first: ", d->malformed,
