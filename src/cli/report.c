@@ -22,6 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
+            "                  [--denominator suite|sampled] [--degenerate FILE]\n"
             "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
             "                  [--model-a NAME] [--model-b NAME]\n\n"
             "Reads results files (records of the same model, problem and sample: the last\n"
@@ -37,6 +38,17 @@ static void usage(FILE *f)
             "  --protocol P     standard, verified (default) or strict: the protocol of the\n"
             "                   scatter and heat map, and of the --compare terminal table\n"
             "  --title TEXT     the page's title (default \"kbv report\")\n"
+            "  --denominator D  what every percentage is over:\n"
+            "                   suite (default): per level the suite's problems less\n"
+            "                     the degenerate ones (100, 97, 50 for levels 1-3), a\n"
+            "                     problem without a sample counting as failed, as the\n"
+            "                     paper counts; the levels are those of the records\n"
+            "                   sampled: per model, the problems it has samples for\n"
+            "                     (the view of kbv eval's table)\n"
+            "  --degenerate FILE\n"
+            "                   the problems to leave out as degenerate: kbv audit --json\n"
+            "                   lines, or one problem key (L2/23) per line; default: the\n"
+            "                   paper's list (L2/23, L2/80, L2/83)\n"
             "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
             "                   kernel times with their noise (a difference within\n"
             "                   2 sqrt(sdA^2 + sdB^2) is \"no change\"); --out writes compare.md\n"
@@ -67,6 +79,8 @@ typedef struct report_opts {
     bool compare;
     const char *model_a, *model_b;
     kbv_protocol protocol;
+    kbv_denominator denominator;
+    const char *degenerate;
 } report_opts;
 
 static bool parse_protocol(const char *s, kbv_protocol *out)
@@ -99,6 +113,14 @@ static int parse_args(int argc, char **argv, report_opts *o)
             o->model_a = argv[++a];
         } else if (!strcmp(arg, "--model-b") && has_value) {
             o->model_b = argv[++a];
+        } else if (!strcmp(arg, "--degenerate") && has_value) {
+            o->degenerate = argv[++a];
+        } else if (!strcmp(arg, "--denominator") && has_value) {
+            if (kbv_denominator_parse(argv[++a], &o->denominator) != KBV_OK) {
+                kbv_clear_error();
+                snprintf(msg, sizeof msg, "unknown denominator '%s' (suite or sampled)", argv[a]);
+                return fail_line(msg);
+            }
         } else if (!strcmp(arg, "--compare")) {
             o->compare = true;
         } else if (!strcmp(arg, "--protocol") && has_value) {
@@ -277,7 +299,13 @@ static int run_report(const report_opts *o)
     for (int i = 0; i < o->n_inputs && used < sizeof joined; i++)
         used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", i ? ", " : "",
                                  o->inputs[i]);
-    if (kbv_report_data_load(o->inputs, o->n_inputs, &d) != KBV_OK)
+    kbv_suite suite;
+    if (kbv_suite_default(o->degenerate, &suite) != KBV_OK)
+        return fail_status();
+    kbv_report_config cfg = {o->denominator, &suite};
+    kbv_status loaded = kbv_report_data_load(o->inputs, o->n_inputs, &cfg, &d);
+    kbv_suite_free(&suite);
+    if (loaded != KBV_OK)
         return fail_status();
     if (d.malformed && d.records.n == 0) {
         fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)\n",

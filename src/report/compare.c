@@ -164,8 +164,10 @@ kbv_status kbv_compare_load(const char *path_a, const char *path_b, const char *
     memset(c, 0, sizeof *c);
     c->path_a = path_a;
     c->path_b = path_b;
-    KBV_TRY_GOTO(kbv_report_data_load(&path_a, 1, &c->a), st, fail);
-    KBV_TRY_GOTO(kbv_report_data_load(&path_b, 1, &c->b), st, fail);
+    /* per problem with samples: the comparison has no denominator */
+    const kbv_report_config cfg = {KBV_DENOM_SAMPLED, NULL};
+    KBV_TRY_GOTO(kbv_report_data_load(&path_a, 1, &cfg, &c->a), st, fail);
+    KBV_TRY_GOTO(kbv_report_data_load(&path_b, 1, &cfg, &c->b), st, fail);
     KBV_TRY_GOTO(pick_model(&c->a, path_a, model_a, "--model-a", &c->model_a), st, fail);
     KBV_TRY_GOTO(pick_model(&c->b, path_b, model_b, "--model-b", &c->model_b), st, fail);
     KBV_TRY_GOTO(kbv_compare_build(c), st, fail);

@@ -256,11 +256,12 @@ static kbv_status fig_cdf(FILE *f, const kbv_report_data *d, const kbv_figure *f
     kbv_svg_line(&s, one, pl.top, one, pl.top + pl.height, "#222222", 1.3, true);
     kbv_svg_text(&s, one + 4, pl.top + 12, "1\xC3\x97", 10.5, KBV_START, 0, false, "#222222");
     for (int m = 0; m < d->n_models; m++) {
-        int n_all = 0, k = 0;
+        /* the denominator of the model's percentages (the pooled group's) */
+        int g = kbv_report_group_of(d, d->models[m], 0);
+        int n_all = g >= 0 ? d->metrics.groups[g].p[p].n_problems : 0, k = 0;
         for (int q = 0; q < d->n_problems; q++) {
             if (d->problems[q].degenerate || kbv_report_cell_of(d, m, q)->n == 0)
                 continue;
-            n_all++;
             double v = chosen_speedup(d, m, q, p);
             if (v > 0 && isfinite(v))
                 vals[k++] = v;

@@ -83,7 +83,10 @@ static void write_summary(FILE *f, const kbv_report_data *d)
 {
     char a[32], b[32], c[32], e[32];
     fputs("<section id=\"summary\"><h2>Summary: the three protocols side by side</h2>\n"
-          "<p class=\"note\">Per model, the problems it has samples for; a problem's result "
+          "<p class=\"note\"><b>problems</b>: ", f);
+    esc(f, kbv_denominator_text(d->denominator));
+    fprintf(f, " (<code>--denominator %s</code>)", kbv_denominator_name(d->denominator));
+    fputs("; a problem's result "
           "is its fastest correct sample (best of k). <b>correct</b>: % of problems with a "
           "correct sample. <b>speedup</b>: geometric mean of t_baseline / t_kernel over the "
           "correctly solved problems. <b>Fast@1</b>: % of all problems solved correctly and "
@@ -131,7 +134,9 @@ static void write_summary(FILE *f, const kbv_report_data *d)
               f);
         for (int i = 0; i < d->metrics.n_excluded; i++)
             fprintf(f, "%s %s", i ? "," : "", d->metrics.excluded[i]);
-        fputs(".</p>\n", f);
+        fputs(" (", f);
+        esc(f, d->metrics.degenerate_from);
+        fputs(").</p>\n", f);
     }
     fputs("</section>\n", f);
 }

@@ -7,23 +7,50 @@
 
 const double kbv_fast_thresholds[KBV_FAST_COUNT] = {0.0, 0.5, 1.0, 1.5, 2.0};
 
-/* The paper's exclusions (KernelBench-Verified, Level 2), until the
- * automatic degeneracy audit replaces this list. */
-static const int degenerate[][2] = {{2, 23}, {2, 80}, {2, 83}};
+static const char *const denom_names[KBV_DENOM_COUNT] = {"suite", "sampled"};
+static const char *const denom_texts[KBV_DENOM_COUNT] = {
+    "the suite's problems of each level less the degenerate ones; a problem without a sample, "
+    "or whose generation failed, counts as failed (the paper's denominators)",
+    "per model, the problems it has samples for, degenerate ones left out"};
 
-bool kbv_problem_is_degenerate(int level, int id)
+const char *kbv_denominator_name(kbv_denominator d)
 {
-    for (size_t i = 0; i < sizeof degenerate / sizeof degenerate[0]; i++)
-        if (degenerate[i][0] == level && degenerate[i][1] == id)
-            return true;
-    return false;
+    return (unsigned)d < KBV_DENOM_COUNT ? denom_names[d] : "?";
+}
+
+const char *kbv_denominator_text(kbv_denominator d)
+{
+    return (unsigned)d < KBV_DENOM_COUNT ? denom_texts[d] : "?";
+}
+
+kbv_status kbv_denominator_parse(const char *name, kbv_denominator *d)
+{
+    for (int i = 0; i < KBV_DENOM_COUNT; i++)
+        if (!strcmp(name, denom_names[i])) {
+            *d = (kbv_denominator)i;
+            return KBV_OK;
+        }
+    return kbv_fail(KBV_ERR_INVALID, "unknown denominator '%s' (suite or sampled)", name);
 }
 
 /* Records ordered by (model, level, problem, sample, position in the file). */
 typedef struct ref {
     const kbv_record *r;
-    int pos;
+    int level, id, pos;
 } ref;
+
+void kbv_record_problem_of(const kbv_record *r, int *level, int *id)
+{
+    *level = r->level;
+    *id = r->problem_id;
+    if (*level <= 0 || *id <= 0) {
+        int l = 0, i = 0;
+        if (sscanf(r->problem, "L%d/%d", &l, &i) == 2) {
+            *level = l;
+            *id = i;
+        }
+    }
+}
 
 static int cmp_ref(const void *pa, const void *pb)
 {
@@ -31,18 +58,18 @@ static int cmp_ref(const void *pa, const void *pb)
     int c = strcmp(a->r->model, b->r->model);
     if (c)
         return c;
-    if (a->r->level != b->r->level)
-        return a->r->level < b->r->level ? -1 : 1;
-    if (a->r->problem_id != b->r->problem_id)
-        return a->r->problem_id < b->r->problem_id ? -1 : 1;
+    if (a->level != b->level)
+        return a->level < b->level ? -1 : 1;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
     if (a->r->sample != b->r->sample)
         return a->r->sample < b->r->sample ? -1 : 1;
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-static bool same_problem(const kbv_record *a, const kbv_record *b)
+static bool same_problem(const ref *a, const ref *b)
 {
-    return !strcmp(a->model, b->model) && a->level == b->level && a->problem_id == b->problem_id;
+    return !strcmp(a->r->model, b->r->model) && a->level == b->level && a->id == b->id;
 }
 
 static double speedup_of(const kbv_proto_result *p)
@@ -61,8 +88,11 @@ typedef struct acc {
     int n_speed, n_mem, n_sol;
 } acc;
 
-/* Adds one problem: its samples are s[0..n-1]. */
-static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p)
+/* Adds one problem: its samples are s[0..n-1] (none: failed). In the
+ * sampled view a problem none of whose samples evaluated the protocol is
+ * not one of the protocol's (kbv eval --protocols); in the suite view the
+ * caller decides that for the whole group. */
+static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p, bool always)
 {
     const kbv_proto_result *best = NULL;
     bool evaluated = false;
@@ -75,8 +105,8 @@ static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p)
         if (!best || (r->t_kernel_ms > 0 && !(best->t_kernel_ms <= r->t_kernel_ms)))
             best = r;
     }
-    if (!evaluated)
-        return;   /* not a problem of this protocol (kbv eval --protocols) */
+    if (!evaluated && !always)
+        return;
     a->problems++;
     if (!best)
         return;
@@ -118,10 +148,10 @@ static void acc_finish(const acc *a, kbv_proto_metrics *m)
     m->sol_fraction = a->n_sol ? exp(a->log_sol / a->n_sol) : NAN;
 }
 
-static void note_excluded(kbv_metrics *m, const kbv_record *r)
+static void note_excluded(kbv_metrics *m, int level, int id)
 {
     char key[16];
-    snprintf(key, sizeof key, "L%d/%d", r->level, r->problem_id);
+    snprintf(key, sizeof key, "L%d/%d", level, id);
     for (int i = 0; i < m->n_excluded; i++)
         if (!strcmp(m->excluded[i], key))
             return;
@@ -129,41 +159,131 @@ static void note_excluded(kbv_metrics *m, const kbv_record *r)
         snprintf(m->excluded[m->n_excluded++], sizeof m->excluded[0], "%s", key);
 }
 
-/* One group: the model's deduplicated samples u[0..n-1], at `level` (0: all). */
-static void group_metrics(kbv_metrics *m, const ref *u, int n, int level, kbv_group_metrics *g)
+/* One model's deduplicated samples u[0..n-1] and the suite they are judged over. */
+typedef struct model_view {
+    const ref *u;
+    int n;
+    const kbv_suite *suite;
+    kbv_denominator denominator;
+} model_view;
+
+static bool has_level(const model_view *v, int level)
 {
+    for (int i = 0; i < v->n; i++)
+        if (v->u[i].level == level)
+            return true;
+    return false;
+}
+
+/* Whether a problem of `level` belongs to the group of `group_level` (0: all
+ * the model's levels). */
+static bool in_group(const model_view *v, int group_level, int level)
+{
+    return group_level ? level == group_level : has_level(v, level);
+}
+
+static bool is_degenerate(const kbv_suite *s, int level, int id)
+{
+    int k = kbv_suite_find(s, level, id);
+    return k >= 0 && s->p[k].degenerate;
+}
+
+/* Adds a problem's samples u[i..j-1] (i == j: none) to the group. */
+static void add_problem(kbv_group_metrics *g, acc a[KBV_PROTO_COUNT], const ref *u, int i, int j,
+                        const bool always[KBV_PROTO_COUNT])
+{
+    g->n_problems++;
+    g->n_sampled += j > i;
+    g->n_samples += j - i;
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        acc_problem(&a[p], u + i, j - i, (kbv_protocol)p, always[p]);
+}
+
+static void group_metrics(kbv_metrics *m, const model_view *v, int level, kbv_group_metrics *g)
+{
+    const ref *u = v->u;
     memset(g, 0, sizeof *g);
     snprintf(g->model, sizeof g->model, "%s", u[0].r->model);
     g->level = level;
     acc a[KBV_PROTO_COUNT];
     memset(a, 0, sizeof a);
-    for (int i = 0; i < n;) {
-        int j = i + 1;
-        while (j < n && same_problem(u[i].r, u[j].r))
-            j++;
-        if (level == 0 || u[i].r->level == level) {
-            if (kbv_problem_is_degenerate(u[i].r->level, u[i].r->problem_id)) {
-                note_excluded(m, u[i].r);
-            } else {
-                g->n_problems++;
-                g->n_samples += j - i;
+    bool always[KBV_PROTO_COUNT] = {false};
+    if (v->denominator == KBV_DENOM_SUITE) {
+        /* a protocol is the group's when one of its samples evaluated it;
+         * then every problem of the suite counts under it */
+        for (int i = 0; i < v->n; i++)
+            if (in_group(v, level, u[i].level) && !is_degenerate(v->suite, u[i].level, u[i].id))
                 for (int p = 0; p < KBV_PROTO_COUNT; p++)
-                    acc_problem(&a[p], u + i, j - i, (kbv_protocol)p);
+                    always[p] |= !u[i].r->proto[p].skipped;
+        int k = 0;
+        for (int q = 0; q < v->suite->n; q++) {
+            const kbv_suite_problem *sp = &v->suite->p[q];
+            while (k < v->n && (u[k].level < sp->level ||
+                                (u[k].level == sp->level && u[k].id < sp->id)))
+                k++;
+            int j = k;
+            while (j < v->n && u[j].level == sp->level && u[j].id == sp->id)
+                j++;
+            if (in_group(v, level, sp->level)) {
+                if (sp->degenerate)
+                    note_excluded(m, sp->level, sp->id);
+                else
+                    add_problem(g, a, u, k, j, always);
             }
+            k = j;
         }
-        i = j;
+    } else {
+        for (int i = 0; i < v->n;) {
+            int j = i + 1;
+            while (j < v->n && same_problem(&u[i], &u[j]))
+                j++;
+            if (in_group(v, level, u[i].level)) {
+                if (is_degenerate(v->suite, u[i].level, u[i].id))
+                    note_excluded(m, u[i].level, u[i].id);
+                else
+                    add_problem(g, a, u, i, j, always);
+            }
+            i = j;
+        }
     }
-    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         acc_finish(&a[p], &g->p[p]);
+        /* a protocol no sample evaluated has no problems, in either view */
+        if (v->denominator == KBV_DENOM_SUITE && !always[p]) {
+            acc none;
+            memset(&none, 0, sizeof none);
+            acc_finish(&none, &g->p[p]);
+        }
+    }
 }
 
-kbv_status kbv_metrics_compute(const kbv_record *recs, int n, kbv_metrics *m)
+static int cmp_key(const void *a, const void *b)
+{
+    int la, ia, lb, ib;
+    sscanf(a, "L%d/%d", &la, &ia);
+    sscanf(b, "L%d/%d", &lb, &ib);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return (ia > ib) - (ia < ib);
+}
+
+kbv_status kbv_metrics_compute_with(const kbv_record *recs, int n, const kbv_metrics_opts *o,
+                                    kbv_metrics *m)
 {
     kbv_status st = KBV_OK;
     memset(m, 0, sizeof *m);
+    m->denominator = o->denominator;
     ref *all = NULL, *u = NULL;
+    kbv_suite suite;
+    if (o->suite)
+        st = kbv_suite_copy(o->suite, &suite);
+    else
+        st = kbv_suite_default(NULL, &suite);
+    if (st != KBV_OK)
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    snprintf(m->degenerate_from, sizeof m->degenerate_from, "%s", suite.degenerate_from);
     if (n == 0)
-        return KBV_OK;
+        goto done;
     all = malloc((size_t)n * sizeof *all);
     u = malloc((size_t)n * sizeof *u);
     /* a pooled group per model and one per level: at most 2n */
@@ -173,12 +293,15 @@ kbv_status kbv_metrics_compute(const kbv_record *recs, int n, kbv_metrics *m)
     for (int i = 0; i < n; i++) {
         all[i].r = &recs[i];
         all[i].pos = i;
+        kbv_record_problem_of(&recs[i], &all[i].level, &all[i].id);
+        /* a problem a record names is one of the suite's */
+        KBV_TRY_GOTO(kbv_suite_add(&suite, all[i].level, all[i].id), st, done);
     }
     qsort(all, (size_t)n, sizeof *all, cmp_ref);
     /* keep the last record of each (model, problem, sample) */
     int nu = 0;
     for (int i = 0; i < n; i++) {
-        bool superseded = i + 1 < n && same_problem(all[i].r, all[i + 1].r) &&
+        bool superseded = i + 1 < n && same_problem(&all[i], &all[i + 1]) &&
                           all[i].r->sample == all[i + 1].r->sample;
         if (!superseded)
             u[nu++] = all[i];
@@ -187,18 +310,27 @@ kbv_status kbv_metrics_compute(const kbv_record *recs, int n, kbv_metrics *m)
         int j = i + 1;
         while (j < nu && !strcmp(u[i].r->model, u[j].r->model))
             j++;
-        group_metrics(m, u + i, j - i, 0, &m->groups[m->n++]);
+        model_view v = {u + i, j - i, &suite, o->denominator};
+        group_metrics(m, &v, 0, &m->groups[m->n++]);
         for (int k = i; k < j; k++)
-            if (k == i || u[k].r->level != u[k - 1].r->level)
-                group_metrics(m, u + i, j - i, u[k].r->level, &m->groups[m->n++]);
+            if (k == i || u[k].level != u[k - 1].level)
+                group_metrics(m, &v, u[k].level, &m->groups[m->n++]);
         i = j;
     }
+    qsort(m->excluded, (size_t)m->n_excluded, sizeof m->excluded[0], cmp_key);
 done:
     free(all);
     free(u);
+    kbv_suite_free(&suite);
     if (st != KBV_OK)
         kbv_metrics_free(m);
     return st;
+}
+
+kbv_status kbv_metrics_compute(const kbv_record *recs, int n, kbv_metrics *m)
+{
+    kbv_metrics_opts o = {KBV_DENOM_SAMPLED, NULL};
+    return kbv_metrics_compute_with(recs, n, &o, m);
 }
 
 void kbv_metrics_free(kbv_metrics *m)

@@ -62,6 +62,7 @@ typedef struct kbv_report_problem {
     int level, id;
     char key[16];             /* "L1/19" */
     bool degenerate;          /* excluded from the aggregates */
+    bool sampled;             /* some model has a sample of it */
 } kbv_report_problem;
 
 typedef struct kbv_report_sample {
@@ -87,7 +88,16 @@ typedef struct kbv_report_tally {
     int flags[KBV_REPORT_MAX_FLAGS];   /* samples carrying flag_names[i] */
 } kbv_report_tally;
 
+/* How the data is counted: the denominator view and the suite with its
+ * degenerate problems (report/metrics.h, report/suite.h). */
+typedef struct kbv_report_config {
+    kbv_denominator denominator;
+    const kbv_suite *suite;   /* NULL: kbv_suite_default(NULL) */
+} kbv_report_config;
+
 typedef struct kbv_report_data {
+    kbv_denominator denominator;
+    kbv_suite suite;          /* the config's, with every problem a record names */
     kbv_record_list records;  /* every record read, in order */
     int malformed;            /* lines skipped while reading */
     char malformed_where[1100];  /* "FILE line N" of the first one */
@@ -95,7 +105,9 @@ typedef struct kbv_report_data {
     int n_models;
     char (*models)[128];      /* sorted as the metrics sort them */
     int n_problems;
-    kbv_report_problem *problems;  /* sorted by level, then id */
+    kbv_report_problem *problems;  /* sorted by level, then id: the problems with samples,
+                                      and in the suite view every problem of the suite at
+                                      the levels the records have */
     int n_samples;
     kbv_report_sample *samples;    /* by model, problem, sample */
     kbv_report_cell *cells;        /* [model * n_problems + problem] */
@@ -114,10 +126,12 @@ typedef struct kbv_report_data {
     char gate[16];            /* the records' verified gate, or "mixed" */
 } kbv_report_data;
 
-/* Reads each results file (a missing one is an error) and builds. */
-kbv_status kbv_report_data_load(const char *const *paths, int n_paths, kbv_report_data *d);
+/* Reads each results file (a missing one is an error) and builds; cfg NULL:
+ * the suite view over the default suite. */
+kbv_status kbv_report_data_load(const char *const *paths, int n_paths,
+                                const kbv_report_config *cfg, kbv_report_data *d);
 /* Builds the indexes from d->records (filled by the caller). */
-kbv_status kbv_report_data_build(kbv_report_data *d);
+kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cfg);
 void kbv_report_data_free(kbv_report_data *d);
 
 const kbv_report_cell *kbv_report_cell_of(const kbv_report_data *d, int model, int problem);

@@ -269,14 +269,16 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
     md_text(f, d->device);
     fputs("; size: ", f);
     md_text(f, d->size);
-    fputs(".\n\nPer model, the problems it has samples for; a problem's result is its fastest "
-          "correct sample (best of k). Percentages are over all of those problems.",
-          f);
+    fprintf(f, ".\n\nProblems (`--denominator %s`): %s. A problem's result is its fastest "
+            "correct sample (best of k). Percentages are over all of those problems.",
+            kbv_denominator_name(d->denominator), kbv_denominator_text(d->denominator));
     if (d->metrics.n_excluded) {
         fputs(" Excluded as degenerate:", f);
         for (int i = 0; i < d->metrics.n_excluded; i++)
             fprintf(f, "%s %s", i ? "," : "", d->metrics.excluded[i]);
-        fputc('.', f);
+        fputs(" (", f);
+        md_text(f, d->metrics.degenerate_from);
+        fputs(").", f);
     }
     fputs("\n\n", f);
     if (n == 0)

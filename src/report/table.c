@@ -49,13 +49,14 @@ void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info
             info->results_path ? info->results_path : "-", info->n_records,
             info->device ? info->device : "-", info->size ? info->size : "-",
             info->gate ? ", verified gate " : "", info->gate ? info->gate : "");
-    fprintf(f, "Problems: per model, the problems it has samples for; each problem's result is "
-               "its fastest correct sample.\n");
+    fprintf(f, "Problems (--denominator %s): %s; each problem's result is its fastest correct "
+               "sample.\n", kbv_denominator_name(m->denominator),
+            kbv_denominator_text(m->denominator));
     if (m->n_excluded) {
         fprintf(f, "Excluded as degenerate:");
         for (int i = 0; i < m->n_excluded; i++)
             fprintf(f, " %s", m->excluded[i]);
-        fprintf(f, "\n");
+        fprintf(f, " (%s)\n", m->degenerate_from);
     }
     fprintf(f, "Columns per protocol: correct %%, speedup (geomean over correct), Fast@1 %%, "
                "fallback speedup, memory efficiency, memory-efficient %%, SOL fraction.\n\n");
@@ -149,10 +150,9 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
     put(o, "size", json_string(info->size ? info->size : ""), &bad);
     put(o, "verified_gate", info->gate ? json_string(info->gate) : json_null(), &bad);
     put(o, "records", json_integer(info->n_records), &bad);
-    put(o, "problems_are",
-        json_string("per model, the problems it has samples for, degenerate ones excluded; a "
-                    "problem's result is its fastest correct sample"),
-        &bad);
+    put(o, "denominator", json_string(kbv_denominator_name(m->denominator)), &bad);
+    put(o, "problems_are", json_string(kbv_denominator_text(m->denominator)), &bad);
+    put(o, "degenerate_from", json_string(m->degenerate_from), &bad);
     json_t *ex = json_array();
     for (int i = 0; ex && i < m->n_excluded; i++)
         if (json_array_append_new(ex, json_string(m->excluded[i])))
@@ -169,6 +169,7 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
         put(gj, "model", json_string(g->model), &bad);
         put(gj, "level", g->level ? json_integer(g->level) : json_string("all"), &bad);
         put(gj, "problems", json_integer(g->n_problems), &bad);
+        put(gj, "problems_sampled", json_integer(g->n_sampled), &bad);
         put(gj, "samples", json_integer(g->n_samples), &bad);
         for (int p = 0; p < KBV_PROTO_COUNT; p++)
             put(gj, kbv_protocol_name((kbv_protocol)p), proto_json(&g->p[p], (kbv_protocol)p, &bad),

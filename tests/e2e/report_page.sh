@@ -59,9 +59,37 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 g = [g for g in s["groups"] if g["model"] == "alpha" and g["level"] == "all"][0]
 assert g["strict"]["failures"]["wrong@timed"] == 1, g["strict"]["failures"]
+# the paper denominators: 100 + 97 problems, 3 of them solved
+assert s["denominator"] == "suite", s["denominator"]
+assert g["problems"] == 197 and g["problems_sampled"] == 4, g
+assert abs(g["standard"]["correct_pct"] - 300 / 197) < 1e-9
+assert s["excluded"] == ["L2/23", "L2/80", "L2/83"], s["excluded"]
+' "$out/report/summary.json"
+"$kbv" report "$data/example.jsonl" "$data/small.jsonl" --denominator sampled \
+    --out "$out/sampled" >"$out/sampled.txt" 2>&1
+check "--denominator sampled: over the problems with samples" "$py" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+g = [g for g in s["groups"] if g["model"] == "alpha" and g["level"] == "all"][0]
+assert s["denominator"] == "sampled" and g["problems"] == 4, g
 assert abs(g["standard"]["correct_pct"] - 75) < 1e-9
 assert s["excluded"] == ["L2/23", "L2/80"], s["excluded"]
-' "$out/report/summary.json"
+' "$out/sampled/summary.json"
+check "--denominator sampled: the table says so" grep -q -- "--denominator sampled" "$out/sampled.txt"
+printf 'L1/3 found constant\n' >"$out/degenerate.txt"
+"$kbv" report "$data/small.jsonl" --degenerate "$out/degenerate.txt" --out "$out/deg" >/dev/null 2>&1
+check "--degenerate FILE: its list, not the paper's" "$py" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["excluded"] == ["L1/3"], s["excluded"]
+g = [g for g in s["groups"] if g["model"] == "alpha" and g["level"] == 2][0]
+assert g["problems"] == 100, g
+' "$out/deg/summary.json"
+printf 'L2/23\nnonsense\n' >"$out/bad-degenerate.txt"
+"$kbv" report "$data/small.jsonl" --degenerate "$out/bad-degenerate.txt" >/dev/null 2>"$out/bad-deg.err"
+rc=$?
+check "--degenerate with a bad line: exit 2 (rc $rc)" test "$rc" -eq 2
+check "--degenerate with a bad line: names it" grep -q "bad-degenerate.txt line 2" "$out/bad-deg.err"
 check "tables.csv: a header and 3 protocols per row group, all as wide" "$py" -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -182,10 +183,14 @@ static void test_later_record_replaces_earlier(void **state)
 static void test_levels_models_and_exclusions(void **state)
 {
     (void)state;
-    assert_true(kbv_problem_is_degenerate(2, 23));
-    assert_false(kbv_problem_is_degenerate(1, 19));
-    for (int id = 1; id <= 32; id++)
-        assert_false(kbv_problem_is_degenerate(1, id));
+    kbv_degenerate_list paper;
+    assert_int_equal(kbv_degenerate_load(NULL, &paper), KBV_OK);
+    assert_int_equal(paper.n, 3);
+    assert_true(kbv_degenerate_has(&paper, 2, 23));
+    assert_true(kbv_degenerate_has(&paper, 2, 80));
+    assert_true(kbv_degenerate_has(&paper, 2, 83));
+    for (int id = 1; id <= 100; id++)
+        assert_false(kbv_degenerate_has(&paper, 1, id));
     kbv_record r[5];
     r[0] = rec("Z", 1, 1, 0, true, 2.0, 1, 1, 0.1);
     r[1] = rec("Z", 2, 5, 0, false, 0, 0, 0, 0);
@@ -247,6 +252,167 @@ static void test_protocol_not_evaluated(void **state)
     kbv_metrics_free(&m);
 }
 
+/* A suite of L1/1..6 and L2/1..4 with L2/3 degenerate. */
+static void small_suite(kbv_suite *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int id = 1; id <= 6; id++)
+        assert_int_equal(kbv_suite_add(s, 1, id), KBV_OK);
+    for (int id = 4; id >= 1; id--)   /* any order: the suite keeps itself sorted */
+        assert_int_equal(kbv_suite_add(s, 2, id), KBV_OK);
+    kbv_degenerate_list l;
+    memset(&l, 0, sizeof l);
+    l.n = 1;
+    l.items[0].level = 2;
+    l.items[0].id = 3;
+    snprintf(l.source, sizeof l.source, "a test list");
+    assert_int_equal(kbv_suite_exclude(s, &l), KBV_OK);
+    assert_int_equal(kbv_suite_count(s, 1, false), 6);
+    assert_int_equal(kbv_suite_count(s, 2, false), 3);
+    assert_int_equal(kbv_suite_count(s, 2, true), 4);
+    assert_int_equal(kbv_suite_count(s, 0, false), 9);
+}
+
+/* The paper's denominators: every problem of the suite at the model's levels,
+ * one without a sample counting as failed; against the sampled view. */
+static void test_suite_denominators(void **state)
+{
+    (void)state;
+    kbv_suite suite;
+    small_suite(&suite);
+    kbv_record r[5];
+    r[0] = rec("A", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("A", 1, 2, 0, false, 0, 0, 0, 0);
+    r[2] = rec("A", 2, 1, 0, true, 4.0, 1, 2, 0.1);
+    r[3] = rec("A", 2, 3, 0, true, 100.0, 1, 1, 0.1);   /* degenerate: left out */
+    r[4] = rec("B", 1, 1, 0, true, 0.5, 1, 1, 0.1);
+    kbv_metrics m;
+    kbv_metrics_opts o = {KBV_DENOM_SUITE, &suite};
+    assert_int_equal(kbv_metrics_compute_with(r, 5, &o, &m), KBV_OK);
+    assert_int_equal(m.denominator, KBV_DENOM_SUITE);
+    const kbv_group_metrics *a1 = group(&m, "A", 1), *a2 = group(&m, "A", 2),
+                            *a = group(&m, "A", 0), *b = group(&m, "B", 0);
+    assert_int_equal(a1->n_problems, 6);
+    assert_int_equal(a1->n_sampled, 2);
+    assert_int_equal(a1->n_samples, 2);
+    assert_true(fabs(a1->p[0].correct_pct - 100.0 / 6) < EPS);
+    assert_true(fabs(a1->p[0].speedup - 2.0) < EPS);
+    assert_true(fabs(a1->p[0].fallback - pow(2.0, 1.0 / 6)) < EPS);
+    assert_true(fabs(a1->p[0].fast_pct[KBV_FAST_HEADLINE] - 100.0 / 6) < EPS);
+    assert_int_equal(a2->n_problems, 3);
+    assert_true(fabs(a2->p[0].correct_pct - 100.0 / 3) < EPS);
+    assert_true(fabs(a2->p[0].mem_eff_pct - 100.0 / 3) < EPS);
+    assert_int_equal(a->n_problems, 9);
+    assert_int_equal(a->p[0].n_correct, 2);
+    assert_true(fabs(a->p[0].speedup - sqrt(8.0)) < EPS);
+    /* B has level 1 only: its pooled group is level 1's six */
+    assert_int_equal(b->n_problems, 6);
+    assert_null(group(&m, "B", 2));
+    assert_int_equal(m.n_excluded, 1);
+    assert_string_equal(m.excluded[0], "L2/3");
+    assert_string_equal(m.degenerate_from, "a test list");
+    kbv_metrics_free(&m);
+
+    o.denominator = KBV_DENOM_SAMPLED;
+    assert_int_equal(kbv_metrics_compute_with(r, 5, &o, &m), KBV_OK);
+    a1 = group(&m, "A", 1);
+    assert_int_equal(a1->n_problems, 2);
+    assert_true(fabs(a1->p[0].correct_pct - 50.0) < EPS);
+    assert_int_equal(group(&m, "A", 0)->n_problems, 3);
+    kbv_metrics_free(&m);
+    kbv_suite_free(&suite);
+}
+
+/* A problem a record names joins the suite; a level the suite lacks is counted
+ * over the problems the records name; a protocol no sample evaluated has no
+ * problems in the suite view too. */
+static void test_suite_grows_with_records(void **state)
+{
+    (void)state;
+    kbv_suite suite;
+    small_suite(&suite);
+    kbv_record r[3];
+    r[0] = rec("C", 1, 9, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("C", 4, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[2] = rec("C", 4, 2, 0, false, 0, 0, 0, 0);
+    for (int i = 0; i < 3; i++)
+        kbv_proto_skip(&r[i].proto[KBV_PROTO_STRICT], "not evaluated");
+    kbv_metrics m;
+    kbv_metrics_opts o = {KBV_DENOM_SUITE, &suite};
+    assert_int_equal(kbv_metrics_compute_with(r, 3, &o, &m), KBV_OK);
+    assert_int_equal(group(&m, "C", 1)->n_problems, 7);
+    assert_int_equal(group(&m, "C", 4)->n_problems, 2);
+    assert_true(fabs(group(&m, "C", 4)->p[0].correct_pct - 50.0) < EPS);
+    assert_int_equal(group(&m, "C", 0)->n_problems, 9);
+    assert_int_equal(group(&m, "C", 0)->p[KBV_PROTO_STRICT].n_problems, 0);
+    assert_true(isnan(group(&m, "C", 0)->p[KBV_PROTO_STRICT].correct_pct));
+    /* the caller's suite is not changed */
+    assert_int_equal(kbv_suite_find(&suite, 1, 9), -1);
+    kbv_metrics_free(&m);
+    kbv_suite_free(&suite);
+}
+
+/* The default suite: the paper's 100, 97 and 50. */
+static void test_default_suite(void **state)
+{
+    (void)state;
+    kbv_suite s;
+    assert_int_equal(kbv_suite_default(NULL, &s), KBV_OK);
+    assert_int_equal(kbv_suite_count(&s, 1, false), 100);
+    assert_int_equal(kbv_suite_count(&s, 2, false), 97);
+    assert_int_equal(kbv_suite_count(&s, 3, false), 50);
+    assert_int_equal(kbv_suite_count(&s, 0, false), 247);
+    assert_true(s.p[kbv_suite_find(&s, 2, 80)].degenerate);
+    assert_true(s.p[kbv_suite_find(&s, 1, 19)].in_registry);
+    kbv_suite_free(&s);
+}
+
+static char *write_temp(const char *text)
+{
+    static char path[] = "/tmp/kbv-degenerate-XXXXXX";
+    char *p = strdup(path);
+    int fd = mkstemp(p);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+/* The degenerate list from a file: kbv audit --json lines or keys. */
+static void test_degenerate_file(void **state)
+{
+    (void)state;
+    char *p = write_temp("# from an audit\n"
+                         "{\"problem\": \"L2/23\", \"name\": \"x\", \"degenerate\": true}\n"
+                         "{\"problem\": \"L2/24\", \"degenerate\": false}\n"
+                         "\n"
+                         "L3/7 constant after the softmax\n");
+    kbv_degenerate_list l;
+    assert_int_equal(kbv_degenerate_load(p, &l), KBV_OK);
+    assert_int_equal(l.n, 2);
+    assert_true(kbv_degenerate_has(&l, 2, 23));
+    assert_false(kbv_degenerate_has(&l, 2, 24));
+    assert_true(kbv_degenerate_has(&l, 3, 7));
+    assert_string_equal(l.items[1].why, "constant after the softmax");
+    assert_string_equal(l.source, p);
+    kbv_suite s;
+    assert_int_equal(kbv_suite_default(p, &s), KBV_OK);
+    assert_int_equal(kbv_suite_count(&s, 2, false), 99);
+    assert_int_equal(kbv_suite_count(&s, 3, false), 49);
+    kbv_suite_free(&s);
+    unlink(p);
+    free(p);
+    p = write_temp("L2/23\nnot a key\n");
+    assert_int_equal(kbv_degenerate_load(p, &l), KBV_ERR_PARSE);
+    assert_non_null(strstr(kbv_last_error(), "line 2"));
+    kbv_clear_error();
+    unlink(p);
+    free(p);
+    assert_int_equal(kbv_degenerate_load("/nonexistent/list", &l), KBV_ERR_NOT_FOUND);
+    kbv_clear_error();
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -267,6 +433,10 @@ int main(void)
         cmocka_unit_test(test_levels_models_and_exclusions),
         cmocka_unit_test(test_speedup_from_times_when_absent),
         cmocka_unit_test(test_protocol_not_evaluated),
+        cmocka_unit_test(test_suite_denominators),
+        cmocka_unit_test(test_suite_grows_with_records),
+        cmocka_unit_test(test_default_suite),
+        cmocka_unit_test(test_degenerate_file),
         cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,7 +45,8 @@ static int load_small(void **state)
 {
     (void)state;
     const char *path = FIXTURE("small.jsonl");
-    if (kbv_report_data_load(&path, 1, &data) != KBV_OK) {
+    const kbv_report_config cfg = {KBV_DENOM_SAMPLED, NULL};
+    if (kbv_report_data_load(&path, 1, &cfg, &data) != KBV_OK) {
         fprintf(stderr, "%s\n", kbv_last_error());
         return -1;
     }
@@ -278,7 +279,8 @@ static void test_markdown(void **state)
                                "| timeout | wrong@D2 | wrong@D3 | wrong@timed |"));
     assert_non_null(strstr(md, "| alpha | all | strict | 6 | 4 | 1 | 1 | 0 | 0 | 1 | 1 |"));
     assert_non_null(strstr(md, "| review-speedup | shape-specialised |"));
-    assert_non_null(strstr(md, "Excluded as degenerate: L2/23."));
+    assert_non_null(strstr(md, "Excluded as degenerate: L2/23 (the paper's list"));
+    assert_non_null(strstr(md, "Problems (`--denominator sampled`)"));
     free(md);
 }
 
@@ -550,7 +552,7 @@ static void test_compare_needs_a_model(void **state)
     kbv_clear_error();
     const char *missing = FIXTURE("no-such-file.jsonl");
     kbv_report_data d;
-    assert_int_equal(kbv_report_data_load(&missing, 1, &d), KBV_ERR_NOT_FOUND);
+    assert_int_equal(kbv_report_data_load(&missing, 1, NULL, &d), KBV_ERR_NOT_FOUND);
     kbv_clear_error();
 }
 
