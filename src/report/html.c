@@ -149,16 +149,20 @@ static void write_metrics(FILE *f, const kbv_report_data *d)
           "<b>mem-eff %</b>: problems whose chosen sample's peak is below the baseline's, over "
           "all problems. <b>SOL</b>: geometric mean of speed-of-light time / t_kernel, SOL = "
           "max(FLOPs / peak rate, minimum bytes / bandwidth) on an H200. Fast@p: % of all "
-          "problems solved with speedup &gt; p.</p>\n",
+          "problems solved with speedup &gt; p. <b>mem-up %</b>: solved problems whose chosen "
+          "sample's peak is above the baseline's, over the solved problems (the paper's "
+          "&ldquo;kernels that increase peak memory&rdquo;). <b>compiled %</b>: problems with a "
+          "sample that compiled.</p>\n",
           f);
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         fprintf(f, "<h3>%s (baseline %s)</h3>\n<table><thead><tr><th>model</th><th>level</th>"
-                   "<th>problems</th><th>samples</th><th>correct</th><th>correct %%</th>"
-                   "<th>speedup</th><th>fallback</th>",
+                   "<th>problems</th><th>samples</th><th>compiled %%</th><th>correct</th>"
+                   "<th>correct %%</th><th>speedup</th><th>fallback</th>",
                 kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
         for (int k = 0; k < KBV_FAST_COUNT; k++)
             fprintf(f, "<th>Fast@%g</th>", kbv_fast_thresholds[k]);
-        fputs("<th>mem eff</th><th>mem-eff %</th><th>SOL</th></tr></thead><tbody>\n", f);
+        fputs("<th>mem eff</th><th>mem-eff %</th><th>mem-up %</th><th>SOL</th></tr></thead>"
+              "<tbody>\n", f);
         for (int i = 0; i < d->n_rows; i++) {
             const kbv_group_metrics *g = &d->metrics.groups[d->rows[i]];
             const kbv_proto_metrics *pm = &g->p[p];
@@ -166,6 +170,7 @@ static void write_metrics(FILE *f, const kbv_report_data *d)
             group_cells(f, g, kbv_report_model_index(d, g->model));
             td_int(f, g->n_problems);
             td_int(f, g->n_samples);
+            td_num(f, kbv_report_fmt_pct(g->compiled_pct, b, sizeof b));
             td_int(f, pm->n_correct);
             td_num(f, kbv_report_fmt_pct(pm->correct_pct, b, sizeof b));
             td_num(f, kbv_report_fmt_ratio(pm->speedup, false, b, sizeof b));
@@ -174,8 +179,90 @@ static void write_metrics(FILE *f, const kbv_report_data *d)
                 td_num(f, kbv_report_fmt_pct(pm->fast_pct[k], b, sizeof b));
             td_num(f, kbv_report_fmt_ratio(pm->mem_eff, false, b, sizeof b));
             td_num(f, kbv_report_fmt_pct(pm->mem_eff_pct, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(pm->mem_increased_pct, b, sizeof b));
             td_num(f, kbv_report_fmt_frac(pm->sol_fraction, b, sizeof b));
             fputs("</tr>\n", f);
+        }
+        fputs("</tbody></table>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
+static void write_pooled(FILE *f, const kbv_report_data *d)
+{
+    char b[32];
+    fputs("<section id=\"pooled\"><h2>Pooled over all levels</h2>\n<p class=\"note\">Each "
+          "model over every level it has records of, as the paper's overall table.</p>\n"
+          "<table><thead><tr><th rowspan=\"2\">model</th><th rowspan=\"2\">problems</th>", f);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        fprintf(f, "<th colspan=\"6\" class=\"p%d\">%s (vs %s)</th>", p,
+                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
+    fputs("</tr><tr>", f);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        fprintf(f, "<th class=\"p%d\">speedup</th><th class=\"p%d\">correct %%</th>"
+                   "<th class=\"p%d\">Fast@1</th><th class=\"p%d\">mem eff</th>"
+                   "<th class=\"p%d\">mem-eff %%</th><th class=\"p%d\">mem-up %%</th>",
+                p, p, p, p, p, p);
+    fputs("</tr></thead><tbody>\n", f);
+    for (int i = 0; i < d->metrics.n; i++) {
+        const kbv_group_metrics *g = &d->metrics.groups[i];
+        if (g->level != 0)
+            continue;
+        fprintf(f, "<tr><td><a href=\"#problems-m%d\">", kbv_report_model_index(d, g->model));
+        esc(f, g->model);
+        fputs("</a></td>", f);
+        td_int(f, g->n_problems);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            const kbv_proto_metrics *pm = &g->p[p];
+            td_num(f, kbv_report_fmt_ratio(pm->speedup, false, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(pm->correct_pct, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(pm->fast_pct[KBV_FAST_HEADLINE], b, sizeof b));
+            td_num(f, kbv_report_fmt_ratio(pm->mem_eff, false, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(pm->mem_eff_pct, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(pm->mem_increased_pct, b, sizeof b));
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n</section>\n", f);
+}
+
+static void write_per_sample(FILE *f, const kbv_report_data *d)
+{
+    char b[48];
+    fputs("<section id=\"per-sample\"><h2>Per sample</h2>\n<p class=\"note\">Sample index s "
+          "alone: sample s of every problem, a problem without one counting as failed, as the "
+          "paper's <code>benchmark_eval_analysis.py</code>; mean &plusmn; std (numpy's, ddof 0) "
+          "over the indices, an index with no correct problem counting speedup 0 as there. "
+          "Then each index's compiled and correct %.</p>\n", f);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        fprintf(f, "<h3>%s (baseline %s)</h3>\n<table><thead><tr><th>model</th><th>level</th>"
+                   "<th>indices</th><th>compiled %%</th><th>correct %%</th><th>speedup</th>"
+                   "<th>fallback</th>",
+                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
+        for (int k = 0; k < KBV_FAST_COUNT; k++)
+            fprintf(f, "<th>Fast@%g</th>", kbv_fast_thresholds[k]);
+        fputs("<th>each index: compiled / correct %</th></tr></thead><tbody>\n", f);
+        for (int i = 0; i < d->n_rows; i++) {
+            const kbv_group_metrics *g = &d->metrics.groups[d->rows[i]];
+            const kbv_per_sample *ps = &g->spread[p];
+            fprintf(f, "<tr%s>", g->level == 0 ? " class=\"all\"" : "");
+            group_cells(f, g, kbv_report_model_index(d, g->model));
+            td_int(f, ps->n);
+            td_num(f, kbv_report_fmt_mean_sd(ps->compiled_pct, true, b, sizeof b));
+            td_num(f, kbv_report_fmt_mean_sd(ps->correct_pct, true, b, sizeof b));
+            td_num(f, kbv_report_fmt_mean_sd(ps->speedup, false, b, sizeof b));
+            td_num(f, kbv_report_fmt_mean_sd(ps->fallback, false, b, sizeof b));
+            for (int k = 0; k < KBV_FAST_COUNT; k++)
+                td_num(f, kbv_report_fmt_mean_sd(ps->fast_pct[k], true, b, sizeof b));
+            fputs("<td>", f);
+            for (int s = 0; s < g->n_sample_ids; s++) {
+                const kbv_sample_metrics *sm = &g->per_sample[s];
+                char c1[16], c2[16];
+                fprintf(f, "%s#%d: %s / %s", s ? "; " : "", sm->sample,
+                        kbv_report_fmt_pct(sm->compiled_pct, c1, sizeof c1),
+                        kbv_report_fmt_pct(sm->p[p].correct_pct, c2, sizeof c2));
+            }
+            fputs("</td></tr>\n", f);
         }
         fputs("</tbody></table>\n", f);
     }
@@ -601,13 +688,16 @@ kbv_status kbv_html_write(FILE *f, const kbv_report_data *d, const kbv_html_opts
         fputs(").</p>\n", f);
     }
     fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#figures\">Figures</a>"
-          "<a href=\"#metrics\">All metrics</a><a href=\"#failures\">Failures and flags</a>"
+          "<a href=\"#pooled\">Pooled</a><a href=\"#metrics\">All metrics</a>"
+          "<a href=\"#per-sample\">Per sample</a><a href=\"#failures\">Failures and flags</a>"
           "<a href=\"#problems\">Per problem</a><a href=\"#samples\">Samples</a></nav>\n"
           "</header>\n",
           f);
     write_summary(f, d);
     KBV_TRY(write_figures(f, d, o->focus));
+    write_pooled(f, d);
     write_metrics(f, d);
+    write_per_sample(f, d);
     write_failures(f, d);
     write_problems(f, d);
     write_samples(f, d);

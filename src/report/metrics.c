@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const double kbv_fast_thresholds[KBV_FAST_COUNT] = {0.0, 0.5, 1.0, 1.5, 2.0};
+const double kbv_fast_thresholds[KBV_FAST_COUNT] = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
 
 static const char *const denom_names[KBV_DENOM_COUNT] = {"suite", "sampled"};
 static const char *const denom_texts[KBV_DENOM_COUNT] = {
@@ -83,7 +83,7 @@ static double speedup_of(const kbv_proto_result *p)
 
 /* Running sums of one group and protocol. */
 typedef struct acc {
-    int problems, correct, fast[KBV_FAST_COUNT], mem_better;
+    int problems, correct, fast[KBV_FAST_COUNT], mem_better, mem_worse;
     double log_speed, log_fallback, log_mem, log_sol;
     int n_speed, n_mem, n_sol;
 } acc;
@@ -126,6 +126,8 @@ static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p, bool always
         a->n_mem++;
         if (mk < mb)
             a->mem_better++;
+        if (mk > mb)
+            a->mem_worse++;
     }
     if (best->sol_fraction > 0 && isfinite(best->sol_fraction)) {
         a->log_sol += log(best->sol_fraction);
@@ -145,6 +147,7 @@ static void acc_finish(const acc *a, kbv_proto_metrics *m)
     m->fallback = np > 0 ? exp(a->log_fallback / np) : NAN;
     m->mem_eff = a->n_mem ? exp(a->log_mem / a->n_mem) : NAN;
     m->mem_eff_pct = np > 0 ? 100.0 * a->mem_better / np : NAN;
+    m->mem_increased_pct = a->correct > 0 ? 100.0 * a->mem_worse / a->correct : NAN;
     m->sol_fraction = a->n_sol ? exp(a->log_sol / a->n_sol) : NAN;
 }
 
@@ -188,27 +191,150 @@ static bool is_degenerate(const kbv_suite *s, int level, int id)
     return k >= 0 && s->p[k].degenerate;
 }
 
+/* A group's running sums: the best of k, and each sample index alone. */
+typedef struct group_acc {
+    acc a[KBV_PROTO_COUNT];
+    int n_ids;
+    int *ids;                     /* the group's sample indices, ascending */
+    acc (*per)[KBV_PROTO_COUNT];  /* [n_ids] */
+    int *compiled;                /* [n_ids]: problems whose sample ids[k] compiled */
+    int compiled_any;             /* problems with a sample that compiled */
+} group_acc;
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sample indices of the group's samples. */
+static kbv_status collect_ids(const model_view *v, int level, group_acc *ga)
+{
+    ga->ids = malloc((size_t)(v->n + 1) * sizeof *ga->ids);
+    if (!ga->ids)
+        return kbv_fail(KBV_ERR_NOMEM, "sample indices");
+    for (int i = 0; i < v->n; i++) {
+        if (!in_group(v, level, v->u[i].level) || is_degenerate(v->suite, v->u[i].level, v->u[i].id))
+            continue;
+        bool seen = false;
+        for (int k = 0; k < ga->n_ids && !seen; k++)
+            seen = ga->ids[k] == v->u[i].r->sample;
+        if (!seen)
+            ga->ids[ga->n_ids++] = v->u[i].r->sample;
+    }
+    qsort(ga->ids, (size_t)ga->n_ids, sizeof *ga->ids, cmp_int);
+    ga->per = calloc((size_t)(ga->n_ids + 1), sizeof *ga->per);
+    ga->compiled = calloc((size_t)(ga->n_ids + 1), sizeof *ga->compiled);
+    if (!ga->per || !ga->compiled)
+        return kbv_fail(KBV_ERR_NOMEM, "per-sample metrics of %d samples", ga->n_ids);
+    return KBV_OK;
+}
+
+static void group_acc_free(group_acc *ga)
+{
+    free(ga->ids);
+    free(ga->per);
+    free(ga->compiled);
+}
+
 /* Adds a problem's samples u[i..j-1] (i == j: none) to the group. */
-static void add_problem(kbv_group_metrics *g, acc a[KBV_PROTO_COUNT], const ref *u, int i, int j,
-                        const bool always[KBV_PROTO_COUNT])
+static void add_problem(kbv_group_metrics *g, group_acc *ga, const ref *u, int i, int j,
+                        const bool group_always[KBV_PROTO_COUNT], bool suite_view)
 {
     g->n_problems++;
     g->n_sampled += j > i;
     g->n_samples += j - i;
-    for (int p = 0; p < KBV_PROTO_COUNT; p++)
-        acc_problem(&a[p], u + i, j - i, (kbv_protocol)p, always[p]);
+    bool always[KBV_PROTO_COUNT], any_compiled = false;
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        acc_problem(&ga->a[p], u + i, j - i, (kbv_protocol)p, group_always[p]);
+        /* each sample index alone counts the problem when the best of k does */
+        always[p] = group_always[p];
+        for (int k = i; !suite_view && k < j; k++)
+            always[p] |= !u[k].r->proto[p].skipped;
+    }
+    for (int s = 0; s < ga->n_ids; s++) {
+        int k = i;
+        while (k < j && u[k].r->sample != ga->ids[s])
+            k++;
+        bool has = k < j;
+        if (has && u[k].r->compile.ok) {
+            ga->compiled[s]++;
+            any_compiled = true;
+        }
+        for (int p = 0; p < KBV_PROTO_COUNT; p++)
+            acc_problem(&ga->per[s][p], u + k, has ? 1 : 0, (kbv_protocol)p, always[p]);
+    }
+    ga->compiled_any += any_compiled;
 }
 
-static void group_metrics(kbv_metrics *m, const model_view *v, int level, kbv_group_metrics *g)
+static kbv_mean_sd mean_sd(const double *x, int n)
 {
+    kbv_mean_sd r = {NAN, NAN};
+    if (n == 0)
+        return r;
+    double sum = 0, sq = 0;
+    for (int i = 0; i < n; i++)
+        sum += x[i];
+    r.mean = sum / n;
+    for (int i = 0; i < n; i++)
+        sq += (x[i] - r.mean) * (x[i] - r.mean);
+    r.sd = sqrt(sq / n);
+    return r;
+}
+
+/* The mean +- std of the per-sample numbers of protocol p; a sample index
+ * whose numbers are undefined (the protocol not evaluated) is left out, one
+ * with no correct problem has speedup 0 (the paper's script). */
+static void spread_of(const kbv_group_metrics *g, kbv_protocol p, kbv_per_sample *out)
+{
+    int n = 0, cap = g->n_sample_ids;
+    double *v[5 + KBV_FAST_COUNT];
+    for (int k = 0; k < 5 + KBV_FAST_COUNT; k++)
+        v[k] = malloc((size_t)(cap + 1) * sizeof(double));
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 5 + KBV_FAST_COUNT; k++)
+        if (!v[k])
+            cap = 0;   /* out of memory: the spreads stay undefined */
+    for (int s = 0; s < cap; s++) {
+        const kbv_sample_metrics *sm = &g->per_sample[s];
+        const kbv_proto_metrics *pm = &sm->p[p];
+        if (pm->n_problems == 0)
+            continue;
+        v[0][n] = sm->compiled_pct;
+        v[1][n] = pm->correct_pct;
+        v[2][n] = isfinite(pm->speedup) ? pm->speedup : 0;
+        v[3][n] = pm->fallback;
+        v[4][n] = pm->mem_eff_pct;
+        for (int k = 0; k < KBV_FAST_COUNT; k++)
+            v[5 + k][n] = pm->fast_pct[k];
+        n++;
+    }
+    out->n = n;
+    out->compiled_pct = mean_sd(v[0], n);
+    out->correct_pct = mean_sd(v[1], n);
+    out->speedup = mean_sd(v[2], n);
+    out->fallback = mean_sd(v[3], n);
+    out->mem_eff_pct = mean_sd(v[4], n);
+    for (int k = 0; k < KBV_FAST_COUNT; k++)
+        out->fast_pct[k] = mean_sd(v[5 + k], n);
+    for (int k = 0; k < 5 + KBV_FAST_COUNT; k++)
+        free(v[k]);
+}
+
+static kbv_status group_metrics(kbv_metrics *m, const model_view *v, int level,
+                                kbv_group_metrics *g)
+{
+    kbv_status st = KBV_OK;
     const ref *u = v->u;
     memset(g, 0, sizeof *g);
     snprintf(g->model, sizeof g->model, "%s", u[0].r->model);
     g->level = level;
-    acc a[KBV_PROTO_COUNT];
-    memset(a, 0, sizeof a);
+    group_acc ga;
+    memset(&ga, 0, sizeof ga);
+    KBV_TRY_GOTO(collect_ids(v, level, &ga), st, done);
+    bool suite_view = v->denominator == KBV_DENOM_SUITE;
     bool always[KBV_PROTO_COUNT] = {false};
-    if (v->denominator == KBV_DENOM_SUITE) {
+    if (suite_view) {
         /* a protocol is the group's when one of its samples evaluated it;
          * then every problem of the suite counts under it */
         for (int i = 0; i < v->n; i++)
@@ -228,7 +354,7 @@ static void group_metrics(kbv_metrics *m, const model_view *v, int level, kbv_gr
                 if (sp->degenerate)
                     note_excluded(m, sp->level, sp->id);
                 else
-                    add_problem(g, a, u, k, j, always);
+                    add_problem(g, &ga, u, k, j, always, true);
             }
             k = j;
         }
@@ -241,20 +367,34 @@ static void group_metrics(kbv_metrics *m, const model_view *v, int level, kbv_gr
                 if (is_degenerate(v->suite, u[i].level, u[i].id))
                     note_excluded(m, u[i].level, u[i].id);
                 else
-                    add_problem(g, a, u, i, j, always);
+                    add_problem(g, &ga, u, i, j, always, false);
             }
             i = j;
         }
     }
-    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
-        acc_finish(&a[p], &g->p[p]);
-        /* a protocol no sample evaluated has no problems, in either view */
-        if (v->denominator == KBV_DENOM_SUITE && !always[p]) {
-            acc none;
-            memset(&none, 0, sizeof none);
-            acc_finish(&none, &g->p[p]);
-        }
+    acc none;
+    memset(&none, 0, sizeof none);
+    /* in the suite view a protocol no sample evaluated has no problems */
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        acc_finish(suite_view && !always[p] ? &none : &ga.a[p], &g->p[p]);
+    g->n_compiled = ga.compiled_any;
+    g->compiled_pct = g->n_problems ? 100.0 * ga.compiled_any / g->n_problems : NAN;
+    g->per_sample = calloc((size_t)(ga.n_ids + 1), sizeof *g->per_sample);
+    if (!g->per_sample)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "per-sample metrics");
+    g->n_sample_ids = ga.n_ids;
+    for (int s = 0; s < ga.n_ids; s++) {
+        kbv_sample_metrics *sm = &g->per_sample[s];
+        sm->sample = ga.ids[s];
+        sm->compiled_pct = g->n_problems ? 100.0 * ga.compiled[s] / g->n_problems : NAN;
+        for (int p = 0; p < KBV_PROTO_COUNT; p++)
+            acc_finish(suite_view && !always[p] ? &none : &ga.per[s][p], &sm->p[p]);
     }
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        spread_of(g, (kbv_protocol)p, &g->spread[p]);
+done:
+    group_acc_free(&ga);
+    return st;
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -311,10 +451,10 @@ kbv_status kbv_metrics_compute_with(const kbv_record *recs, int n, const kbv_met
         while (j < nu && !strcmp(u[i].r->model, u[j].r->model))
             j++;
         model_view v = {u + i, j - i, &suite, o->denominator};
-        group_metrics(m, &v, 0, &m->groups[m->n++]);
+        KBV_TRY_GOTO(group_metrics(m, &v, 0, &m->groups[m->n++]), st, done);
         for (int k = i; k < j; k++)
             if (k == i || u[k].level != u[k - 1].level)
-                group_metrics(m, &v, u[k].level, &m->groups[m->n++]);
+                KBV_TRY_GOTO(group_metrics(m, &v, u[k].level, &m->groups[m->n++]), st, done);
         i = j;
     }
     qsort(m->excluded, (size_t)m->n_excluded, sizeof m->excluded[0], cmp_key);
@@ -335,6 +475,8 @@ kbv_status kbv_metrics_compute(const kbv_record *recs, int n, kbv_metrics *m)
 
 void kbv_metrics_free(kbv_metrics *m)
 {
+    for (int i = 0; m->groups && i < m->n; i++)
+        free(m->groups[i].per_sample);
     free(m->groups);
     memset(m, 0, sizeof *m);
 }

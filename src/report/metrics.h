@@ -17,9 +17,9 @@
 #include "record/results.h"
 #include "report/suite.h"
 
-#define KBV_FAST_COUNT 5
-extern const double kbv_fast_thresholds[KBV_FAST_COUNT];   /* 0, 0.5, 1, 1.5, 2 */
-#define KBV_FAST_HEADLINE 2                                 /* Fast@1 */
+#define KBV_FAST_COUNT 6
+extern const double kbv_fast_thresholds[KBV_FAST_COUNT];   /* 0, 0.5, 0.8, 1, 1.5, 2 */
+#define KBV_FAST_HEADLINE 3                                 /* Fast@1 */
 
 typedef enum kbv_denominator {
     KBV_DENOM_SUITE = 0,          /* the suite's problems, less the degenerate ones */
@@ -41,8 +41,31 @@ typedef struct kbv_proto_metrics {
     double fallback;              /* geomean over all problems of max(1, speedup), failures 1 */
     double mem_eff;               /* geomean over correct problems of m_baseline / m_kernel */
     double mem_eff_pct;           /* chosen sample's peak < baseline's, over all problems */
+    double mem_increased_pct;     /* chosen sample's peak > baseline's, over solved problems
+                                     (the paper's "28% increase peak memory") */
     double sol_fraction;          /* geomean over correct problems */
 } kbv_proto_metrics;
+
+/* One sample index alone (the paper's per-sample breakdown): sample s of
+ * every problem, a problem without one failed. */
+typedef struct kbv_sample_metrics {
+    int sample;                   /* the index: records' "sample" */
+    double compiled_pct;          /* problems whose sample s compiled */
+    kbv_proto_metrics p[KBV_PROTO_COUNT];
+} kbv_sample_metrics;
+
+typedef struct kbv_mean_sd {
+    double mean, sd;              /* over the sample indices; sd as numpy's std (ddof 0) */
+} kbv_mean_sd;
+
+/* The per-sample numbers' mean +- std, as scripts/benchmark_eval_analysis.py
+ * prints them; a sample index with no correct problem has speedup 0 there,
+ * and here. */
+typedef struct kbv_per_sample {
+    int n;                        /* sample indices */
+    kbv_mean_sd compiled_pct, correct_pct, speedup, fallback, mem_eff_pct;
+    kbv_mean_sd fast_pct[KBV_FAST_COUNT];
+} kbv_per_sample;
 
 typedef struct kbv_group_metrics {
     char model[128];
@@ -50,7 +73,12 @@ typedef struct kbv_group_metrics {
     int n_problems;               /* the denominator (view above) */
     int n_sampled;                /* of them, problems with >= 1 sample */
     int n_samples;
+    int n_compiled;               /* problems with >= 1 sample that compiled */
+    double compiled_pct;
     kbv_proto_metrics p[KBV_PROTO_COUNT];
+    int n_sample_ids;
+    kbv_sample_metrics *per_sample;          /* [n_sample_ids], by sample index */
+    kbv_per_sample spread[KBV_PROTO_COUNT];  /* their mean +- std */
 } kbv_group_metrics;
 
 #define KBV_METRICS_MAX_EXCLUDED 64

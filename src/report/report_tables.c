@@ -163,26 +163,134 @@ static void md_protocol(FILE *f, const kbv_report_data *d, const int *order, int
 {
     char b[12][32];
     fprintf(f, "## All metrics: %s (baseline %s)\n\n", kbv_protocol_name(p), baselines[p]);
-    fputs("| model | level | problems | samples | correct | correct % | speedup | fallback |", f);
+    fputs("| model | level | problems | samples | compiled % | correct | correct % | speedup | "
+          "fallback |", f);
     for (int k = 0; k < KBV_FAST_COUNT; k++)
         fprintf(f, " Fast@%g %% |", kbv_fast_thresholds[k]);
-    fputs(" mem eff | mem-eff % | SOL fraction |\n|---|---|--:|--:|--:|--:|--:|--:|", f);
+    fputs(" mem eff | mem-eff % | mem-up % | SOL fraction |\n"
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|", f);
     for (int k = 0; k < KBV_FAST_COUNT; k++)
         fputs("--:|", f);
-    fputs("--:|--:|--:|\n", f);
+    fputs("--:|--:|--:|--:|\n", f);
     for (int i = 0; i < n; i++) {
         const kbv_group_metrics *g = &d->metrics.groups[order[i]];
         const kbv_proto_metrics *pm = &g->p[p];
         md_group_head(f, g);
-        fprintf(f, " %d | %d | %d | %s | %s | %s |", g->n_problems, g->n_samples, pm->n_correct,
+        fprintf(f, " %d | %d | %s | %d | %s | %s | %s |", g->n_problems, g->n_samples,
+                kbv_report_fmt_pct(g->compiled_pct, b[7], sizeof b[7]), pm->n_correct,
                 kbv_report_fmt_pct(pm->correct_pct, b[0], sizeof b[0]),
                 kbv_report_fmt_ratio(pm->speedup, false, b[1], sizeof b[1]),
                 kbv_report_fmt_ratio(pm->fallback, false, b[2], sizeof b[2]));
         for (int k = 0; k < KBV_FAST_COUNT; k++)
             fprintf(f, " %s |", kbv_report_fmt_pct(pm->fast_pct[k], b[3], sizeof b[3]));
-        fprintf(f, " %s | %s | %s |\n", kbv_report_fmt_ratio(pm->mem_eff, false, b[4], sizeof b[4]),
+        fprintf(f, " %s | %s | %s | %s |\n",
+                kbv_report_fmt_ratio(pm->mem_eff, false, b[4], sizeof b[4]),
                 kbv_report_fmt_pct(pm->mem_eff_pct, b[5], sizeof b[5]),
+                kbv_report_fmt_pct(pm->mem_increased_pct, b[8], sizeof b[8]),
                 kbv_report_fmt_frac(pm->sol_fraction, b[6], sizeof b[6]));
+    }
+    fputc('\n', f);
+}
+
+/* The paper's overall table: each model pooled over its levels. */
+static void md_pooled(FILE *f, const kbv_report_data *d)
+{
+    char a[32], b[32], c[32], e[32], h[32], k[32];
+    fputs("## Pooled over all levels\n\nEach model over every level it has records of (the "
+          "paper's overall table): speedup and mem eff are geometric means over the correctly "
+          "solved problems; correct %, Fast@1 and mem-eff % are over all problems; mem-up % is "
+          "over the solved ones.\n\n| model | problems |", f);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        fprintf(f, " %s speedup | correct %% | Fast@1 | mem eff | mem-eff %% | mem-up %% |",
+                kbv_protocol_name((kbv_protocol)p));
+    fputs("\n|---|--:|", f);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        fputs("--:|--:|--:|--:|--:|--:|", f);
+    fputc('\n', f);
+    for (int i = 0; i < d->metrics.n; i++) {
+        const kbv_group_metrics *g = &d->metrics.groups[i];
+        if (g->level != 0)
+            continue;
+        fputs("| ", f);
+        md_text(f, g->model);
+        fprintf(f, " | %d |", g->n_problems);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            const kbv_proto_metrics *pm = &g->p[p];
+            fprintf(f, " %s | %s | %s | %s | %s | %s |",
+                    kbv_report_fmt_ratio(pm->speedup, false, a, sizeof a),
+                    kbv_report_fmt_pct(pm->correct_pct, b, sizeof b),
+                    kbv_report_fmt_pct(pm->fast_pct[KBV_FAST_HEADLINE], c, sizeof c),
+                    kbv_report_fmt_ratio(pm->mem_eff, false, e, sizeof e),
+                    kbv_report_fmt_pct(pm->mem_eff_pct, h, sizeof h),
+                    kbv_report_fmt_pct(pm->mem_increased_pct, k, sizeof k));
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+/* "m ± s" of a mean and std, as a percentage or a ratio. */
+const char *kbv_report_fmt_mean_sd(kbv_mean_sd v, bool pct, char *buf, size_t cap)
+{
+    if (!isfinite(v.mean))
+        snprintf(buf, cap, "-");
+    else if (pct)
+        snprintf(buf, cap, "%.1f \xC2\xB1 %.1f", v.mean, v.sd);
+    else
+        snprintf(buf, cap, "%.2f \xC2\xB1 %.2f", v.mean, v.sd);
+    return buf;
+}
+
+/* The paper's per-sample view: each sample index alone over every problem,
+ * mean +- std across the indices, then each index's row. */
+static void md_per_sample(FILE *f, const kbv_report_data *d, const int *order, int n,
+                          kbv_protocol p)
+{
+    char b[8][48];
+    fprintf(f, "## Per sample: %s (baseline %s)\n\nSample index s alone: sample s of every "
+               "problem, a problem without one failed (scripts/benchmark_eval_analysis.py of the "
+               "paper); mean \xC2\xB1 std (numpy's, ddof 0) over the indices, an index with no "
+               "correct problem counting speedup 0 as there.\n\n"
+               "| model | level | indices | compiled %% | correct %% | speedup | fallback |",
+            kbv_protocol_name(p), baselines[p]);
+    for (int k = 0; k < KBV_FAST_COUNT; k++)
+        fprintf(f, " Fast@%g %% |", kbv_fast_thresholds[k]);
+    fputs("\n|---|---|--:|--:|--:|--:|--:|", f);
+    for (int k = 0; k < KBV_FAST_COUNT; k++)
+        fputs("--:|", f);
+    fputc('\n', f);
+    for (int i = 0; i < n; i++) {
+        const kbv_group_metrics *g = &d->metrics.groups[order[i]];
+        const kbv_per_sample *ps = &g->spread[p];
+        md_group_head(f, g);
+        fprintf(f, " %d | %s | %s | %s | %s |", ps->n,
+                kbv_report_fmt_mean_sd(ps->compiled_pct, true, b[0], sizeof b[0]),
+                kbv_report_fmt_mean_sd(ps->correct_pct, true, b[1], sizeof b[1]),
+                kbv_report_fmt_mean_sd(ps->speedup, false, b[2], sizeof b[2]),
+                kbv_report_fmt_mean_sd(ps->fallback, false, b[3], sizeof b[3]));
+        for (int k = 0; k < KBV_FAST_COUNT; k++)
+            fprintf(f, " %s |", kbv_report_fmt_mean_sd(ps->fast_pct[k], true, b[4], sizeof b[4]));
+        fputc('\n', f);
+    }
+    fputs("\n| model | level | sample | compiled % | correct % |", f);
+    for (int k = 0; k < KBV_FAST_COUNT; k++)
+        fprintf(f, " Fast@%g %% |", kbv_fast_thresholds[k]);
+    fputs("\n|---|---|--:|--:|--:|", f);
+    for (int k = 0; k < KBV_FAST_COUNT; k++)
+        fputs("--:|", f);
+    fputc('\n', f);
+    for (int i = 0; i < n; i++) {
+        const kbv_group_metrics *g = &d->metrics.groups[order[i]];
+        for (int s = 0; s < g->n_sample_ids; s++) {
+            const kbv_sample_metrics *sm = &g->per_sample[s];
+            md_group_head(f, g);
+            fprintf(f, " %d | %s | %s |", sm->sample,
+                    kbv_report_fmt_pct(sm->compiled_pct, b[0], sizeof b[0]),
+                    kbv_report_fmt_pct(sm->p[p].correct_pct, b[1], sizeof b[1]));
+            for (int k = 0; k < KBV_FAST_COUNT; k++)
+                fprintf(f, " %s |", kbv_report_fmt_pct(sm->p[p].fast_pct[k], b[2], sizeof b[2]));
+            fputc('\n', f);
+        }
     }
     fputc('\n', f);
 }
@@ -285,8 +393,11 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
         fputs("No records.\n", f);
     else {
         md_headline(f, d, order, n);
+        md_pooled(f, d);
         for (int p = 0; p < KBV_PROTO_COUNT; p++)
             md_protocol(f, d, order, n, (kbv_protocol)p);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++)
+            md_per_sample(f, d, order, n, (kbv_protocol)p);
         md_failures(f, d, order, n);
         md_flags(f, d, order, n);
     }
@@ -328,7 +439,11 @@ kbv_status kbv_report_write_csv(FILE *f, const kbv_report_data *d)
           f);
     for (int k = 0; k < KBV_FAST_COUNT; k++)
         fprintf(f, ",fast_%g_pct", kbv_fast_thresholds[k]);
-    fputs(",mem_efficiency,mem_efficient_pct,sol_fraction,failed_samples", f);
+    fputs(",mem_efficiency,mem_efficient_pct,mem_increased_pct,sol_fraction,compiled_pct,"
+          "sample_indices,per_sample_compiled_pct_mean,per_sample_compiled_pct_sd,"
+          "per_sample_correct_pct_mean,per_sample_correct_pct_sd,per_sample_speedup_mean,"
+          "per_sample_speedup_sd,per_sample_fast_1_pct_mean,per_sample_fast_1_pct_sd,"
+          "failed_samples", f);
     for (int k = 1; k < KBV_FAIL_COUNT; k++)
         fprintf(f, ",fail_%s", kbv_fail_kind_name((kbv_fail_kind)k));
     fputs(",flags\n", f);
@@ -351,7 +466,17 @@ kbv_status kbv_report_write_csv(FILE *f, const kbv_report_data *d)
                 csv_num(f, pm->fast_pct[k]);
             csv_num(f, pm->mem_eff);
             csv_num(f, pm->mem_eff_pct);
+            csv_num(f, pm->mem_increased_pct);
             csv_num(f, pm->sol_fraction);
+            csv_num(f, g->compiled_pct);
+            const kbv_per_sample *ps = &g->spread[p];
+            fprintf(f, ",%d", ps->n);
+            const kbv_mean_sd *spreads[] = {&ps->compiled_pct, &ps->correct_pct, &ps->speedup,
+                                            &ps->fast_pct[KBV_FAST_HEADLINE]};
+            for (size_t k = 0; k < sizeof spreads / sizeof spreads[0]; k++) {
+                csv_num(f, spreads[k]->mean);
+                csv_num(f, spreads[k]->sd);
+            }
             fprintf(f, ",%d", t->failed);
             for (int k = 1; k < KBV_FAIL_COUNT; k++)
                 fprintf(f, ",%d", t->fail[k]);

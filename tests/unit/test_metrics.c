@@ -82,12 +82,11 @@ static void test_hand_computed_example(void **state)
         assert_true(fabs(pm->correct_pct - 75.0) < EPS);
         /* geomean(4, 0.5, 1) = 2^(1/3) */
         assert_true(fabs(pm->speedup - cbrt(2.0)) < EPS);
-        /* Fast@p counts speedup > p strictly: 0 -> 3, 0.5 -> 2 (4, 1), 1 -> 1, 1.5 -> 1, 2 -> 1 */
-        assert_true(fabs(pm->fast_pct[0] - 75.0) < EPS);
-        assert_true(fabs(pm->fast_pct[1] - 50.0) < EPS);
-        assert_true(fabs(pm->fast_pct[2] - 25.0) < EPS);
-        assert_true(fabs(pm->fast_pct[3] - 25.0) < EPS);
-        assert_true(fabs(pm->fast_pct[4] - 25.0) < EPS);
+        /* Fast@p counts speedup > p strictly: 0 -> 3, 0.5 -> 2 (4, 1), 0.8 -> 2,
+         * 1 -> 1, 1.5 -> 1, 2 -> 1 */
+        const double want[KBV_FAST_COUNT] = {75, 50, 50, 25, 25, 25};
+        for (int k = 0; k < KBV_FAST_COUNT; k++)
+            assert_true(fabs(pm->fast_pct[k] - want[k]) < EPS);
         /* fallback: geomean(4, 1 (failure), 1 (0.5 kept baseline), 1) = sqrt(2) */
         assert_true(fabs(pm->fallback - sqrt(2.0)) < EPS);
         /* memory of the chosen samples: 100/50, 100/100, 100/200 -> geomean 1 */
@@ -159,7 +158,7 @@ static void test_all_failed_model(void **state)
     assert_true(g->p[0].correct_pct == 0.0);
     assert_true(isnan(g->p[0].speedup));        /* no solved problem: undefined */
     assert_true(g->p[0].fallback == 1.0);       /* the baseline kept everywhere */
-    assert_true(g->p[0].fast_pct[2] == 0.0);
+    assert_true(g->p[0].fast_pct[KBV_FAST_HEADLINE] == 0.0);
     assert_true(g->p[0].mem_eff_pct == 0.0);
     assert_true(isnan(g->p[0].mem_eff) && isnan(g->p[0].sol_fraction));
     kbv_metrics_free(&m);
@@ -212,7 +211,7 @@ static void test_levels_models_and_exclusions(void **state)
     const kbv_group_metrics *y = group(&m, "Y", 0);
     assert_true(fabs(y->p[0].fallback - 1.0) < EPS);
     assert_true(fabs(y->p[0].fast_pct[0] - 100.0) < EPS);
-    assert_true(fabs(y->p[0].fast_pct[2] - 0.0) < EPS);
+    assert_true(fabs(y->p[0].fast_pct[KBV_FAST_HEADLINE] - 0.0) < EPS);
     assert_int_equal(m.n_excluded, 1);
     assert_string_equal(m.excluded[0], "L2/23");
     kbv_metrics_free(&m);
@@ -413,6 +412,74 @@ static void test_degenerate_file(void **state)
     kbv_clear_error();
 }
 
+/* The paper's metrics beside the best of k: Fast@0.8, memory increased among
+ * the solved, compiled %, and each sample index alone with its mean +- std.
+ * Suite L1/1..4; model P:
+ *   L1/1  s0 2x (mem 100/100), s1 4x (mem 50/100)     best: s1, lighter
+ *   L1/2  s0 does not compile, s1 0.5x (mem 200/100)  best: s1, heavier
+ *   L1/3  s0 and s2 compile and are wrong
+ *   L1/4  no sample */
+static void test_paper_metrics(void **state)
+{
+    (void)state;
+    kbv_suite suite;
+    memset(&suite, 0, sizeof suite);
+    for (int id = 1; id <= 4; id++)
+        assert_int_equal(kbv_suite_add(&suite, 1, id), KBV_OK);
+    kbv_record r[6];
+    r[0] = rec("P", 1, 1, 0, true, 2.0, 100, 100, 0.1);
+    r[1] = rec("P", 1, 1, 1, true, 4.0, 50, 100, 0.1);
+    r[2] = rec("P", 1, 2, 0, false, 0, 0, 0, 0);
+    r[3] = rec("P", 1, 2, 1, true, 0.5, 200, 100, 0.1);
+    r[4] = rec("P", 1, 3, 0, false, 0, 0, 0, 0);
+    r[5] = rec("P", 1, 3, 2, false, 0, 0, 0, 0);
+    for (int i = 0; i < 6; i++)
+        r[i].compile.ok = i != 2;
+    kbv_metrics m;
+    kbv_metrics_opts o = {KBV_DENOM_SUITE, &suite};
+    assert_int_equal(kbv_metrics_compute_with(r, 6, &o, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "P", 1);
+    assert_int_equal(g->n_problems, 4);
+    assert_int_equal(g->n_compiled, 3);
+    assert_true(fabs(g->compiled_pct - 75.0) < EPS);
+    const kbv_proto_metrics *pm = &g->p[KBV_PROTO_VERIFIED];
+    assert_true(fabs(pm->correct_pct - 50.0) < EPS);
+    assert_true(fabs(kbv_fast_thresholds[2] - 0.8) < EPS);
+    assert_true(fabs(pm->fast_pct[2] - 25.0) < EPS);              /* Fast@0.8: 4x only */
+    assert_true(fabs(pm->mem_eff_pct - 25.0) < EPS);              /* of all 4 */
+    assert_true(fabs(pm->mem_increased_pct - 50.0) < EPS);        /* of the 2 solved */
+    /* each sample index alone */
+    assert_int_equal(g->n_sample_ids, 3);
+    const kbv_sample_metrics *s0 = &g->per_sample[0], *s1 = &g->per_sample[1],
+                             *s2 = &g->per_sample[2];
+    assert_int_equal(s0->sample, 0);
+    assert_int_equal(s2->sample, 2);
+    assert_true(fabs(s0->compiled_pct - 50.0) < EPS);
+    assert_true(fabs(s1->compiled_pct - 50.0) < EPS);
+    assert_true(fabs(s2->compiled_pct - 25.0) < EPS);
+    assert_true(fabs(s0->p[1].correct_pct - 25.0) < EPS);
+    assert_true(fabs(s0->p[1].speedup - 2.0) < EPS);
+    assert_true(fabs(s0->p[1].fallback - pow(2.0, 0.25)) < EPS);
+    assert_true(fabs(s1->p[1].correct_pct - 50.0) < EPS);
+    assert_true(fabs(s1->p[1].speedup - sqrt(2.0)) < EPS);
+    assert_true(fabs(s1->p[1].fast_pct[KBV_FAST_HEADLINE] - 25.0) < EPS);
+    assert_true(s2->p[1].correct_pct == 0.0);
+    assert_true(isnan(s2->p[1].speedup));
+    /* mean +- std over the three, s2's speedup counting 0 */
+    const kbv_per_sample *ps = &g->spread[KBV_PROTO_VERIFIED];
+    assert_int_equal(ps->n, 3);
+    assert_true(fabs(ps->correct_pct.mean - 25.0) < EPS);
+    assert_true(fabs(ps->correct_pct.sd - sqrt(1250.0 / 3)) < EPS);
+    double sp[3] = {2.0, sqrt(2.0), 0.0}, mean = (sp[0] + sp[1] + sp[2]) / 3, sq = 0;
+    for (int i = 0; i < 3; i++)
+        sq += (sp[i] - mean) * (sp[i] - mean);
+    assert_true(fabs(ps->speedup.mean - mean) < EPS);
+    assert_true(fabs(ps->speedup.sd - sqrt(sq / 3)) < EPS);
+    assert_true(fabs(ps->compiled_pct.mean - 125.0 / 3) < EPS);
+    kbv_metrics_free(&m);
+    kbv_suite_free(&suite);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -437,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_suite_grows_with_records),
         cmocka_unit_test(test_default_suite),
         cmocka_unit_test(test_degenerate_file),
+        cmocka_unit_test(test_paper_metrics),
         cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,7 @@
  *   L1/3  standard 0.5x (mem 100/100); wrong on D3 under verified and strict
  *   L2/5  sample 0 crashes; sample 1: 2x / 1.5x (mem 100/50), wrong on a strict timed trial
  *   standard: 3 of 4 correct = 75%; speedup cbrt(4 * 0.5 * 2) = cbrt(4);
- *             Fast@0..2 = 75, 50, 50, 50, 25; fallback (4 * 1 * 1 * 2)^(1/4);
+ *             Fast@0,0.5,0.8,1,1.5,2 = 75, 50, 50, 50, 50, 25; fallback (4 * 1 * 1 * 2)^(1/4);
  *             mem eff cbrt(0.5 * 1 * 2) = 1; mem-efficient 1 of 4 = 25%
  *   verified: L1/1 (2x) and L2/5 (1.5x): 50%, speedup sqrt(3), fallback 3^(1/4), Fast@1 50
  *   strict:   L1/1 (2x) only: 25%, speedup 2, fallback 2^(1/4)
@@ -147,7 +147,7 @@ static void test_metrics_by_hand(void **state)
     const kbv_proto_metrics *s = &a->p[KBV_PROTO_STANDARD];
     assert_near(s->correct_pct, 75);
     assert_near(s->speedup, cbrt(4));
-    const double fast[] = {75, 50, 50, 50, 25};
+    const double fast[KBV_FAST_COUNT] = {75, 50, 50, 50, 50, 25};
     for (int k = 0; k < KBV_FAST_COUNT; k++)
         assert_near(s->fast_pct[k], fast[k]);
     assert_near(s->fallback, pow(8, 0.25));
@@ -270,10 +270,12 @@ static void test_markdown(void **state)
     /* the model name cannot become markup */
     assert_non_null(strstr(md, "| beta&lt;b&gt; | L1 | 3 | 100.0 | 2.92\xC3\x97 | 66.7 |"));
     assert_null(strstr(md, "beta<b>"));
-    /* all metrics, standard: Fast@0..2, mem eff, mem-eff %, SOL cbrt(0.2 * 0.05 * 0.3) */
-    assert_non_null(strstr(md, "| alpha | all | 4 | 6 | 3 | 75.0 | 1.59\xC3\x97 | 1.68\xC3\x97 "
-                               "| 75.0 | 50.0 | 50.0 | 50.0 | 25.0 | 1.00\xC3\x97 | 25.0 | "
-                               "0.144 |"));
+    /* all metrics, standard: compiled 3 of 4 (L1/2 did not), Fast@0..2, mem eff,
+     * mem-eff %, mem-up % (L1/1's chosen sample is heavier: 1 of 3 solved), SOL
+     * cbrt(0.2 * 0.05 * 0.3) */
+    assert_non_null(strstr(md, "| alpha | all | 4 | 6 | 75.0 | 3 | 75.0 | 1.59\xC3\x97 | "
+                               "1.68\xC3\x97 | 75.0 | 50.0 | 50.0 | 50.0 | 50.0 | 25.0 | "
+                               "1.00\xC3\x97 | 25.0 | 33.3 | 0.144 |"));
     /* failures: only the classes that occur get a column */
     assert_non_null(strstr(md, "| model | level | protocol | samples | failed | compile | crash "
                                "| timeout | wrong@D2 | wrong@D3 | wrong@timed |"));
