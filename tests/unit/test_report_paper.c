@@ -1,0 +1,468 @@
+/* Every table of kbv report on a results file built here by hand, whose
+ * every cell is worked out below -- written to a file, read back as kbv
+ * report reads it, and checked in the report data, in tables.csv and in
+ * summary.json.
+ *
+ * The suite: L1/1..4 and L2/1..3, L2/3 degenerate. Times in ms; "s" is a
+ * sample; std/ver/str the standard, verified and strict protocols with
+ * their baselines (fp32 for standard, tf32 for the others).
+ *
+ * model m1 (levels 1 and 2):
+ *   L1/1 s0  t 1.0; fp32 2.0, tf32 1.0: std 2x, ver 1x, str 1x; mem 100 / base 200; sol 0.5
+ *        s1  t 0.5: std 4x; wrong on D4 under ver and str; mem 300 / 200; sol 0.8
+ *   L1/2 s0  does not compile
+ *   L1/3 s0  t 2.5; fp32 2.0, tf32 1.0: std 0.8x, ver 0.4x; str wrong on D6; mem 100 / 100; sol 0.2
+ *   L1/4     no sample
+ *   L2/1 s0  t 1.0; fp32 3.0, tf32 1.5: 3x, 1.5x, 1.5x; mem 50 / 100; sol 0.3
+ *   L2/2 s0  crashes (every protocol)
+ *   L2/3 s0  100x everywhere: degenerate, left out
+ * model m2 (level 1):
+ *   L1/1 s0  t 2.0; fp32 2.0, tf32 1.0: 1x, 0.5x, 0.5x; mem 200 / 200; sol 0.1
+ *   L1/2 s0  wrong on base#2 (every protocol)
+ *
+ * Best of k: the fastest correct sample. m1 L1/1 is s1 (4x) under standard
+ * and s0 under verified and strict. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report/report_data.h"
+#include "report/report_tables.h"
+
+#define EPS 1e-9
+
+/* One protocol's outcome: correct with a time, or wrong with a reason. */
+typedef struct outcome {
+    bool correct;
+    double t_kernel, t_base, mem_kernel, mem_base, sol;
+    const char *reason;
+} outcome;
+
+#define OK(t, b, mk, mb, sol) ((outcome){true, (t), (b), (mk), (mb), (sol), ""})
+#define WRONG(why) ((outcome){false, NAN, NAN, NAN, NAN, NAN, (why)})
+
+static kbv_record records[16];
+static int n_records;
+
+static void add(const char *model, int level, int id, int sample, bool compiled, outcome std,
+                outcome ver, outcome str, const char *fault)
+{
+    kbv_record *r = &records[n_records++];
+    kbv_record_init(r);
+    snprintf(r->model, sizeof r->model, "%s", model);
+    snprintf(r->problem, sizeof r->problem, "L%d/%d", level, id);
+    r->level = level;
+    r->problem_id = id;
+    r->sample = sample;
+    snprintf(r->device, sizeof r->device, "cpu");
+    snprintf(r->size, sizeof r->size, "small");
+    r->compile.ok = compiled;
+    const outcome *o[KBV_PROTO_COUNT] = {&std, &ver, &str};
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        kbv_proto_result *pr = &r->proto[p];
+        pr->correct = o[p]->correct;
+        snprintf(pr->reason, sizeof pr->reason, "%s", o[p]->reason);
+        pr->t_kernel_ms = o[p]->t_kernel;
+        pr->t_baseline_ms = o[p]->t_base;
+        pr->speedup = o[p]->t_base / o[p]->t_kernel;
+        pr->mem_kernel_bytes = o[p]->mem_kernel;
+        pr->mem_baseline_bytes = o[p]->mem_base;
+        pr->sol_fraction = o[p]->sol;
+        pr->draws_total = 5;
+    }
+    if (fault) {
+        r->has_fault = true;
+        snprintf(r->fault_kind, sizeof r->fault_kind, "%s", fault);
+        snprintf(r->fault_reason, sizeof r->fault_reason, "killed by signal 11");
+    }
+}
+
+static void build_records(void)
+{
+    n_records = 0;
+    add("m1", 1, 1, 0, true, OK(1.0, 2.0, 100, 200, 0.5), OK(1.0, 1.0, 100, 200, 0.5),
+        OK(1.0, 1.0, 100, 200, 0.5), NULL);
+    add("m1", 1, 1, 1, true, OK(0.5, 2.0, 300, 200, 0.8), WRONG("D4: 3 elements outside"),
+        WRONG("D4: 3 elements outside"), NULL);
+    add("m1", 1, 2, 0, false, WRONG("compile error: x"), WRONG("compile error: x"),
+        WRONG("compile error: x"), NULL);
+    add("m1", 1, 3, 0, true, OK(2.5, 2.0, 100, 100, 0.2), OK(2.5, 1.0, 100, 100, 0.2),
+        WRONG("D6: relative L2 error over budget"), NULL);
+    add("m1", 2, 1, 0, true, OK(1.0, 3.0, 50, 100, 0.3), OK(1.0, 1.5, 50, 100, 0.3),
+        OK(1.0, 1.5, 50, 100, 0.3), NULL);
+    add("m1", 2, 2, 0, true, WRONG("crash: killed by signal 11"),
+        WRONG("crash: killed by signal 11"), WRONG("crash: killed by signal 11"), "crash");
+    add("m1", 2, 3, 0, true, OK(0.01, 1.0, 1, 1, 0.9), OK(0.01, 1.0, 1, 1, 0.9),
+        OK(0.01, 1.0, 1, 1, 0.9), NULL);
+    add("m2", 1, 1, 0, true, OK(2.0, 2.0, 200, 200, 0.1), OK(2.0, 1.0, 200, 200, 0.1),
+        OK(2.0, 1.0, 200, 200, 0.1), NULL);
+    add("m2", 1, 2, 0, true, WRONG("base#2: 7 elements outside"),
+        WRONG("base#2: 7 elements outside"), WRONG("base#2: 7 elements outside"), NULL);
+}
+
+/* ---- what every cell holds --------------------------------------------- */
+
+typedef struct expect {
+    const char *model;
+    int level;                     /* 0: pooled */
+    int problems, sampled, samples, compiled;
+    struct {
+        int correct;
+        double speedup, fallback, mem_eff, mem_eff_pct, mem_up_pct, sol;
+        double fast[KBV_FAST_COUNT];   /* Fast@0, 0.5, 0.8, 1, 1.5, 2 */
+    } p[KBV_PROTO_COUNT];
+} expect;
+
+/* Percent of n. */
+#define PCT(k, n) (100.0 * (k) / (n))
+
+static expect expected[5];
+
+static void build_expected(void)
+{
+    /* m1 level 1: 4 problems; solved under standard L1/1 (s1, 4x) and L1/3
+     * (0.8x: not > 0.8); verified L1/1 (s0, 1x) and L1/3 (0.4x); strict L1/1 */
+    expected[0] = (expect){"m1", 1, 4, 3, 4, 2, {
+        {2, sqrt(4 * 0.8), pow(4, 0.25), sqrt(200.0 / 300), 0, 50, sqrt(0.8 * 0.2),
+         {50, 50, 25, 25, 25, 25}},
+        {2, sqrt(0.4), 1, sqrt(2.0), 25, 0, sqrt(0.5 * 0.2), {50, 25, 25, 0, 0, 0}},
+        {1, 1, 1, 2, 25, 0, 0.5, {25, 25, 25, 0, 0, 0}},
+    }};
+    /* m1 level 2: L2/1 and L2/2 (L2/3 degenerate) */
+    expected[1] = (expect){"m1", 2, 2, 2, 2, 2, {
+        {1, 3, sqrt(3.0), 2, 50, 0, 0.3, {50, 50, 50, 50, 50, 50}},
+        {1, 1.5, sqrt(1.5), 2, 50, 0, 0.3, {50, 50, 50, 50, 0, 0}},
+        {1, 1.5, sqrt(1.5), 2, 50, 0, 0.3, {50, 50, 50, 50, 0, 0}},
+    }};
+    /* m1 pooled: the 6 */
+    expected[2] = (expect){"m1", 0, 6, 5, 6, 4, {
+        {3, cbrt(4 * 0.8 * 3), pow(4 * 3, 1.0 / 6), cbrt(200.0 / 300 * 2), PCT(1, 6),
+         PCT(1, 3), cbrt(0.8 * 0.2 * 0.3), {PCT(3, 6), PCT(3, 6), PCT(2, 6), PCT(2, 6), PCT(2, 6),
+                                            PCT(2, 6)}},
+        {3, cbrt(0.4 * 1.5), pow(1.5, 1.0 / 6), cbrt(2.0 * 2), PCT(2, 6), 0,
+         cbrt(0.5 * 0.2 * 0.3), {PCT(3, 6), PCT(2, 6), PCT(2, 6), PCT(1, 6), 0, 0}},
+        {2, sqrt(1.5), pow(1.5, 1.0 / 6), 2, PCT(2, 6), 0, sqrt(0.5 * 0.3),
+         {PCT(2, 6), PCT(2, 6), PCT(2, 6), PCT(1, 6), 0, 0}},
+    }};
+    /* m2 level 1 (its pooled group is the same) */
+    for (int k = 3; k < 5; k++)
+        expected[k] = (expect){"m2", k == 3 ? 1 : 0, 4, 2, 2, 2, {
+            {1, 1, 1, 1, 0, 0, 0.1, {25, 25, 25, 0, 0, 0}},
+            {1, 0.5, 1, 1, 0, 0, 0.1, {25, 0, 0, 0, 0, 0}},
+            {1, 0.5, 1, 1, 0, 0, 0.1, {25, 0, 0, 0, 0, 0}},
+        }};
+}
+
+/* ---- the file, read back ------------------------------------------------ */
+
+static kbv_suite suite;
+static kbv_report_data data;
+static char path[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    build_records();
+    build_expected();
+    snprintf(path, sizeof path, "/tmp/kbv-paper-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < n_records; i++) {
+        json_t *o;
+        if (kbv_record_to_json(&records[i], &o) != KBV_OK)
+            return -1;
+        json_dumpf(o, f, JSON_COMPACT);
+        fputc('\n', f);
+        json_decref(o);
+    }
+    fclose(f);
+    memset(&suite, 0, sizeof suite);
+    for (int id = 1; id <= 4; id++)
+        kbv_suite_add(&suite, 1, id);
+    for (int id = 1; id <= 3; id++)
+        kbv_suite_add(&suite, 2, id);
+    kbv_degenerate_list l;
+    memset(&l, 0, sizeof l);
+    l.n = 1;
+    l.items[0].level = 2;
+    l.items[0].id = 3;
+    snprintf(l.source, sizeof l.source, "the test's list");
+    kbv_suite_exclude(&suite, &l);
+    const char *paths[] = {path};
+    kbv_report_config cfg = {KBV_DENOM_SUITE, &suite};
+    if (kbv_report_data_load(paths, 1, &cfg, &data) != KBV_OK) {
+        fprintf(stderr, "%s\n", kbv_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    kbv_report_data_free(&data);
+    kbv_suite_free(&suite);
+    unlink(path);
+    return 0;
+}
+
+static void near(double got, double want, const char *what)
+{
+    if (isnan(want) ? !isnan(got) : !(fabs(got - want) < EPS))
+        fail_msg("%s: got %.12g, want %.12g", what, got, want);
+}
+
+static const kbv_group_metrics *group_of(const char *model, int level)
+{
+    int g = kbv_report_group_of(&data, model, level);
+    if (g < 0)
+        fail_msg("no group %s L%d", model, level);
+    return &data.metrics.groups[g];
+}
+
+/* ---- the tables' data ----------------------------------------------------- */
+
+static void test_every_metric(void **state)
+{
+    (void)state;
+    assert_int_equal(data.records.n, 9);
+    assert_int_equal(data.metrics.n, 5);   /* m1: all, L1, L2; m2: all, L1 */
+    for (size_t e = 0; e < sizeof expected / sizeof expected[0]; e++) {
+        const expect *x = &expected[e];
+        const kbv_group_metrics *g = group_of(x->model, x->level);
+        char what[96];
+        snprintf(what, sizeof what, "%s L%d", x->model, x->level);
+        assert_int_equal(g->n_problems, x->problems);
+        assert_int_equal(g->n_sampled, x->sampled);
+        assert_int_equal(g->n_samples, x->samples);
+        assert_int_equal(g->n_compiled, x->compiled);
+        near(g->compiled_pct, PCT(x->compiled, x->problems), what);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            const kbv_proto_metrics *pm = &g->p[p];
+            snprintf(what, sizeof what, "%s L%d %s", x->model, x->level,
+                     kbv_protocol_name((kbv_protocol)p));
+            assert_int_equal(pm->n_problems, x->problems);
+            assert_int_equal(pm->n_correct, x->p[p].correct);
+            near(pm->correct_pct, PCT(x->p[p].correct, x->problems), what);
+            near(pm->speedup, x->p[p].speedup, what);
+            near(pm->fallback, x->p[p].fallback, what);
+            near(pm->mem_eff, x->p[p].mem_eff, what);
+            near(pm->mem_eff_pct, x->p[p].mem_eff_pct, what);
+            near(pm->mem_increased_pct, x->p[p].mem_up_pct, what);
+            near(pm->sol_fraction, x->p[p].sol, what);
+            for (int k = 0; k < KBV_FAST_COUNT; k++)
+                near(pm->fast_pct[k], x->p[p].fast[k], what);
+        }
+    }
+    assert_int_equal(data.metrics.n_excluded, 1);
+    assert_string_equal(data.metrics.excluded[0], "L2/3");
+}
+
+/* Each sample index alone. m1 level 1, standard:
+ *   s0: L1/1 2x, L1/2 not compiled, L1/3 0.8x, L1/4 none: compiled 50, correct 50,
+ *       speedup sqrt(1.6), fallback 2^(1/4), Fast@1 25
+ *   s1: L1/1 4x only: compiled 25, correct 25, speedup 4, fallback 4^(1/4), Fast@1 25
+ * verified: s0 L1/1 1x and L1/3 0.4x (50%, sqrt(0.4)); s1 none (0%, speedup 0). */
+static void test_per_sample(void **state)
+{
+    (void)state;
+    const kbv_group_metrics *g = group_of("m1", 1);
+    assert_int_equal(g->n_sample_ids, 2);
+    const kbv_sample_metrics *s0 = &g->per_sample[0], *s1 = &g->per_sample[1];
+    near(s0->compiled_pct, 50, "s0 compiled");
+    near(s1->compiled_pct, 25, "s1 compiled");
+    near(s0->p[0].correct_pct, 50, "s0 correct");
+    near(s0->p[0].speedup, sqrt(1.6), "s0 speedup");
+    near(s0->p[0].fallback, pow(2, 0.25), "s0 fallback");
+    near(s1->p[0].correct_pct, 25, "s1 correct");
+    near(s1->p[0].speedup, 4, "s1 speedup");
+    near(s1->p[0].fast_pct[KBV_FAST_HEADLINE], 25, "s1 Fast@1");
+    const kbv_per_sample *ps = &g->spread[KBV_PROTO_STANDARD];
+    assert_int_equal(ps->n, 2);
+    near(ps->compiled_pct.mean, 37.5, "compiled mean");
+    near(ps->compiled_pct.sd, 12.5, "compiled sd");
+    near(ps->correct_pct.mean, 37.5, "correct mean");
+    near(ps->speedup.mean, (sqrt(1.6) + 4) / 2, "speedup mean");
+    near(ps->speedup.sd, (4 - sqrt(1.6)) / 2, "speedup sd");
+    near(ps->fallback.mean, (pow(2, 0.25) + pow(4, 0.25)) / 2, "fallback mean");
+    const kbv_per_sample *pv = &g->spread[KBV_PROTO_VERIFIED];
+    near(pv->correct_pct.mean, 25, "verified correct mean");
+    near(pv->correct_pct.sd, 25, "verified correct sd");
+    near(pv->speedup.mean, sqrt(0.4) / 2, "verified speedup mean (s1 counts 0)");
+}
+
+/* Failures by reason, per sample, in the groups' tallies. */
+static void test_failure_tallies(void **state)
+{
+    (void)state;
+    int g = kbv_report_group_of(&data, "m1", 0);
+    const kbv_report_tally *t = data.tally[g];
+    /* m1's 6 samples outside the degenerate problem */
+    assert_int_equal(t[KBV_PROTO_STANDARD].samples, 6);
+    assert_int_equal(t[KBV_PROTO_STANDARD].failed, 2);
+    assert_int_equal(t[KBV_PROTO_STANDARD].fail[KBV_FAIL_COMPILE], 1);
+    assert_int_equal(t[KBV_PROTO_STANDARD].fail[KBV_FAIL_CRASH], 1);
+    assert_int_equal(t[KBV_PROTO_VERIFIED].failed, 3);
+    assert_int_equal(t[KBV_PROTO_VERIFIED].fail[KBV_FAIL_WRONG_BASE + 4], 1);
+    assert_int_equal(t[KBV_PROTO_STRICT].failed, 4);
+    assert_int_equal(t[KBV_PROTO_STRICT].fail[KBV_FAIL_WRONG_BASE + 6], 1);
+    g = kbv_report_group_of(&data, "m2", 1);
+    assert_int_equal(data.tally[g][KBV_PROTO_STANDARD].fail[KBV_FAIL_WRONG_BASE], 1);
+}
+
+/* ---- the same numbers in the files ------------------------------------------ */
+
+/* The field `name` of the CSV row that starts with `key`, as a number (NAN
+ * when empty). */
+static double csv_number(const char *csv, const char *key, const char *name)
+{
+    const char *end = strchr(csv, '\n');
+    int col = -1, i = 0;
+    for (const char *p = csv; p < end; i++) {
+        const char *e = memchr(p, ',', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if ((size_t)(e - p) == strlen(name) && !strncmp(p, name, strlen(name)))
+            col = i;
+        p = e + 1;
+    }
+    if (col < 0)
+        fail_msg("no column %s", name);
+    char line_key[64];
+    snprintf(line_key, sizeof line_key, "\n%s,", key);
+    const char *row = strstr(csv, line_key);
+    if (!row)
+        fail_msg("no row %s", key);
+    row++;
+    for (int k = 0; k < col; k++)
+        row = strchr(row, ',') + 1;
+    if (*row == ',' || *row == '\n')
+        return NAN;
+    return strtod(row, NULL);
+}
+
+static void csv_near(double got, double want, const char *what)
+{
+    /* the CSV holds 6 significant digits */
+    if (isnan(want) ? !isnan(got) : !(fabs(got - want) <= 1e-5 * fmax(1, fabs(want))))
+        fail_msg("%s: got %.12g, want %.12g", what, got, want);
+}
+
+static void test_csv_cells(void **state)
+{
+    (void)state;
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    assert_int_equal(kbv_report_write_csv(f, &data), KBV_OK);
+    fclose(f);
+    static const char *const fast_cols[KBV_FAST_COUNT] = {
+        "fast_0_pct", "fast_0.5_pct", "fast_0.8_pct", "fast_1_pct", "fast_1.5_pct", "fast_2_pct"};
+    for (size_t e = 0; e < sizeof expected / sizeof expected[0]; e++) {
+        const expect *x = &expected[e];
+        /* m2 has one level: no pooled row in the tables */
+        if (!strcmp(x->model, "m2") && x->level == 0)
+            continue;
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            char key[64], what[96];
+            if (x->level)
+                snprintf(key, sizeof key, "%s,%d,%s", x->model, x->level,
+                         kbv_protocol_name((kbv_protocol)p));
+            else
+                snprintf(key, sizeof key, "%s,all,%s", x->model,
+                         kbv_protocol_name((kbv_protocol)p));
+            snprintf(what, sizeof what, "csv %s", key);
+            csv_near(csv_number(csv, key, "problems"), x->problems, what);
+            csv_near(csv_number(csv, key, "correct"), x->p[p].correct, what);
+            csv_near(csv_number(csv, key, "correct_pct"), PCT(x->p[p].correct, x->problems), what);
+            csv_near(csv_number(csv, key, "speedup"), x->p[p].speedup, what);
+            csv_near(csv_number(csv, key, "fallback_speedup"), x->p[p].fallback, what);
+            csv_near(csv_number(csv, key, "mem_efficiency"), x->p[p].mem_eff, what);
+            csv_near(csv_number(csv, key, "mem_efficient_pct"), x->p[p].mem_eff_pct, what);
+            csv_near(csv_number(csv, key, "mem_increased_pct"), x->p[p].mem_up_pct, what);
+            csv_near(csv_number(csv, key, "sol_fraction"), x->p[p].sol, what);
+            csv_near(csv_number(csv, key, "compiled_pct"), PCT(x->compiled, x->problems), what);
+            for (int k = 0; k < KBV_FAST_COUNT; k++)
+                csv_near(csv_number(csv, key, fast_cols[k]), x->p[p].fast[k], what);
+        }
+    }
+    csv_near(csv_number(csv, "m1,1,standard", "per_sample_speedup_mean"), (sqrt(1.6) + 4) / 2,
+             "csv per-sample speedup mean");
+    csv_near(csv_number(csv, "m1,1,standard", "per_sample_correct_pct_sd"), 12.5,
+             "csv per-sample correct sd");
+    free(csv);
+}
+
+static void test_markdown_tables(void **state)
+{
+    (void)state;
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    kbv_summary_info info = {path, data.device, data.size, data.records.n, data.gate};
+    assert_int_equal(kbv_report_write_markdown(f, &data, &info), KBV_OK);
+    fclose(f);
+    /* the pooled table: m1 over 6 problems, m2 over 4 */
+    assert_non_null(strstr(md, "| m1 | 6 | 2.13\xC3\x97 | 50.0 | 33.3 | 1.10\xC3\x97 | 16.7 | "
+                               "33.3 |"));
+    assert_non_null(strstr(md, "| m2 | 4 | 1.00\xC3\x97 | 25.0 | 0.0 |"));
+    /* per sample, standard, m1 L1: compiled 37.5 +- 12.5, correct 37.5 +- 12.5 */
+    assert_non_null(strstr(md, "| m1 | L1 | 2 | 37.5 \xC2\xB1 12.5 | 37.5 \xC2\xB1 12.5 | "
+                               "2.63 \xC2\xB1 1.37 |"));
+    assert_non_null(strstr(md, "| m1 | L1 | 1 | 25.0 | 25.0 | 25.0 | 25.0 | 25.0 | 25.0 | 25.0 | "
+                               "25.0 |"));
+    free(md);
+}
+
+static void test_summary_json(void **state)
+{
+    (void)state;
+    json_t *o;
+    kbv_summary_info info = {path, data.device, data.size, data.records.n, data.gate};
+    assert_int_equal(kbv_report_summary(&data, &info, NULL, 0, &o), KBV_OK);
+    assert_string_equal(json_string_value(json_object_get(o, "denominator")), "suite");
+    json_t *groups = json_object_get(o, "groups");
+    size_t i;
+    json_t *g;
+    int seen = 0;
+    json_array_foreach(groups, i, g)
+    {
+        if (strcmp(json_string_value(json_object_get(g, "model")), "m1") ||
+            json_integer_value(json_object_get(g, "level")) != 1)
+            continue;
+        seen++;
+        json_t *std = json_object_get(g, "standard");
+        near(json_number_value(json_object_get(std, "mem_increased_pct")), 50, "json mem-up");
+        json_t *ps = json_object_get(std, "per_sample");
+        near(json_number_value(json_object_get(json_object_get(ps, "speedup"), "sd")),
+             (4 - sqrt(1.6)) / 2, "json per-sample speedup sd");
+        json_t *s1 = json_array_get(json_object_get(ps, "samples"), 1);
+        assert_int_equal(json_integer_value(json_object_get(s1, "sample")), 1);
+        near(json_number_value(json_object_get(s1, "compiled_pct")), 25, "json s1 compiled");
+    }
+    assert_int_equal(seen, 1);
+    json_decref(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_metric),
+        cmocka_unit_test(test_per_sample),
+        cmocka_unit_test(test_failure_tallies),
+        cmocka_unit_test(test_csv_cells),
+        cmocka_unit_test(test_markdown_tables),
+        cmocka_unit_test(test_summary_json),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
