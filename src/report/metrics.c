@@ -81,6 +81,61 @@ static double speedup_of(const kbv_proto_result *p)
     return NAN;
 }
 
+static const char *const cond_names[KBV_COND_COUNT] = {
+    "fp32+standard", "fp32+hidden", "tf32+standard", "tf32+hidden", "tf32+hidden@1e-4"};
+
+const char *kbv_condition_name(kbv_condition c)
+{
+    return (unsigned)c < KBV_COND_COUNT ? cond_names[c] : "?";
+}
+
+/* How one column reads a record: whose verdict, whose baseline, whose time. */
+typedef struct view {
+    kbv_protocol verdict, baseline, time;
+    bool unpromoted;              /* verified at 1e-4: a leaderboard promotion fails */
+} view;
+
+static view protocol_view(kbv_protocol p) { return (view){p, p, p, false}; }
+
+static view condition_view(kbv_condition c)
+{
+    const kbv_protocol S = KBV_PROTO_STANDARD, V = KBV_PROTO_VERIFIED;
+    switch (c) {
+    case KBV_COND_FP32_STD: return (view){S, S, S, false};
+    case KBV_COND_FP32_HIDDEN: return (view){V, S, S, false};
+    case KBV_COND_TF32_STD: return (view){S, V, S, false};
+    case KBV_COND_TF32_HIDDEN: return (view){V, V, S, false};
+    default: return (view){V, V, S, true};
+    }
+}
+
+/* One record as a view reads it. */
+typedef struct reading {
+    bool evaluated, correct;
+    double t_kernel, speedup, mem_kernel, mem_base, sol;
+} reading;
+
+static reading read_record(const kbv_record *r, const view *v)
+{
+    const kbv_proto_result *pv = &r->proto[v->verdict], *pb = &r->proto[v->baseline],
+                           *pt = &r->proto[v->time];
+    reading x;
+    x.evaluated = !pv->skipped && !pb->skipped && !pt->skipped;
+    x.correct = pv->correct && !(v->unpromoted && kbv_proto_has_flag(pv, "leaderboard-promoted"));
+    if (v->baseline == v->time) {
+        x.t_kernel = pt->t_kernel_ms;
+        x.speedup = speedup_of(pt);
+    } else {
+        x.t_kernel = pt->t_kernel_ms;
+        x.speedup = pt->t_kernel_ms > 0 && pb->t_baseline_ms > 0 ? pb->t_baseline_ms / pt->t_kernel_ms
+                                                                 : NAN;
+    }
+    x.mem_kernel = pt->mem_kernel_bytes;
+    x.mem_base = pb->mem_baseline_bytes;
+    x.sol = pt->sol_fraction;
+    return x;
+}
+
 /* Running sums of one group and protocol. */
 typedef struct acc {
     int problems, correct, fast[KBV_FAST_COUNT], mem_better, mem_worse;
@@ -89,29 +144,31 @@ typedef struct acc {
 } acc;
 
 /* Adds one problem: its samples are s[0..n-1] (none: failed). In the
- * sampled view a problem none of whose samples evaluated the protocol is
- * not one of the protocol's (kbv eval --protocols); in the suite view the
+ * sampled view a problem none of whose samples evaluated the column is
+ * not one of its problems (kbv eval --protocols); in the suite view the
  * caller decides that for the whole group. */
-static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p, bool always)
+static void acc_problem(acc *a, const ref *s, int n, const view *v, bool always)
 {
-    const kbv_proto_result *best = NULL;
-    bool evaluated = false;
+    reading best = {false, false, NAN, NAN, NAN, NAN, NAN};
+    bool found = false, evaluated = false;
     for (int i = 0; i < n; i++) {
-        const kbv_proto_result *r = &s[i].r->proto[p];
-        evaluated |= !r->skipped;
-        if (!r->correct)
+        reading x = read_record(s[i].r, v);
+        evaluated |= x.evaluated;
+        if (!x.correct)
             continue;
         /* The fastest correct sample; an untimed one only when none is timed. */
-        if (!best || (r->t_kernel_ms > 0 && !(best->t_kernel_ms <= r->t_kernel_ms)))
-            best = r;
+        if (!found || (x.t_kernel > 0 && !(best.t_kernel <= x.t_kernel))) {
+            best = x;
+            found = true;
+        }
     }
     if (!evaluated && !always)
         return;
     a->problems++;
-    if (!best)
+    if (!found)
         return;
     a->correct++;
-    double sp = speedup_of(best);
+    double sp = best.speedup;
     if (sp > 0 && isfinite(sp)) {
         a->log_speed += log(sp);
         a->n_speed++;
@@ -120,7 +177,7 @@ static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p, bool always
             if (sp > kbv_fast_thresholds[k])
                 a->fast[k]++;
     }
-    double mk = best->mem_kernel_bytes, mb = best->mem_baseline_bytes;
+    double mk = best.mem_kernel, mb = best.mem_base;
     if (mk > 0 && mb > 0 && isfinite(mk) && isfinite(mb)) {
         a->log_mem += log(mb / mk);
         a->n_mem++;
@@ -129,8 +186,8 @@ static void acc_problem(acc *a, const ref *s, int n, kbv_protocol p, bool always
         if (mk > mb)
             a->mem_worse++;
     }
-    if (best->sol_fraction > 0 && isfinite(best->sol_fraction)) {
-        a->log_sol += log(best->sol_fraction);
+    if (best.sol > 0 && isfinite(best.sol)) {
+        a->log_sol += log(best.sol);
         a->n_sol++;
     }
 }
@@ -194,6 +251,7 @@ static bool is_degenerate(const kbv_suite *s, int level, int id)
 /* A group's running sums: the best of k, and each sample index alone. */
 typedef struct group_acc {
     acc a[KBV_PROTO_COUNT];
+    acc c[KBV_COND_COUNT];
     int n_ids;
     int *ids;                     /* the group's sample indices, ascending */
     acc (*per)[KBV_PROTO_COUNT];  /* [n_ids] */
@@ -245,8 +303,14 @@ static void add_problem(kbv_group_metrics *g, group_acc *ga, const ref *u, int i
     g->n_sampled += j > i;
     g->n_samples += j - i;
     bool always[KBV_PROTO_COUNT], any_compiled = false;
+    for (int c = 0; c < KBV_COND_COUNT; c++) {
+        view v = condition_view((kbv_condition)c);
+        acc_problem(&ga->c[c], u + i, j - i, &v,
+                    group_always[v.verdict] && group_always[v.baseline] && group_always[v.time]);
+    }
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
-        acc_problem(&ga->a[p], u + i, j - i, (kbv_protocol)p, group_always[p]);
+        view v = protocol_view((kbv_protocol)p);
+        acc_problem(&ga->a[p], u + i, j - i, &v, group_always[p]);
         /* each sample index alone counts the problem when the best of k does */
         always[p] = group_always[p];
         for (int k = i; !suite_view && k < j; k++)
@@ -261,8 +325,10 @@ static void add_problem(kbv_group_metrics *g, group_acc *ga, const ref *u, int i
             ga->compiled[s]++;
             any_compiled = true;
         }
-        for (int p = 0; p < KBV_PROTO_COUNT; p++)
-            acc_problem(&ga->per[s][p], u + k, has ? 1 : 0, (kbv_protocol)p, always[p]);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            view v = protocol_view((kbv_protocol)p);
+            acc_problem(&ga->per[s][p], u + k, has ? 1 : 0, &v, always[p]);
+        }
     }
     ga->compiled_any += any_compiled;
 }
@@ -377,6 +443,17 @@ static kbv_status group_metrics(kbv_metrics *m, const model_view *v, int level,
     /* in the suite view a protocol no sample evaluated has no problems */
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         acc_finish(suite_view && !always[p] ? &none : &ga.a[p], &g->p[p]);
+    /* 1e-4 is recorded only by the leaderboard gate: every record must have it */
+    bool leaderboard = true;
+    for (int i = 0; i < v->n; i++)
+        if (in_group(v, level, u[i].level) && !is_degenerate(v->suite, u[i].level, u[i].id))
+            leaderboard &= u[i].r->gate == KBV_GATE_LEADERBOARD;
+    for (int c = 0; c < KBV_COND_COUNT; c++) {
+        view cv = condition_view((kbv_condition)c);
+        bool known = (!suite_view || (always[cv.verdict] && always[cv.time])) &&
+                     (c != KBV_COND_TF32_HIDDEN_1E4 || leaderboard);
+        acc_finish(known ? &ga.c[c] : &none, &g->cond[c]);
+    }
     g->n_compiled = ga.compiled_any;
     g->compiled_pct = g->n_problems ? 100.0 * ga.compiled_any / g->n_problems : NAN;
     g->per_sample = calloc((size_t)(ga.n_ids + 1), sizeof *g->per_sample);

@@ -224,6 +224,16 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
         put(gj, "samples", json_integer(g->n_samples), &bad);
         put(gj, "compiled", json_integer(g->n_compiled), &bad);
         put(gj, "compiled_pct", num_or_null(g->compiled_pct), &bad);
+        json_t *conds = json_object();
+        for (int c = 0; conds && c < KBV_COND_COUNT; c++) {
+            /* a condition's baseline is tf32 or fp32, its protocol columns the verdict's */
+            json_t *cj = proto_json(&g->cond[c], c == KBV_COND_FP32_STD || c == KBV_COND_FP32_HIDDEN
+                                                     ? KBV_PROTO_STANDARD
+                                                     : KBV_PROTO_VERIFIED,
+                                    &bad);
+            put(conds, kbv_condition_name((kbv_condition)c), cj, &bad);
+        }
+        put(gj, "conditions", conds, &bad);
         for (int p = 0; p < KBV_PROTO_COUNT; p++) {
             json_t *pj = proto_json(&g->p[p], (kbv_protocol)p, &bad);
             if (pj)

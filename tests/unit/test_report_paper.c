@@ -1,26 +1,29 @@
 /* Every table of kbv report on a results file built here by hand, whose
  * every cell is worked out below -- written to a file, read back as kbv
- * report reads it, and checked in the report data, in tables.csv and in
- * summary.json.
+ * report reads it, and checked in the report data, in tables.csv,
+ * tables.md and summary.json.
  *
- * The suite: L1/1..4 and L2/1..3, L2/3 degenerate. Times in ms; "s" is a
- * sample; std/ver/str the standard, verified and strict protocols with
- * their baselines (fp32 for standard, tf32 for the others).
+ * The suite: L1/1..4 and L2/1..3, L2/3 degenerate. Times in ms: t is the
+ * kernel's (the standard timing, which verified shares; strict's too when
+ * strict passes), fp32 and tf32 the baselines (standard against fp32,
+ * verified and strict against tf32); memory kernel / baseline; "s" a sample.
  *
- * model m1 (levels 1 and 2):
- *   L1/1 s0  t 1.0; fp32 2.0, tf32 1.0: std 2x, ver 1x, str 1x; mem 100 / base 200; sol 0.5
- *        s1  t 0.5: std 4x; wrong on D4 under ver and str; mem 300 / 200; sol 0.8
+ * model m1 (levels 1 and 2; verified gate text):
+ *   L1/1 s0  t 1.0, fp32 2.0, tf32 1.0; correct everywhere: 2x, 1x, 1x; mem 100/200; sol 0.5
+ *        s1  t 0.5, fp32 2.0, tf32 1.0; standard 4x; wrong on D4 (verified, strict); mem 300/200
  *   L1/2 s0  does not compile
- *   L1/3 s0  t 2.5; fp32 2.0, tf32 1.0: std 0.8x, ver 0.4x; str wrong on D6; mem 100 / 100; sol 0.2
+ *   L1/3 s0  t 2.5, fp32 2.0, tf32 1.6; standard 0.8x; wrong on D2; mem 100/100; sol 0.2
  *   L1/4     no sample
- *   L2/1 s0  t 1.0; fp32 3.0, tf32 1.5: 3x, 1.5x, 1.5x; mem 50 / 100; sol 0.3
- *   L2/2 s0  crashes (every protocol)
+ *   L2/1 s0  t 1.0, fp32 3.0, tf32 1.5; correct: 3x, 1.5x, 1.5x; mem 50/100; sol 0.3
+ *   L2/2 s0  crashes
  *   L2/3 s0  100x everywhere: degenerate, left out
- * model m2 (level 1):
- *   L1/1 s0  t 2.0; fp32 2.0, tf32 1.0: 1x, 0.5x, 0.5x; mem 200 / 200; sol 0.1
- *   L1/2 s0  wrong on base#2 (every protocol)
+ * model m2 (level 1; verified gate leaderboard):
+ *   L1/1 s0  t 2.0, fp32 2.0, tf32 1.0; correct: 1x, 0.5x, 0.5x, verified by a leaderboard
+ *            promotion (so wrong at 1e-4); mem 200/200; sol 0.1
+ *   L1/2 s0  wrong on base#2
+ *   L1/4 s0  t 1.0, fp32 4.0, tf32 1.0; standard 4x; wrong on D4; mem 100/100; sol 0.4
  *
- * Best of k: the fastest correct sample. m1 L1/1 is s1 (4x) under standard
+ * Best of k: the fastest correct sample; m1 L1/1 is s1 (4x) under standard
  * and s0 under verified and strict. */
 #include <math.h>
 #include <setjmp.h>
@@ -34,91 +37,107 @@
 
 #include <cmocka.h>
 
+#include "report/attribution.h"
 #include "report/report_data.h"
 #include "report/report_tables.h"
 
 #define EPS 1e-9
 
-/* One protocol's outcome: correct with a time, or wrong with a reason. */
-typedef struct outcome {
-    bool correct;
-    double t_kernel, t_base, mem_kernel, mem_base, sol;
-    const char *reason;
-} outcome;
+/* One sample: its measurements, and each protocol's reason for failing
+ * (NULL: correct). As kbv eval records them: the baselines always, the
+ * kernel time and speedups when standard (for standard and verified) or
+ * strict passed, the memory whenever the candidate ran. */
+typedef struct sample_def {
+    const char *model;
+    int level, id, sample;
+    bool compiled;
+    double t, fp32, tf32, mem_kernel, mem_base, sol;
+    const char *why[KBV_PROTO_COUNT];
+    const char *fault;
+    bool promoted;                 /* verified correct by a leaderboard promotion */
+} sample_def;
 
-#define OK(t, b, mk, mb, sol) ((outcome){true, (t), (b), (mk), (mb), (sol), ""})
-#define WRONG(why) ((outcome){false, NAN, NAN, NAN, NAN, NAN, (why)})
+#define NO NAN
+static const sample_def defs[] = {
+    {"m1", 1, 1, 0, true, 1.0, 2.0, 1.0, 100, 200, 0.5, {NULL, NULL, NULL}, NULL, false},
+    {"m1", 1, 1, 1, true, 0.5, 2.0, 1.0, 300, 200, 0.8,
+     {NULL, "D4: 3 elements outside", "D4: 3 elements outside"}, NULL, false},
+    {"m1", 1, 2, 0, false, NO, 2.0, 1.0, NO, NO, NO,
+     {"compile error: x", "compile error: x", "compile error: x"}, NULL, false},
+    {"m1", 1, 3, 0, true, 2.5, 2.0, 1.6, 100, 100, 0.2,
+     {NULL, "D2: 9 elements outside", "D2: 9 elements outside"}, NULL, false},
+    {"m1", 2, 1, 0, true, 1.0, 3.0, 1.5, 50, 100, 0.3, {NULL, NULL, NULL}, NULL, false},
+    {"m1", 2, 2, 0, true, NO, 3.0, 1.5, NO, NO, NO,
+     {"crash: killed by signal 11", "crash: killed by signal 11", "crash: killed by signal 11"},
+     "crash", false},
+    {"m1", 2, 3, 0, true, 0.01, 1.0, 1.0, 1, 1, 0.9, {NULL, NULL, NULL}, NULL, false},
+    {"m2", 1, 1, 0, true, 2.0, 2.0, 1.0, 200, 200, 0.1, {NULL, NULL, NULL}, NULL, true},
+    {"m2", 1, 2, 0, true, NO, 2.0, 1.0, 100, 100, NO,
+     {"base#2: 7 elements outside", "base#2: 7 elements outside", "base#2: 7 elements outside"},
+     NULL, false},
+    {"m2", 1, 4, 0, true, 1.0, 4.0, 1.0, 100, 100, 0.4,
+     {NULL, "D4: 1 element outside", "D4: 1 element outside"}, NULL, false},
+};
+#define N_DEFS (int)(sizeof defs / sizeof defs[0])
 
-static kbv_record records[16];
-static int n_records;
+static kbv_record records[N_DEFS];
 
-static void add(const char *model, int level, int id, int sample, bool compiled, outcome std,
-                outcome ver, outcome str, const char *fault)
+static void build_record(const sample_def *x, kbv_record *r)
 {
-    kbv_record *r = &records[n_records++];
     kbv_record_init(r);
-    snprintf(r->model, sizeof r->model, "%s", model);
-    snprintf(r->problem, sizeof r->problem, "L%d/%d", level, id);
-    r->level = level;
-    r->problem_id = id;
-    r->sample = sample;
+    snprintf(r->model, sizeof r->model, "%s", x->model);
+    snprintf(r->problem, sizeof r->problem, "L%d/%d", x->level, x->id);
+    r->level = x->level;
+    r->problem_id = x->id;
+    r->sample = x->sample;
     snprintf(r->device, sizeof r->device, "cpu");
     snprintf(r->size, sizeof r->size, "small");
-    r->compile.ok = compiled;
-    const outcome *o[KBV_PROTO_COUNT] = {&std, &ver, &str};
+    r->gate = !strcmp(x->model, "m2") ? KBV_GATE_LEADERBOARD : KBV_GATE_TEXT;
+    r->compile.ok = x->compiled;
+    const double base[KBV_PROTO_COUNT] = {x->fp32, x->tf32, x->tf32};
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         kbv_proto_result *pr = &r->proto[p];
-        pr->correct = o[p]->correct;
-        snprintf(pr->reason, sizeof pr->reason, "%s", o[p]->reason);
-        pr->t_kernel_ms = o[p]->t_kernel;
-        pr->t_baseline_ms = o[p]->t_base;
-        pr->speedup = o[p]->t_base / o[p]->t_kernel;
-        pr->mem_kernel_bytes = o[p]->mem_kernel;
-        pr->mem_baseline_bytes = o[p]->mem_base;
-        pr->sol_fraction = o[p]->sol;
+        pr->correct = x->why[p] == NULL;
+        snprintf(pr->reason, sizeof pr->reason, "%s", x->why[p] ? x->why[p] : "");
         pr->draws_total = 5;
+        pr->t_baseline_ms = base[p];
+        bool timed = p == KBV_PROTO_STRICT ? x->why[p] == NULL : x->why[0] == NULL;
+        if (timed) {
+            pr->t_kernel_ms = x->t;
+            pr->speedup = base[p] / x->t;
+            pr->sol_fraction = x->sol;
+        }
+        pr->mem_kernel_bytes = x->mem_kernel;
+        pr->mem_baseline_bytes = x->mem_base;
     }
-    if (fault) {
+    if (x->promoted)
+        kbv_proto_add_flag(&r->proto[KBV_PROTO_VERIFIED], "leaderboard-promoted");
+    if (x->fault) {
         r->has_fault = true;
-        snprintf(r->fault_kind, sizeof r->fault_kind, "%s", fault);
+        snprintf(r->fault_kind, sizeof r->fault_kind, "%s", x->fault);
         snprintf(r->fault_reason, sizeof r->fault_reason, "killed by signal 11");
     }
 }
 
-static void build_records(void)
-{
-    n_records = 0;
-    add("m1", 1, 1, 0, true, OK(1.0, 2.0, 100, 200, 0.5), OK(1.0, 1.0, 100, 200, 0.5),
-        OK(1.0, 1.0, 100, 200, 0.5), NULL);
-    add("m1", 1, 1, 1, true, OK(0.5, 2.0, 300, 200, 0.8), WRONG("D4: 3 elements outside"),
-        WRONG("D4: 3 elements outside"), NULL);
-    add("m1", 1, 2, 0, false, WRONG("compile error: x"), WRONG("compile error: x"),
-        WRONG("compile error: x"), NULL);
-    add("m1", 1, 3, 0, true, OK(2.5, 2.0, 100, 100, 0.2), OK(2.5, 1.0, 100, 100, 0.2),
-        WRONG("D6: relative L2 error over budget"), NULL);
-    add("m1", 2, 1, 0, true, OK(1.0, 3.0, 50, 100, 0.3), OK(1.0, 1.5, 50, 100, 0.3),
-        OK(1.0, 1.5, 50, 100, 0.3), NULL);
-    add("m1", 2, 2, 0, true, WRONG("crash: killed by signal 11"),
-        WRONG("crash: killed by signal 11"), WRONG("crash: killed by signal 11"), "crash");
-    add("m1", 2, 3, 0, true, OK(0.01, 1.0, 1, 1, 0.9), OK(0.01, 1.0, 1, 1, 0.9),
-        OK(0.01, 1.0, 1, 1, 0.9), NULL);
-    add("m2", 1, 1, 0, true, OK(2.0, 2.0, 200, 200, 0.1), OK(2.0, 1.0, 200, 200, 0.1),
-        OK(2.0, 1.0, 200, 200, 0.1), NULL);
-    add("m2", 1, 2, 0, true, WRONG("base#2: 7 elements outside"),
-        WRONG("base#2: 7 elements outside"), WRONG("base#2: 7 elements outside"), NULL);
-}
-
 /* ---- what every cell holds --------------------------------------------- */
+
+/* One column's numbers. */
+typedef struct col {
+    int correct;
+    double speedup, fallback, mem_eff, mem_eff_pct, mem_up_pct, sol;
+    double fast[KBV_FAST_COUNT];   /* Fast@0, 0.5, 0.8, 1, 1.5, 2 */
+} col;
 
 typedef struct expect {
     const char *model;
     int level;                     /* 0: pooled */
     int problems, sampled, samples, compiled;
+    col p[KBV_PROTO_COUNT];
+    /* the 2x2 (fp32+std is standard, tf32+hidden verified): correct, speedup, Fast@1 */
     struct {
         int correct;
-        double speedup, fallback, mem_eff, mem_eff_pct, mem_up_pct, sol;
-        double fast[KBV_FAST_COUNT];   /* Fast@0, 0.5, 0.8, 1, 1.5, 2 */
-    } p[KBV_PROTO_COUNT];
+        double speedup, fast1;
+    } fp32_hidden, tf32_std, tf32_hidden_1e4;
 } expect;
 
 /* Percent of n. */
@@ -128,37 +147,37 @@ static expect expected[5];
 
 static void build_expected(void)
 {
-    /* m1 level 1: 4 problems; solved under standard L1/1 (s1, 4x) and L1/3
-     * (0.8x: not > 0.8); verified L1/1 (s0, 1x) and L1/3 (0.4x); strict L1/1 */
-    expected[0] = (expect){"m1", 1, 4, 3, 4, 2, {
-        {2, sqrt(4 * 0.8), pow(4, 0.25), sqrt(200.0 / 300), 0, 50, sqrt(0.8 * 0.2),
-         {50, 50, 25, 25, 25, 25}},
-        {2, sqrt(0.4), 1, sqrt(2.0), 25, 0, sqrt(0.5 * 0.2), {50, 25, 25, 0, 0, 0}},
-        {1, 1, 1, 2, 25, 0, 0.5, {25, 25, 25, 0, 0, 0}},
-    }};
+    /* m1 level 1, 4 problems: standard solves L1/1 (s1, 4x) and L1/3 (0.8x:
+     * not > 0.8); verified and strict L1/1 (s0, 1x) */
+    col v1 = {1, 1, 1, 2, 25, 0, 0.5, {25, 25, 25, 0, 0, 0}};
+    expected[0] = (expect){"m1", 1, 4, 3, 4, 2,
+        {{2, sqrt(4 * 0.8), pow(4, 0.25), sqrt(200.0 / 300), 0, 50, sqrt(0.8 * 0.2),
+          {50, 50, 25, 25, 25, 25}},
+         v1, v1},
+        /* fp32+hidden: L1/1 s0 at 2x; tf32+std: s1 at 2x and L1/3 at 1.6/2.5 */
+        {1, 2, 25}, {2, sqrt(2 * 0.64), 25}, {0, NAN, NAN}};
     /* m1 level 2: L2/1 and L2/2 (L2/3 degenerate) */
-    expected[1] = (expect){"m1", 2, 2, 2, 2, 2, {
-        {1, 3, sqrt(3.0), 2, 50, 0, 0.3, {50, 50, 50, 50, 50, 50}},
-        {1, 1.5, sqrt(1.5), 2, 50, 0, 0.3, {50, 50, 50, 50, 0, 0}},
-        {1, 1.5, sqrt(1.5), 2, 50, 0, 0.3, {50, 50, 50, 50, 0, 0}},
-    }};
+    col v2 = {1, 1.5, sqrt(1.5), 2, 50, 0, 0.3, {50, 50, 50, 50, 0, 0}};
+    expected[1] = (expect){"m1", 2, 2, 2, 2, 2,
+        {{1, 3, sqrt(3.0), 2, 50, 0, 0.3, {50, 50, 50, 50, 50, 50}}, v2, v2},
+        {1, 3, 50}, {1, 1.5, 50}, {0, NAN, NAN}};
     /* m1 pooled: the 6 */
-    expected[2] = (expect){"m1", 0, 6, 5, 6, 4, {
-        {3, cbrt(4 * 0.8 * 3), pow(4 * 3, 1.0 / 6), cbrt(200.0 / 300 * 2), PCT(1, 6),
-         PCT(1, 3), cbrt(0.8 * 0.2 * 0.3), {PCT(3, 6), PCT(3, 6), PCT(2, 6), PCT(2, 6), PCT(2, 6),
-                                            PCT(2, 6)}},
-        {3, cbrt(0.4 * 1.5), pow(1.5, 1.0 / 6), cbrt(2.0 * 2), PCT(2, 6), 0,
-         cbrt(0.5 * 0.2 * 0.3), {PCT(3, 6), PCT(2, 6), PCT(2, 6), PCT(1, 6), 0, 0}},
-        {2, sqrt(1.5), pow(1.5, 1.0 / 6), 2, PCT(2, 6), 0, sqrt(0.5 * 0.3),
-         {PCT(2, 6), PCT(2, 6), PCT(2, 6), PCT(1, 6), 0, 0}},
-    }};
-    /* m2 level 1 (its pooled group is the same) */
+    col va = {2, sqrt(1.5), pow(1.5, 1.0 / 6), 2, PCT(2, 6), 0, sqrt(0.5 * 0.3),
+              {PCT(2, 6), PCT(2, 6), PCT(2, 6), PCT(1, 6), 0, 0}};
+    expected[2] = (expect){"m1", 0, 6, 5, 6, 4,
+        {{3, cbrt(4 * 0.8 * 3), pow(4 * 3, 1.0 / 6), cbrt(200.0 / 300 * 2), PCT(1, 6), PCT(1, 3),
+          cbrt(0.8 * 0.2 * 0.3),
+          {PCT(3, 6), PCT(3, 6), PCT(2, 6), PCT(2, 6), PCT(2, 6), PCT(2, 6)}},
+         va, va},
+        {2, sqrt(2 * 3.0), PCT(2, 6)}, {3, cbrt(2 * 0.64 * 1.5), PCT(2, 6)}, {0, NAN, NAN}};
+    /* m2 level 1 (its pooled group is the same): standard solves L1/1 (1x)
+     * and L1/4 (4x), verified L1/1 (0.5x) only, by a promotion */
+    col v3 = {1, 0.5, 1, 1, 0, 0, 0.1, {25, 0, 0, 0, 0, 0}};
     for (int k = 3; k < 5; k++)
-        expected[k] = (expect){"m2", k == 3 ? 1 : 0, 4, 2, 2, 2, {
-            {1, 1, 1, 1, 0, 0, 0.1, {25, 25, 25, 0, 0, 0}},
-            {1, 0.5, 1, 1, 0, 0, 0.1, {25, 0, 0, 0, 0, 0}},
-            {1, 0.5, 1, 1, 0, 0, 0.1, {25, 0, 0, 0, 0, 0}},
-        }};
+        expected[k] = (expect){"m2", k == 3 ? 1 : 0, 4, 3, 3, 3,
+            {{2, 2, pow(4, 0.25), 1, 0, 0, 0.2, {50, 50, 50, 25, 25, 25}}, v3, v3},
+            /* tf32+std: 0.5x and 1x (not > 1); at 1e-4 the promoted sample fails */
+            {1, 1, 0}, {2, sqrt(0.5), 0}, {0, NAN, 0}};
 }
 
 /* ---- the file, read back ------------------------------------------------ */
@@ -170,14 +189,15 @@ static char path[64];
 static int setup(void **state)
 {
     (void)state;
-    build_records();
+    for (int i = 0; i < N_DEFS; i++)
+        build_record(&defs[i], &records[i]);
     build_expected();
     snprintf(path, sizeof path, "/tmp/kbv-paper-XXXXXX");
     int fd = mkstemp(path);
     if (fd < 0)
         return -1;
     FILE *f = fdopen(fd, "w");
-    for (int i = 0; i < n_records; i++) {
+    for (int i = 0; i < N_DEFS; i++) {
         json_t *o;
         if (kbv_record_to_json(&records[i], &o) != KBV_OK)
             return -1;
@@ -235,7 +255,7 @@ static const kbv_group_metrics *group_of(const char *model, int level)
 static void test_every_metric(void **state)
 {
     (void)state;
-    assert_int_equal(data.records.n, 9);
+    assert_int_equal(data.records.n, N_DEFS);
     assert_int_equal(data.metrics.n, 5);   /* m1: all, L1, L2; m2: all, L1 */
     for (size_t e = 0; e < sizeof expected / sizeof expected[0]; e++) {
         const expect *x = &expected[e];
@@ -263,6 +283,28 @@ static void test_every_metric(void **state)
             for (int k = 0; k < KBV_FAST_COUNT; k++)
                 near(pm->fast_pct[k], x->p[p].fast[k], what);
         }
+        /* the 2x2: its corners are standard and verified */
+        const kbv_proto_metrics *c = g->cond;
+        snprintf(what, sizeof what, "%s L%d 2x2", x->model, x->level);
+        for (int p = 0; p < 2; p++) {
+            const kbv_proto_metrics *corner = &c[p == 0 ? KBV_COND_FP32_STD : KBV_COND_TF32_HIDDEN];
+            assert_int_equal(corner->n_correct, g->p[p].n_correct);
+            near(corner->speedup, g->p[p].speedup, what);
+            near(corner->fast_pct[KBV_FAST_HEADLINE], g->p[p].fast_pct[KBV_FAST_HEADLINE], what);
+        }
+        assert_int_equal(c[KBV_COND_FP32_HIDDEN].n_correct, x->fp32_hidden.correct);
+        near(c[KBV_COND_FP32_HIDDEN].speedup, x->fp32_hidden.speedup, what);
+        near(c[KBV_COND_FP32_HIDDEN].fast_pct[KBV_FAST_HEADLINE], x->fp32_hidden.fast1, what);
+        assert_int_equal(c[KBV_COND_TF32_STD].n_correct, x->tf32_std.correct);
+        near(c[KBV_COND_TF32_STD].speedup, x->tf32_std.speedup, what);
+        near(c[KBV_COND_TF32_STD].fast_pct[KBV_FAST_HEADLINE], x->tf32_std.fast1, what);
+        /* 1e-4: only m2's records (the leaderboard gate) say; its promoted sample fails */
+        const kbv_proto_metrics *tol = &c[KBV_COND_TF32_HIDDEN_1E4];
+        bool leaderboard = !strcmp(x->model, "m2");
+        assert_int_equal(tol->n_problems, leaderboard ? x->problems : 0);
+        assert_int_equal(tol->n_correct, x->tf32_hidden_1e4.correct);
+        near(tol->correct_pct, leaderboard ? 0 : NAN, what);
+        near(tol->speedup, x->tf32_hidden_1e4.speedup, what);
     }
     assert_int_equal(data.metrics.n_excluded, 1);
     assert_string_equal(data.metrics.excluded[0], "L2/3");
@@ -272,7 +314,7 @@ static void test_every_metric(void **state)
  *   s0: L1/1 2x, L1/2 not compiled, L1/3 0.8x, L1/4 none: compiled 50, correct 50,
  *       speedup sqrt(1.6), fallback 2^(1/4), Fast@1 25
  *   s1: L1/1 4x only: compiled 25, correct 25, speedup 4, fallback 4^(1/4), Fast@1 25
- * verified: s0 L1/1 1x and L1/3 0.4x (50%, sqrt(0.4)); s1 none (0%, speedup 0). */
+ * verified: s0 L1/1 1x (25%); s1 none (0%, speedup counted 0). */
 static void test_per_sample(void **state)
 {
     (void)state;
@@ -296,9 +338,10 @@ static void test_per_sample(void **state)
     near(ps->speedup.sd, (4 - sqrt(1.6)) / 2, "speedup sd");
     near(ps->fallback.mean, (pow(2, 0.25) + pow(4, 0.25)) / 2, "fallback mean");
     const kbv_per_sample *pv = &g->spread[KBV_PROTO_VERIFIED];
-    near(pv->correct_pct.mean, 25, "verified correct mean");
-    near(pv->correct_pct.sd, 25, "verified correct sd");
-    near(pv->speedup.mean, sqrt(0.4) / 2, "verified speedup mean (s1 counts 0)");
+    near(pv->correct_pct.mean, 12.5, "verified correct mean");
+    near(pv->correct_pct.sd, 12.5, "verified correct sd");
+    near(pv->speedup.mean, 0.5, "verified speedup mean (s1 counts 0)");
+    near(pv->speedup.sd, 0.5, "verified speedup sd");
 }
 
 /* Failures by reason, per sample, in the groups' tallies. */
@@ -312,12 +355,51 @@ static void test_failure_tallies(void **state)
     assert_int_equal(t[KBV_PROTO_STANDARD].failed, 2);
     assert_int_equal(t[KBV_PROTO_STANDARD].fail[KBV_FAIL_COMPILE], 1);
     assert_int_equal(t[KBV_PROTO_STANDARD].fail[KBV_FAIL_CRASH], 1);
-    assert_int_equal(t[KBV_PROTO_VERIFIED].failed, 3);
+    assert_int_equal(t[KBV_PROTO_VERIFIED].failed, 4);
     assert_int_equal(t[KBV_PROTO_VERIFIED].fail[KBV_FAIL_WRONG_BASE + 4], 1);
+    assert_int_equal(t[KBV_PROTO_VERIFIED].fail[KBV_FAIL_WRONG_BASE + 2], 1);
     assert_int_equal(t[KBV_PROTO_STRICT].failed, 4);
-    assert_int_equal(t[KBV_PROTO_STRICT].fail[KBV_FAIL_WRONG_BASE + 6], 1);
+    assert_int_equal(t[KBV_PROTO_STRICT].fail[KBV_FAIL_WRONG_BASE + 2], 1);
     g = kbv_report_group_of(&data, "m2", 1);
     assert_int_equal(data.tally[g][KBV_PROTO_STANDARD].fail[KBV_FAIL_WRONG_BASE], 1);
+}
+
+/* The attribution: L1/1 TF32 only (m1's and m2's speedups halve: a drop of
+ * exactly 50% counts), L1/2 neither (nobody solves it), L1/3 hidden only
+ * (m1 solves it under standard only; its drop is 1 - 1.6/2 = 20%), L1/4 both
+ * (m2: a drop of 75%, and wrong on D4); L2/1 TF32 only, L2/2 neither. */
+static void test_attribution(void **state)
+{
+    (void)state;
+    kbv_attribution at;
+    assert_int_equal(kbv_attribution_compute(&data, &at), KBV_OK);
+    assert_int_equal(at.n_rows, 3);
+    const int want[3][KBV_ATTR_COUNT + 1] = {
+        {1, 1, 1, 1, 4}, {1, 1, 0, 0, 2}, {2, 2, 1, 1, 6}};   /* neither, TF32, hidden, both */
+    for (int r = 0; r < 3; r++) {
+        assert_int_equal(at.rows[r].level, r < 2 ? r + 1 : 0);
+        for (int k = 0; k < KBV_ATTR_COUNT; k++)
+            assert_int_equal(at.rows[r].count[k], want[r][k]);
+        assert_int_equal(at.rows[r].total, want[r][KBV_ATTR_COUNT]);
+    }
+    static const struct {
+        const char *key;
+        int cls;
+        double drop;
+    } per[] = {{"L1/1", KBV_ATTR_TF32_ONLY, 0.5}, {"L1/2", KBV_ATTR_NEITHER, NAN},
+               {"L1/3", KBV_ATTR_HIDDEN_ONLY, 0.2}, {"L1/4", KBV_ATTR_BOTH, 0.75},
+               {"L2/1", KBV_ATTR_TF32_ONLY, 0.5}, {"L2/2", KBV_ATTR_NEITHER, NAN},
+               {"L2/3", -1, NAN}};
+    for (size_t i = 0; i < sizeof per / sizeof per[0]; i++) {
+        int q = -1;
+        for (int k = 0; k < data.n_problems; k++)
+            if (!strcmp(data.problems[k].key, per[i].key))
+                q = k;
+        assert_true(q >= 0);
+        assert_int_equal(at.problems[q].cls, per[i].cls);
+        near(at.problems[q].drop, per[i].drop, per[i].key);
+    }
+    kbv_attribution_free(&at);
 }
 
 /* ---- the same numbers in the files ------------------------------------------ */
@@ -415,7 +497,14 @@ static void test_markdown_tables(void **state)
     /* the pooled table: m1 over 6 problems, m2 over 4 */
     assert_non_null(strstr(md, "| m1 | 6 | 2.13\xC3\x97 | 50.0 | 33.3 | 1.10\xC3\x97 | 16.7 | "
                                "33.3 |"));
-    assert_non_null(strstr(md, "| m2 | 4 | 1.00\xC3\x97 | 25.0 | 0.0 |"));
+    assert_non_null(strstr(md, "| m2 | 4 | 2.00\xC3\x97 | 50.0 | 25.0 | 1.00\xC3\x97 | 0.0 | "
+                               "0.0 |"));
+    /* the attribution, per level: TF32 only, hidden only, both, neither, total */
+    assert_non_null(strstr(md, "| L1 | 1 | 1 | 1 | 1 | 4 |\n| L2 | 1 | 0 | 0 | 1 | 2 |\n"
+                               "| all | 2 (33.3%) | 1 (16.7%) | 1 (16.7%) | 2 (33.3%) | 6 |"));
+    /* the tolerance table: m1 cannot say at 1e-4, m2 loses its promoted sample */
+    assert_non_null(strstr(md, "| m1 | L1 | 4 | 25.0 | 1.00\xC3\x97 | - | - |"));
+    assert_non_null(strstr(md, "| m2 | L1 | 4 | 25.0 | 0.50\xC3\x97 | 0.0 | - |"));
     /* per sample, standard, m1 L1: compiled 37.5 +- 12.5, correct 37.5 +- 12.5 */
     assert_non_null(strstr(md, "| m1 | L1 | 2 | 37.5 \xC2\xB1 12.5 | 37.5 \xC2\xB1 12.5 | "
                                "2.63 \xC2\xB1 1.37 |"));
@@ -460,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_every_metric),
         cmocka_unit_test(test_per_sample),
         cmocka_unit_test(test_failure_tallies),
+        cmocka_unit_test(test_attribution),
         cmocka_unit_test(test_csv_cells),
         cmocka_unit_test(test_markdown_tables),
         cmocka_unit_test(test_summary_json),
