@@ -52,8 +52,8 @@ for f in tables.md tables.csv summary.json index.html; do
 done
 check "no temporary files left" bash -c "! ls '$out/report' '$out/report/figures' | grep -q '\.tmp$'"
 nfig=$(ls "$out/report/figures"/*.svg 2>/dev/null | wc -l)
-# 2 before/after + 3 CDFs + scatter + 5 models' failures + heat map
-check "12 figures as .svg files (found $nfig)" test "$nfig" -eq 12
+# 2 before/after + decomposed + tolerance + 3 CDFs + 3 memory-vs-speed + 5 models' failures + heat map
+check "16 figures as .svg files (found $nfig)" test "$nfig" -eq 16
 check "summary.json parses, with failure counts" "$py" -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -105,7 +105,7 @@ check "page: no script" bash -c "! grep -qi '<script' '$page'"
 check "page: no URL" bash -c "! grep -Eq 'https?:' '$page'"
 check "page: model name escaped" bash -c "grep -q 'beta&lt;b&gt;' '$page' && ! grep -q 'beta<b>' '$page'"
 check "page: compiler output escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$page"
-check "page: figures inline" test "$(grep -c '<svg ' "$page")" -eq 12
+check "page: figures inline" test "$(grep -c '<svg ' "$page")" -eq 16
 check "page: every sample anchored" test "$(grep -c '<section class="sample" id="s-m' "$page")" -eq 227
 check "page: reproduction commands" grep -q 'kbv dump L1/3 --full --dist D3 --seed [0-9]* --out dump-L1_3-D3' "$page"
 

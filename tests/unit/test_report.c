@@ -418,7 +418,8 @@ static void test_page(void **state)
     /* inline figures, one per planned figure, all closed */
     kbv_figure figs[64];
     int n = kbv_figures_plan(&data, KBV_PROTO_VERIFIED, figs, 64);
-    assert_int_equal(n, 2 + 3 + 1 + 2 + 1);
+    /* before/after x2, decomposed, tolerance, 3 CDFs, 3 memory-vs-speed, 2 failures, heat map */
+    assert_int_equal(n, 2 + 2 + 3 + 3 + 2 + 1);
     assert_int_equal(count(html, "<svg "), n);
     assert_int_equal(count(html, "</svg>"), n);
     /* the reproduction command carries the draw's own seed, derived from the run seed */

@@ -38,6 +38,7 @@
 #include <cmocka.h>
 
 #include "report/attribution.h"
+#include "report/figures.h"
 #include "report/report_data.h"
 #include "report/report_tables.h"
 
@@ -55,28 +56,38 @@ typedef struct sample_def {
     const char *why[KBV_PROTO_COUNT];
     const char *fault;
     bool promoted;                 /* verified correct by a leaderboard promotion */
+    const char *draws;             /* "LABEL" passes, "LABEL:a" fails allclose only,
+                                      ":s" strict's rule only, ":x" both */
 } sample_def;
 
 #define NO NAN
+#define BASE "base#0 base#1 base#2 base#3 base#4 "
 static const sample_def defs[] = {
-    {"m1", 1, 1, 0, true, 1.0, 2.0, 1.0, 100, 200, 0.5, {NULL, NULL, NULL}, NULL, false},
+    {"m1", 1, 1, 0, true, 1.0, 2.0, 1.0, 100, 200, 0.5, {NULL, NULL, NULL}, NULL, false,
+     BASE "D1 D2 D3 D4 D5 D6:a D7 D8"},
     {"m1", 1, 1, 1, true, 0.5, 2.0, 1.0, 300, 200, 0.8,
-     {NULL, "D4: 3 elements outside", "D4: 3 elements outside"}, NULL, false},
+     {NULL, "D4: 3 elements outside", "D4: 3 elements outside"}, NULL, false,
+     BASE "D1 D2:s D3 D4:x D5 D6 D7 D8"},
     {"m1", 1, 2, 0, false, NO, 2.0, 1.0, NO, NO, NO,
-     {"compile error: x", "compile error: x", "compile error: x"}, NULL, false},
+     {"compile error: x", "compile error: x", "compile error: x"}, NULL, false, ""},
     {"m1", 1, 3, 0, true, 2.5, 2.0, 1.6, 100, 100, 0.2,
-     {NULL, "D2: 9 elements outside", "D2: 9 elements outside"}, NULL, false},
-    {"m1", 2, 1, 0, true, 1.0, 3.0, 1.5, 50, 100, 0.3, {NULL, NULL, NULL}, NULL, false},
+     {NULL, "D2: 9 elements outside", "D2: 9 elements outside"}, NULL, false,
+     BASE "D1 D2:x D3 D4:x D5 D6:s D7 D8"},
+    {"m1", 2, 1, 0, true, 1.0, 3.0, 1.5, 50, 100, 0.3, {NULL, NULL, NULL}, NULL, false,
+     BASE "D1 D2 D3 D4 D5 D6 D7 D8"},
     {"m1", 2, 2, 0, true, NO, 3.0, 1.5, NO, NO, NO,
      {"crash: killed by signal 11", "crash: killed by signal 11", "crash: killed by signal 11"},
-     "crash", false},
-    {"m1", 2, 3, 0, true, 0.01, 1.0, 1.0, 1, 1, 0.9, {NULL, NULL, NULL}, NULL, false},
-    {"m2", 1, 1, 0, true, 2.0, 2.0, 1.0, 200, 200, 0.1, {NULL, NULL, NULL}, NULL, true},
+     "crash", false, "base#0 base#1"},
+    {"m1", 2, 3, 0, true, 0.01, 1.0, 1.0, 1, 1, 0.9, {NULL, NULL, NULL}, NULL, false,
+     BASE "D1 D2 D3 D4:x"},
+    {"m2", 1, 1, 0, true, 2.0, 2.0, 1.0, 200, 200, 0.1, {NULL, NULL, NULL}, NULL, true,
+     BASE "D1 D2 D3 D4 D5 D6 D7 D8"},
     {"m2", 1, 2, 0, true, NO, 2.0, 1.0, 100, 100, NO,
      {"base#2: 7 elements outside", "base#2: 7 elements outside", "base#2: 7 elements outside"},
-     NULL, false},
+     NULL, false, "base#0 base#1 base#2:x base#3 base#4 D1 D2 D3 D4 D5 D6 D7 D8"},
     {"m2", 1, 4, 0, true, 1.0, 4.0, 1.0, 100, 100, 0.4,
-     {NULL, "D4: 1 element outside", "D4: 1 element outside"}, NULL, false},
+     {NULL, "D4: 1 element outside", "D4: 1 element outside"}, NULL, false,
+     BASE "D1 D2 D3 D4:x D5 D6 D7 D8:s"},
 };
 #define N_DEFS (int)(sizeof defs / sizeof defs[0])
 
@@ -112,6 +123,19 @@ static void build_record(const sample_def *x, kbv_record *r)
     }
     if (x->promoted)
         kbv_proto_add_flag(&r->proto[KBV_PROTO_VERIFIED], "leaderboard-promoted");
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s", x->draws);
+    for (char *tok = strtok(spec, " "); tok; tok = strtok(NULL, " ")) {
+        kbv_draw_record *d = &r->draws[r->n_draws++];
+        memset(d, 0, sizeof *d);
+        char *how = strchr(tok, ':');
+        if (how)
+            *how++ = '\0';
+        snprintf(d->dist, sizeof d->dist, "%s", tok);
+        d->std_pass = !how || *how == 's';
+        d->strict_pass = !how || *how == 'a';
+        d->first_bad_ndim = -1;
+    }
     if (x->fault) {
         r->has_fault = true;
         snprintf(r->fault_kind, sizeof r->fault_kind, "%s", x->fault);
@@ -402,6 +426,112 @@ static void test_attribution(void **state)
     kbv_attribution_free(&at);
 }
 
+/* ---- the figures' data ------------------------------------------------- */
+
+/* Failures by distribution, every failed distribution of a sample counted,
+ * each by its own protocol's rule. m1 (6 samples): D2 once (L1/3; L1/1 s1's
+ * D2 is over strict's budget only, which does not judge D2 here), D4 twice
+ * (L1/1 s1 and L1/3: both of L1/3's failed configs count), D6 once (L1/3 by
+ * strict's rule; L1/1 s0's allclose miss there is not a failure: allclose
+ * does not judge D6); faults: the compile error and the crash. m2 (3):
+ * base (L1/2), D4 and D8 (L1/4). */
+static void test_failures_by_distribution(void **state)
+{
+    (void)state;
+    kbv_failure_counts fc;
+    kbv_figure_failure_counts(&data, kbv_report_model_index(&data, "m1"), &fc);
+    assert_int_equal(fc.samples, 6);
+    const int m1[KBV_DIST_SLOTS] = {0, 0, 1, 0, 2, 0, 1, 0, 0, 0};   /* base, D1..D8, H */
+    for (int k = 0; k < KBV_DIST_SLOTS; k++)
+        assert_int_equal(fc.dist[k], m1[k]);
+    assert_int_equal(fc.fault[KBV_STACK_COMPILE], 1);
+    assert_int_equal(fc.fault[KBV_STACK_CRASH], 1);
+    assert_int_equal(fc.fault[KBV_STACK_LOAD] + fc.fault[KBV_STACK_TIMEOUT] +
+                         fc.fault[KBV_STACK_OTHER], 0);
+    kbv_figure_failure_counts(&data, kbv_report_model_index(&data, "m2"), &fc);
+    assert_int_equal(fc.samples, 3);
+    const int m2[KBV_DIST_SLOTS] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+    for (int k = 0; k < KBV_DIST_SLOTS; k++)
+        assert_int_equal(fc.dist[k], m2[k]);
+    for (int k = 0; k < KBV_STACK_COUNT; k++)
+        assert_int_equal(fc.fault[k], 0);
+}
+
+static int problem_of(const char *key)
+{
+    for (int q = 0; q < data.n_problems; q++)
+        if (!strcmp(data.problems[q].key, key))
+            return q;
+    fail_msg("no problem %s", key);
+    return -1;
+}
+
+/* The per-problem scatters' points: the chosen sample's speedup and memory
+ * ratio; none for an unsolved, absent or degenerate problem. The per-level
+ * panels plot each group's speedup and mem eff, checked above. */
+static void test_scatter_points(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model, *key;
+        kbv_protocol p;
+        bool has;
+        double x, y;
+    } pts[] = {
+        {"m1", "L1/1", KBV_PROTO_STANDARD, true, 4, 200.0 / 300},
+        {"m1", "L1/1", KBV_PROTO_VERIFIED, true, 1, 2},
+        {"m1", "L1/3", KBV_PROTO_STANDARD, true, 0.8, 1},
+        {"m1", "L1/3", KBV_PROTO_VERIFIED, false, NAN, NAN},
+        {"m1", "L1/4", KBV_PROTO_STANDARD, false, NAN, NAN},
+        {"m1", "L2/1", KBV_PROTO_STRICT, true, 1.5, 2},
+        {"m1", "L2/3", KBV_PROTO_STANDARD, false, NAN, NAN},
+        {"m2", "L1/4", KBV_PROTO_STANDARD, true, 4, 1},
+    };
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+        double x, y;
+        bool has = kbv_figure_problem_point(&data, kbv_report_model_index(&data, pts[i].model),
+                                            problem_of(pts[i].key), pts[i].p, &x, &y);
+        assert_int_equal(has, pts[i].has);
+        if (has) {
+            near(x, pts[i].x, pts[i].key);
+            near(y, pts[i].y, pts[i].key);
+        }
+    }
+}
+
+/* Every figure draws, and the plan names the paper's figures. */
+static void test_figures_written(void **state)
+{
+    (void)state;
+    kbv_figure figs[64];
+    int n = kbv_figures_plan(&data, KBV_PROTO_VERIFIED, figs, 64);
+    /* before/after x2, decomposed, tolerance, 3 CDFs, scatter, per level, per model,
+     * 2 models' failures, heat map */
+    assert_int_equal(n, 13);
+    bool level_points = false, grid = false, decomposed = false, tolerance = false;
+    for (int i = 0; i < n; i++) {
+        char *svg = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&svg, &len);
+        assert_int_equal(kbv_figure_write(f, &data, &figs[i], true), KBV_OK);
+        fclose(f);
+        assert_non_null(strstr(svg, "</svg>"));
+        level_points |= figs[i].kind == KBV_FIG_LEVEL_POINTS && strstr(svg, "Level 2");
+        /* verified: m1's L1/1 at 1x, 2x; m2's L1/4 is wrong on D4, no point */
+        grid |= figs[i].kind == KBV_FIG_SCATTER_GRID &&
+                strstr(svg, "m1, L1/1 sample 0: speedup 1.00\xC3\x97, memory efficiency "
+                            "2.00\xC3\x97") &&
+                !strstr(svg, "m2, L1/4");
+        decomposed |= figs[i].kind == KBV_FIG_DECOMPOSED && strstr(svg, "fp32+hidden");
+        tolerance |= figs[i].kind == KBV_FIG_TOLERANCE && strstr(svg, "verified at 1e-4");
+        free(svg);
+    }
+    assert_true(level_points);
+    assert_true(grid);
+    assert_true(decomposed);
+    assert_true(tolerance);
+}
+
 /* ---- the same numbers in the files ------------------------------------------ */
 
 /* The field `name` of the CSV row that starts with `key`, as a number (NAN
@@ -550,6 +680,9 @@ int main(void)
         cmocka_unit_test(test_per_sample),
         cmocka_unit_test(test_failure_tallies),
         cmocka_unit_test(test_attribution),
+        cmocka_unit_test(test_failures_by_distribution),
+        cmocka_unit_test(test_scatter_points),
+        cmocka_unit_test(test_figures_written),
         cmocka_unit_test(test_csv_cells),
         cmocka_unit_test(test_markdown_tables),
         cmocka_unit_test(test_summary_json),
