@@ -24,7 +24,7 @@ static void usage(FILE *f)
             "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
             "                  [--denominator suite|sampled] [--degenerate FILE]\n"
             "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
-            "                  [--model-a NAME] [--model-b NAME]\n\n"
+            "                  [--model-a NAME] [--model-b NAME] [--noise RUN.jsonl]...\n\n"
             "Reads results files (records of the same model, problem and sample: the last\n"
             "wins), prints the metrics table, and with --out writes into DIR (created):\n"
             "  tables.md      per model, level and pooled: the three protocols side by side,\n"
@@ -50,8 +50,16 @@ static void usage(FILE *f)
             "                   lines, or one problem key (L2/23) per line; default: the\n"
             "                   paper's list (L2/23, L2/80, L2/83)\n"
             "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
-            "                   kernel times with their noise (a difference within\n"
-            "                   2 sqrt(sdA^2 + sdB^2) is \"no change\"); --out writes compare.md\n"
+            "                   kernel times judged against the noise between runs (a\n"
+            "                   difference within 2 sqrt(n^2 + rA^2 + rB^2) in log time is\n"
+            "                   \"no change\"; n the run-to-run noise, rA and rB each\n"
+            "                   run's own spread); --out writes compare.md\n"
+            "  --noise RUN.jsonl\n"
+            "                   a run of the same code as another --noise run (repeat the\n"
+            "                   option: bench/repeatability.sh's run-N/results.jsonl): the\n"
+            "                   run-to-run noise, per problem. Without it, the noise of\n"
+            "                   A's and B's baselines when each measured them anew; when\n"
+            "                   they share them, differences are shown, not judged\n"
             "  --model-a NAME, --model-b NAME\n"
             "                   the model to compare in a file that holds several\n"
             "  --help           this text\n\n"
@@ -81,6 +89,8 @@ typedef struct report_opts {
     kbv_protocol protocol;
     kbv_denominator denominator;
     const char *degenerate;
+    const char *noise[MAX_INPUTS];
+    int n_noise;
 } report_opts;
 
 static bool parse_protocol(const char *s, kbv_protocol *out)
@@ -113,6 +123,10 @@ static int parse_args(int argc, char **argv, report_opts *o)
             o->model_a = argv[++a];
         } else if (!strcmp(arg, "--model-b") && has_value) {
             o->model_b = argv[++a];
+        } else if (!strcmp(arg, "--noise") && has_value) {
+            if (o->n_noise == MAX_INPUTS)
+                return fail_line("too many --noise runs (at most 256)");
+            o->noise[o->n_noise++] = argv[++a];
         } else if (!strcmp(arg, "--degenerate") && has_value) {
             o->degenerate = argv[++a];
         } else if (!strcmp(arg, "--denominator") && has_value) {
@@ -143,8 +157,10 @@ static int parse_args(int argc, char **argv, report_opts *o)
         return fail_line("--compare takes exactly two results files: A.jsonl B.jsonl");
     if (!o->compare && o->n_inputs == 0)
         return fail_line("no results file given (usage: kbv report RESULTS.jsonl... --out DIR)");
-    if (!o->compare && (o->model_a || o->model_b))
-        return fail_line("--model-a and --model-b go with --compare");
+    if (!o->compare && (o->model_a || o->model_b || o->n_noise))
+        return fail_line("--model-a, --model-b and --noise go with --compare");
+    if (o->n_noise == 1)
+        return fail_line("--noise needs two runs or more of the same code (repeat the option)");
     return -1;
 }
 
@@ -330,7 +346,8 @@ static int run_report(const report_opts *o)
 static int run_compare(const report_opts *o)
 {
     kbv_comparison c;
-    if (kbv_compare_load(o->inputs[0], o->inputs[1], o->model_a, o->model_b, &c) != KBV_OK)
+    if (kbv_compare_load(o->inputs[0], o->inputs[1], o->model_a, o->model_b, o->noise, o->n_noise,
+                         &c) != KBV_OK)
         return fail_status();
     kbv_compare_print(stdout, &c, o->protocol);
     int status = 0;

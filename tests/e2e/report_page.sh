@@ -116,7 +116,8 @@ check "deterministic: a figure" cmp "$out/report/figures/heatmap-verified.svg" "
 
 # ---- --compare and errors ------------------------------------------------------
 if "$kbv" report --compare "$data/compare_a.jsonl" "$data/compare_b.jsonl" --out "$out/cmp" \
-        >"$out/compare.txt" 2>&1; then
+        --noise "$data/compare_noise_1.jsonl" --noise "$data/compare_noise_2.jsonl" \
+        --noise "$data/compare_noise_3.jsonl" >"$out/compare.txt" 2>&1; then
     ok "kbv report --compare exits 0"
 else
     bad "kbv report --compare failed: $(tail -n 1 "$out/compare.txt")"
@@ -125,6 +126,12 @@ check "compare: a change inside the noise is no change" grep -q "^L1/1 .*no chan
 check "compare: a change beyond the noise is faster" grep -q "^L1/2 .*B faster 1.25x" "$out/compare.txt"
 check "compare: broken and fixed" bash -c "grep -q '^L1/3 .*broken' '$out/compare.txt' && grep -q '^L1/4 .*fixed' '$out/compare.txt'"
 check "compare: compare.md written" grep -q '^## strict (vs tf32)' "$out/cmp/compare.md"
+check "compare: the noise from the repeats" grep -q "from 3 repeated runs" "$out/compare.txt"
+"$kbv" report --compare "$data/compare_a.jsonl" "$data/compare_b.jsonl" >"$out/compare-unknown.txt" 2>&1
+check "compare without repeats, baselines shared: not judged" \
+    bash -c "grep -q 'Run-to-run noise (verified): unknown' '$out/compare-unknown.txt' && grep -q '^L1/2 .*B faster 1.25x (run-to-run noise unknown)' '$out/compare-unknown.txt'"
+"$kbv" report --compare "$data/compare_a.jsonl" "$data/compare_b.jsonl" --noise "$data/compare_noise_1.jsonl" >/dev/null 2>"$out/one-noise.err"
+check "--noise with one run: exit 2" test $? -eq 2
 "$kbv" report "$data/no-such.jsonl" --out "$out/x" >/dev/null 2>"$out/missing.err"
 check "missing results file: exit 2" test $? -eq 2
 check "missing results file: says which" grep -q "no-such.jsonl" "$out/missing.err"

@@ -478,32 +478,75 @@ static void test_noise_rule(void **state)
 {
     (void)state;
     bool known;
-    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.99, 0.01, &known), KBV_CHANGE_SAME);
+    /* run-to-run noise 0.01 in log time, each run's own spread 1% */
+    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.99, 0.0099, 0.01, &known), KBV_CHANGE_SAME);
     assert_true(known);
-    /* the boundary is inside: |d| = 2 sqrt(sA^2 + sB^2) */
-    assert_int_equal(kbv_compare_times(2.0, 0.3, 1.0, 0.4, &known), KBV_CHANGE_SAME);
-    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.9, 0.01, &known), KBV_CHANGE_FASTER);
-    assert_int_equal(kbv_compare_times(1.0, 0.01, 1.1, 0.01, &known), KBV_CHANGE_SLOWER);
-    assert_int_equal(kbv_compare_times(1.0, NAN, 0.99, 0.01, &known), KBV_CHANGE_FASTER);
+    /* the boundary: |log(tA / tB)| against 2 sqrt(n^2 + rA^2 + rB^2) = 2 * 0.05 */
+    assert_int_equal(kbv_compare_times(exp(0.0999), 0, 1.0, 0, 0.05, &known), KBV_CHANGE_SAME);
+    assert_int_equal(kbv_compare_times(exp(0.1001), 0, 1.0, 0, 0.05, &known), KBV_CHANGE_FASTER);
+    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.9, 0.009, 0.01, &known), KBV_CHANGE_FASTER);
+    assert_int_equal(kbv_compare_times(1.0, 0.01, 1.1, 0.011, 0.01, &known), KBV_CHANGE_SLOWER);
+    /* a run's spread not recorded adds nothing; the run-to-run noise still judges */
+    assert_int_equal(kbv_compare_times(1.0, NAN, 0.99, 0.01, 0.01, &known), KBV_CHANGE_SAME);
+    assert_true(known);
+    /* the within-run spread alone does not judge: two runs of identical code differ by more */
+    assert_int_equal(kbv_compare_times(1.0, 0.001, 0.5, 0.001, NAN, &known),
+                     KBV_CHANGE_UNJUDGED);
     assert_false(known);
-    assert_int_equal(kbv_compare_times(NAN, 0.01, 0.99, 0.01, &known), KBV_CHANGE_UNTIMED);
+    assert_int_equal(kbv_compare_times(1.0, 0.001, 1.0, 0.001, NAN, &known), KBV_CHANGE_SAME);
+    assert_int_equal(kbv_compare_times(NAN, 0.01, 0.99, 0.01, 0.01, &known), KBV_CHANGE_UNTIMED);
     kbv_proto_result r;
     r.t_kernel_spread_ms = 1.349;
     assert_near(kbv_compare_sigma(&r, KBV_PROTO_STRICT), 1.0);
     assert_near(kbv_compare_sigma(&r, KBV_PROTO_VERIFIED), 1.349);
 }
 
+/* The noise of three repeats of A's code (make_fixtures.py compare_noise):
+ * L1/1..7 at t x (0.99, 1, 1.01), L1/8 at t x (0.7, 1, 1.3). */
+static void test_noise_from_repeats(void **state)
+{
+    (void)state;
+    const char *runs[] = {FIXTURE("compare_noise_1.jsonl"), FIXTURE("compare_noise_2.jsonl"),
+                          FIXTURE("compare_noise_3.jsonl")};
+    kbv_noise n;
+    assert_int_equal(kbv_noise_from_repeats(runs, 3, &n), KBV_OK);
+    assert_int_equal(n.n_runs, 3);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        assert_int_equal(n.source[p], KBV_NOISE_REPEATS);
+        assert_int_equal(n.n_estimates[p], 7);
+    }
+    double l[3] = {log(0.99), 0, log(1.01)}, m = (l[0] + l[1] + l[2]) / 3, v = 0;
+    for (int i = 0; i < 3; i++)
+        v += (l[i] - m) * (l[i] - m) / 2;
+    /* two runs differ by sqrt(2) sd: the sample's own */
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STANDARD, "gamma", 1, 1, 0), sqrt(2 * v));
+    double l8[3] = {log(0.7), 0, log(1.3)}, m8 = (l8[0] + l8[1] + l8[2]) / 3, v8 = 0;
+    for (int i = 0; i < 3; i++)
+        v8 += (l8[i] - m8) * (l8[i] - m8) / 2;
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STRICT, "gamma", 1, 8, 0), sqrt(2 * v8));
+    /* another model's sample of L1/8: the problem's, over the repeats' samples of it */
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STRICT, "delta", 1, 8, 3), sqrt(2 * v8));
+    /* a problem the repeats lack: the pooled value, over every sample time */
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STANDARD, "gamma", 1, 4, 0),
+                sqrt(2 * (6 * v + v8) / 7));
+    assert_int_equal(n.n_keys, 7);
+    kbv_noise_free(&n);
+}
+
 static void test_compare_runs(void **state)
 {
     (void)state;
     kbv_comparison c;
+    const char *runs[] = {FIXTURE("compare_noise_1.jsonl"), FIXTURE("compare_noise_2.jsonl"),
+                          FIXTURE("compare_noise_3.jsonl")};
     assert_int_equal(kbv_compare_load(FIXTURE("compare_a.jsonl"), FIXTURE("compare_b.jsonl"),
-                                      NULL, NULL, &c),
+                                      NULL, NULL, runs, 3, &c),
                      KBV_OK);
     assert_int_equal(c.n_rows, 8);
+    /* L1/8: B 1.3x slower, but its own repeats spread 0.7x to 1.3x: within the noise */
     const kbv_change want_std[] = {KBV_CHANGE_SAME,   KBV_CHANGE_FASTER, KBV_CHANGE_BROKEN,
                                    KBV_CHANGE_FIXED,  KBV_CHANGE_FASTER, KBV_CHANGE_ONLY_A,
-                                   KBV_CHANGE_FASTER, KBV_CHANGE_SLOWER};
+                                   KBV_CHANGE_FASTER, KBV_CHANGE_SAME};
     for (int i = 0; i < 8; i++) {
         const kbv_compare_row *r = &c.rows[KBV_PROTO_STANDARD][i];
         assert_int_equal(r->id, i + 1);
@@ -511,9 +554,13 @@ static void test_compare_runs(void **state)
             fail_msg("L1/%d: %s, want %s", i + 1, kbv_change_name(r->change),
                      kbv_change_name(want_std[i]));
     }
-    assert_false(c.rows[KBV_PROTO_STANDARD][4].noise_known);
-    /* strict: IQR 0.2 on both sides is sigma 0.148, so 1.0 vs 0.7 is within the noise */
-    assert_int_equal(c.rows[KBV_PROTO_STRICT][6].change, KBV_CHANGE_SAME);
+    /* A records no sd on L1/5: its spread adds nothing, the run-to-run noise judges */
+    assert_true(c.rows[KBV_PROTO_STANDARD][4].noise_known);
+    /* strict L1/7: IQR 0.2 on both sides is a standard error of 0.148 x 1.2533 / sqrt(30) =
+     * 0.034 on a median of 30 trials; with the repeats' 1.4% between runs, 1.0 against 0.7
+     * is beyond the noise */
+    assert_int_equal(c.rows[KBV_PROTO_STRICT][6].change, KBV_CHANGE_FASTER);
+    assert_near(c.rows[KBV_PROTO_STRICT][6].a.stderr_ms, 0.2 / 1.349 * 1.2533 / sqrt(30));
     assert_int_equal(c.counts[KBV_PROTO_STANDARD][KBV_CHANGE_FASTER], 3);
 
     char *md;
@@ -524,13 +571,39 @@ static void test_compare_runs(void **state)
     assert_non_null(strstr(md, "| L1/1 | correct | correct |"));
     assert_non_null(strstr(md, "no change (within noise) |"));
     assert_non_null(strstr(md, "| L1/4 | compile | correct |"));
-    assert_non_null(strstr(md, "B faster 2.00x (noise unknown)"));
+    assert_non_null(strstr(md, "from 3 repeated runs, 7 sample times"));
     free(md);
     char *text;
     CAPTURE(text, (kbv_compare_print(f, &c, KBV_PROTO_STRICT), KBV_OK));
     assert_non_null(strstr(text, "strict protocol"));
     assert_non_null(strstr(text, "1.000 ms IQR 0.200 ms"));
     free(text);
+    kbv_compare_free(&c);
+
+    /* no repeats, and A and B share their baselines (bit for bit): nothing is judged */
+    assert_int_equal(kbv_compare_load(FIXTURE("compare_a.jsonl"), FIXTURE("compare_b.jsonl"),
+                                      NULL, NULL, NULL, 0, &c),
+                     KBV_OK);
+    assert_int_equal(c.noise.source[KBV_PROTO_STANDARD], KBV_NOISE_NONE);
+    assert_int_equal(c.rows[KBV_PROTO_STANDARD][1].change, KBV_CHANGE_UNJUDGED);
+    assert_int_equal(c.counts[KBV_PROTO_STANDARD][KBV_CHANGE_FASTER], 0);
+    CAPTURE(md, kbv_compare_markdown(f, &c));
+    assert_non_null(strstr(md, "B faster 1.25x (run-to-run noise unknown)"));
+    free(md);
+    kbv_compare_free(&c);
+
+    /* B's baselines measured anew: |log| ratios 0.0198, 0.0202, 0.0296, 0.0305 on L1/1,
+     * L1/2, L1/5, L1/7 (L1/8's equal: one cached measurement, left out; L1/3 and L1/4 have a
+     * baseline on one side only); 1.4826 x their median */
+    assert_int_equal(kbv_compare_load(FIXTURE("compare_a.jsonl"),
+                                      FIXTURE("compare_b_rebased.jsonl"), NULL, NULL, NULL, 0, &c),
+                     KBV_OK);
+    assert_int_equal(c.noise.source[KBV_PROTO_VERIFIED], KBV_NOISE_BASELINES);
+    assert_int_equal(c.noise.n_estimates[KBV_PROTO_VERIFIED], 4);
+    assert_close(c.noise.pooled[KBV_PROTO_VERIFIED],
+                 1.4826 * (fabs(log(0.98)) + fabs(log(1.03))) / 2, 1e-12);
+    assert_int_equal(c.rows[KBV_PROTO_STANDARD][0].change, KBV_CHANGE_SAME);
+    assert_int_equal(c.rows[KBV_PROTO_STANDARD][1].change, KBV_CHANGE_FASTER);
     kbv_compare_free(&c);
 }
 
@@ -539,18 +612,18 @@ static void test_compare_needs_a_model(void **state)
     (void)state;
     kbv_comparison c;
     kbv_status st = kbv_compare_load(FIXTURE("small.jsonl"), FIXTURE("compare_b.jsonl"), NULL,
-                                     NULL, &c);
+                                     NULL, NULL, 0, &c);
     assert_int_equal(st, KBV_ERR_INVALID);
     assert_non_null(strstr(kbv_last_error(), "--model-a"));
     kbv_clear_error();
     assert_int_equal(kbv_compare_load(FIXTURE("small.jsonl"), FIXTURE("compare_b.jsonl"),
-                                      "beta<b>", NULL, &c),
+                                      "beta<b>", NULL, NULL, 0, &c),
                      KBV_OK);
     /* beta has L1/1-3, B has L1/1-5, L1/7, L1/8 */
     assert_int_equal(c.n_rows, 7);
     kbv_compare_free(&c);
     assert_int_equal(kbv_compare_load(FIXTURE("small.jsonl"), FIXTURE("compare_b.jsonl"),
-                                      "nobody", NULL, &c),
+                                      "nobody", NULL, NULL, 0, &c),
                      KBV_ERR_NOT_FOUND);
     kbv_clear_error();
     const char *missing = FIXTURE("no-such-file.jsonl");
@@ -573,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_page),
         cmocka_unit_test(test_figures_deterministic),
         cmocka_unit_test(test_noise_rule),
+        cmocka_unit_test(test_noise_from_repeats),
         cmocka_unit_test(test_compare_runs),
         cmocka_unit_test(test_compare_needs_a_model),
     };

@@ -150,6 +150,37 @@ def compare_runs():
     return a, b
 
 
+def compare_noise(runs=3):
+    """Repeats of A's code (bench/repeatability.sh's run-N/results.jsonl): each time
+    within 1% of A's from run to run, L1/8's within 30%."""
+    out = []
+    for r in range(runs):
+        e = (-0.01, 0.0, 0.01)[r % 3]
+        recs = []
+        for pid in (1, 2, 3, 5, 6, 7, 8):
+            f = 1 + (30 * e if pid == 8 else e)
+            recs.append(record("gamma", 1, pid, 0, correct3(1.0 * f, 1.0, spread=0.01,
+                                                            strict_tk=1.0 * f, iqr=0.02),
+                               all_pass(), seed=10 + r))
+        out.append(recs)
+    return out
+
+
+def rebased(recs, factors):
+    """The same records with each problem's baselines measured anew: scaled by its factor."""
+    out = []
+    for r in recs:
+        r = json.loads(json.dumps(r))
+        f = factors.get(r["problem_id"], 1.0)
+        for p in r["protocols"].values():
+            if p.get("t_baseline_ms"):
+                p["t_baseline_ms"] *= f
+                if p.get("t_kernel_ms"):
+                    p["speedup"] = p["t_baseline_ms"] / p["t_kernel_ms"]
+        out.append(r)
+    return out
+
+
 def example():
     rng = random.Random(20240611)
     models = ["frontier-model-x", "open-coder-32b", "baseline-agent"]
@@ -222,4 +253,9 @@ if __name__ == "__main__":
     a, b = compare_runs()
     write("compare_a.jsonl", a)
     write("compare_b.jsonl", b)
+    # B again, its baselines measured anew (L1/8's the same measurement, from a cache)
+    write("compare_b_rebased.jsonl", rebased(b, {1: 1.02, 2: 0.98, 3: 1.01, 4: 0.99, 5: 1.03,
+                                                 7: 0.97}))
+    for i, recs in enumerate(compare_noise(), 1):
+        write("compare_noise_%d.jsonl" % i, recs)
     write("example.jsonl", example())
