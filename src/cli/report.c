@@ -324,14 +324,24 @@ static int run_report(const report_opts *o)
     if (loaded != KBV_OK)
         return fail_status();
     if (d.malformed && d.records.n == 0) {
-        fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)\n",
-                joined, d.malformed, d.malformed == 1 ? "" : "s", d.malformed_where);
+        fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)%s\n",
+                joined, d.malformed, d.malformed == 1 ? "" : "s", d.malformed_where,
+                d.newer ? "; of them records of a later schema: a newer kbv reads them" : "");
         kbv_report_data_free(&d);
         return 2;
     }
-    if (d.malformed)
-        fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n", d.malformed,
-                d.malformed == 1 ? "" : "s", d.malformed_where);
+    if (d.malformed > d.newer)
+        fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n",
+                d.malformed - d.newer, d.malformed - d.newer == 1 ? "" : "s", d.malformed_where);
+    if (d.newer)
+        fprintf(stderr, "kbv report: %d record%s of schema %d, written by a newer kbv, not read "
+                        "(this kbv reads schema %d; first: %s): a newer kbv reports them\n",
+                d.newer, d.newer == 1 ? "" : "s", d.newest_schema, KBV_RESULTS_SCHEMA,
+                d.newer_where);
+    for (int k = 0; k < KBV_LEGACY_COUNT; k++)
+        if (d.legacy[k])
+            fprintf(stderr, "kbv report: note: %d record%s %s\n", d.legacy[k],
+                    d.legacy[k] == 1 ? "" : "s", kbv_legacy_note(k));
     kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate};
     kbv_table_print(stdout, &d.metrics, &info);
     int status = 0;

@@ -799,13 +799,26 @@ kbv_status kbv_html_write(FILE *f, const kbv_report_data *d, const kbv_html_opts
     fputs(" &middot; size ", f);
     esc(f, d->size);
     fprintf(f, " &middot; kbv %s</p>\n", KBV_VERSION);
-    if (d->malformed)
-        fprintf(f, "<p class=\"bad\">%d malformed line%s skipped (first: ", d->malformed,
-                d->malformed == 1 ? "" : "s");
-    if (d->malformed) {
+    if (d->malformed > d->newer) {
+        fprintf(f, "<p class=\"bad\">%d malformed line%s skipped (first: ", d->malformed - d->newer,
+                d->malformed - d->newer == 1 ? "" : "s");
         esc(f, d->malformed_where);
         fputs(").</p>\n", f);
     }
+    if (d->newer) {
+        fprintf(f, "<p class=\"bad\">%d record%s of schema %d, written by a newer kbv, not read "
+                   "(this kbv reads schema %d; first: ", d->newer, d->newer == 1 ? "" : "s",
+                d->newest_schema, KBV_RESULTS_SCHEMA);
+        esc(f, d->newer_where);
+        fputs("): a newer kbv reports them.</p>\n", f);
+    }
+    for (int k = 0; k < KBV_LEGACY_COUNT; k++)
+        if (d->legacy[k]) {
+            fprintf(f, "<p class=\"note\">Note: %d record%s ", d->legacy[k],
+                    d->legacy[k] == 1 ? "" : "s");
+            esc(f, kbv_legacy_note(k));
+            fputs(".</p>\n", f);
+        }
     fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#figures\">Figures</a>"
           "<a href=\"#pooled\">Pooled</a><a href=\"#metrics\">All metrics</a>"
           "<a href=\"#per-sample\">Per sample</a><a href=\"#decomposition\">Decomposition</a><a href=\"#failures\">Failures and flags</a>"

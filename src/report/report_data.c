@@ -169,6 +169,12 @@ kbv_status kbv_report_data_load(const char *const *paths, int n_paths,
             snprintf(d->malformed_where, sizeof d->malformed_where, "%s line %d", paths[i],
                      one.first_malformed_line);
         d->malformed += one.malformed;
+        if (one.newer && d->newer == 0)
+            snprintf(d->newer_where, sizeof d->newer_where, "%s line %d", paths[i],
+                     one.first_newer_line);
+        d->newer += one.newer;
+        if (one.newest_schema > d->newest_schema)
+            d->newest_schema = one.newest_schema;
         for (int k = 0; k < one.n; k++)
             KBV_TRY_GOTO(kbv_record_list_push(&d->records, &one.items[k]), st, fail);
         kbv_record_list_free(&one);
@@ -456,6 +462,8 @@ kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cf
         kbv_report_sample *s = &d->samples[d->n_samples++];
         s->rec = o[i].r;
         s->model = d->n_models - 1;
+        for (int k = 0; k < KBV_LEGACY_COUNT; k++)
+            d->legacy[k] += (s->rec->legacy >> k) & 1;
     }
     KBV_TRY_GOTO(index_problems(d, o, n), st, done);
 

@@ -99,8 +99,12 @@ typedef struct kbv_report_data {
     kbv_denominator denominator;
     kbv_suite suite;          /* the config's, with every problem a record names */
     kbv_record_list records;  /* every record read, in order */
-    int malformed;            /* lines skipped while reading */
+    int malformed;            /* lines skipped while reading (torn, foreign or newer) */
     char malformed_where[1100];  /* "FILE line N" of the first one */
+    int newer;                /* of them, records of a later schema (a newer kbv wrote them) */
+    int newest_schema;
+    char newer_where[1100];   /* "FILE line N" of the first one */
+    int legacy[KBV_LEGACY_COUNT];   /* samples whose record lacks what bit k says */
 
     int n_models;
     char (*models)[128];      /* sorted as the metrics sort them */

@@ -482,6 +482,14 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
         fputs(").", f);
     }
     fputs("\n\n", f);
+    if (d->newer)
+        fprintf(f, "%d record%s of schema %d, written by a newer kbv, not read (this kbv reads "
+                   "schema %d).\n\n", d->newer, d->newer == 1 ? "" : "s", d->newest_schema,
+                KBV_RESULTS_SCHEMA);
+    for (int k = 0; k < KBV_LEGACY_COUNT; k++)
+        if (d->legacy[k])
+            fprintf(f, "Note: %d record%s %s.\n\n", d->legacy[k], d->legacy[k] == 1 ? "" : "s",
+                    kbv_legacy_note(k));
     if (n == 0)
         fputs("No records.\n", f);
     else {
@@ -619,6 +627,14 @@ kbv_status kbv_report_summary(const kbv_report_data *d, const kbv_summary_info *
     put(o, "models", models, &bad);
     put(o, "failures_are",
         json_string("samples failing each protocol, by reason (docs/REPORTS.md)"), &bad);
+    put(o, "newer_schema_records", json_integer(d->newer), &bad);
+    json_t *notes = json_array();
+    for (int k = 0; notes && k < KBV_LEGACY_COUNT; k++)
+        if (d->legacy[k] &&
+            json_array_append_new(notes, json_pack("{s:i, s:s}", "records", d->legacy[k], "note",
+                                                   kbv_legacy_note(k))))
+            bad = 1;
+    put(o, "notes", notes, &bad);
     /* the core writes one group per metrics group, in the same order */
     json_t *groups = json_object_get(o, "groups");
     if (json_array_size(groups) != (size_t)d->metrics.n)

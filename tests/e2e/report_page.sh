@@ -140,6 +140,21 @@ check "--compare with one file: exit 2" test $? -eq 2
 "$kbv" report --compare "$data/small.jsonl" "$data/compare_b.jsonl" >/dev/null 2>"$out/two.err"
 check "--compare on a file of two models asks for --model-a" grep -q -- "--model-a" "$out/two.err"
 
+# ---- records of other kbv versions ---------------------------------------------
+"$kbv" report "$data/legacy.jsonl" --out "$out/legacy" >"$out/legacy.txt" 2>"$out/legacy.err"
+check "old records: kbv report exits 0" test $? -eq 0
+check "old records: read, with the notes" bash -c "grep -q 'note: 2 records written before kbv recorded the verified gate' '$out/legacy.err' && grep -q 'note: 2 records written before the sandbox' '$out/legacy.err'"
+check "newer records: counted and named, not dropped silently" \
+    grep -q "2 records of schema 2, written by a newer kbv, not read" "$out/legacy.err"
+check "old and newer records: on the page" bash -c "grep -q 'records of schema 2' '$out/legacy/index.html' && grep -q 'before the sandbox' '$out/legacy/index.html'"
+"$kbv" merge "$data/legacy.jsonl" "$data/small.jsonl" --out "$out/merged.jsonl" \
+    >"$out/merge.txt" 2>"$out/merge.err"
+check "merge: exits 0" test $? -eq 0
+check "merge: the newer records kept whole" bash -c "test \$(grep -c '\"schema\":2' '$out/merged.jsonl') -eq 2 && grep -q 'kept whole' '$out/merge.err'"
+check "merge: the old records kept, with the note" bash -c "grep -q '\"model\":\"old-kbv\",\"problem\":\"L1/1\"' '$out/merged.jsonl' && grep -q 'note: 2 records written before the sandbox' '$out/merge.err'"
+check "merge: every line of the inputs is in the output" \
+    test "$(wc -l <"$out/merged.jsonl")" -eq "$(cat "$data/legacy.jsonl" "$data/small.jsonl" | wc -l)"
+
 # ---- the page in a browser -----------------------------------------------------------
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chrome" ]; then

@@ -607,6 +607,43 @@ static void test_compare_runs(void **state)
     kbv_compare_free(&c);
 }
 
+/* Records of earlier kbv versions are read, with a note of what they lack;
+ * records of a later schema are counted, never dropped silently. */
+static void test_old_and_newer_records(void **state)
+{
+    (void)state;
+    const char *path = FIXTURE("legacy.jsonl");
+    kbv_report_data d;
+    assert_int_equal(kbv_report_data_load(&path, 1, NULL, &d), KBV_OK);
+    assert_int_equal(d.records.n, 2);
+    assert_int_equal(d.malformed, 2);
+    assert_int_equal(d.newer, 2);
+    assert_int_equal(d.newest_schema, 2);
+    assert_non_null(strstr(d.newer_where, "legacy.jsonl line 3"));
+    assert_int_equal(d.legacy[0], 2);   /* no gate */
+    assert_int_equal(d.legacy[1], 2);   /* no sandbox */
+    const kbv_record *r = &d.records.items[0];
+    assert_int_equal(r->gate, KBV_GATE_TEXT);
+    assert_true(r->legacy & KBV_LEGACY_NO_GATE);
+    assert_true(r->proto[KBV_PROTO_VERIFIED].correct);
+    assert_int_equal(r->n_draws, 13);
+    assert_int_equal(r->draws[0].oracle_nonfinite, 0);
+    assert_near(r->proto[KBV_PROTO_STANDARD].speedup, 2);
+    assert_false(d.records.items[1].compile.ok);
+    /* the metrics count them as any other */
+    int g = kbv_report_group_of(&d, "old-kbv", 1);
+    assert_int_equal(d.metrics.groups[g].p[KBV_PROTO_STANDARD].n_correct, 1);
+    char *md;
+    kbv_summary_info info = {path, d.device, d.size, d.records.n, d.gate};
+    CAPTURE(md, kbv_report_write_markdown(f, &d, &info));
+    assert_non_null(strstr(md, "2 records of schema 2, written by a newer kbv, not read"));
+    assert_non_null(strstr(md, "Note: 2 records written before kbv recorded the verified gate"));
+    free(md);
+    kbv_report_data_free(&d);
+    /* a current record names the fields, so it carries no note */
+    assert_int_equal(data.legacy[0] + data.legacy[1], 0);
+}
+
 static void test_compare_needs_a_model(void **state)
 {
     (void)state;
@@ -649,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_noise_from_repeats),
         cmocka_unit_test(test_compare_runs),
         cmocka_unit_test(test_compare_needs_a_model),
+        cmocka_unit_test(test_old_and_newer_records),
     };
     return cmocka_run_group_tests(tests, load_small, free_small);
 }
