@@ -101,7 +101,7 @@ check "tables.md has the headline and the failure tables" \
     bash -c "grep -q '^## Headline' '$out/report/tables.md' && grep -q '^## Failures by reason' '$out/report/tables.md'"
 
 page=$out/report/index.html
-check "page: no script" bash -c "! grep -qi '<script' '$page'"
+check "page: one inline script, nothing loaded" bash -c "test \$(grep -o '<script' '$page' | wc -l) -eq 1 && grep -q '<script>' '$page' && ! grep -q '<script src' '$page'"
 check "page: no URL" bash -c "! grep -Eq 'https?:' '$page'"
 check "page: model name escaped" bash -c "grep -q 'beta&lt;b&gt;' '$page' && ! grep -q 'beta<b>' '$page'"
 check "page: compiler output escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$page"
@@ -140,6 +140,30 @@ check "--compare with one file: exit 2" test $? -eq 2
 "$kbv" report --compare "$data/small.jsonl" "$data/compare_b.jsonl" >/dev/null 2>"$out/two.err"
 check "--compare on a file of two models asks for --model-a" grep -q -- "--model-a" "$out/two.err"
 
+# ---- the drill-down: the candidate's source beside the verdicts ------------------
+# one record of small.jsonl whose file is here (the bytes evaluated), and one
+# whose file changed since
+mkdir -p "$out/src/runs/alpha"
+cp "$here/../../examples/runs/demo-a/level_1_problem_19_sample_0.c" "$out/src/runs/alpha/level_1_problem_1_sample_0.c"
+printf '// changed\n' >"$out/src/runs/alpha/level_1_problem_1_sample_1.c"
+"$py" - "$data/small.jsonl" "$out/src" <<'EOF'
+import hashlib, json, sys
+src, dst = sys.argv[1], sys.argv[2]
+recs = [json.loads(l) for l in open(src) if l.strip()][:2]
+recs[0]["file"] = "runs/alpha/level_1_problem_1_sample_0.c"
+recs[0]["source_sha256"] = hashlib.sha256(open(dst + "/" + recs[0]["file"], "rb").read()).hexdigest()
+recs[1]["file"] = "runs/alpha/level_1_problem_1_sample_1.c"
+with open(dst + "/results.jsonl", "w") as f:
+    for r in recs:
+        f.write(json.dumps(r) + "\n")
+EOF
+"$kbv" report "$out/src/results.jsonl" --out "$out/src/report" >/dev/null 2>&1
+check "drill-down: the source evaluated is shown (found beside the results file)" \
+    grep -q "kbv_forward" "$out/src/report/index.html"
+check "drill-down: a file that changed since is not shown" \
+    grep -q "is not the source evaluated" "$out/src/report/index.html"
+check "drill-down: the PyTorch reference" grep -q "torch.matmul" "$out/src/report/index.html"
+
 # ---- records of other kbv versions ---------------------------------------------
 "$kbv" report "$data/legacy.jsonl" --out "$out/legacy" >"$out/legacy.txt" 2>"$out/legacy.err"
 check "old records: kbv report exits 0" test $? -eq 0
@@ -172,6 +196,64 @@ rm -rf "$profile"
 check "chromium exits 0 (rc $rc)" test "$rc" -eq 0
 check "no console errors" bash -c "! grep -Eq 'Uncaught|ERROR:CONSOLE|CONSOLE.*(Error|Refused)' '$out/chromium.log'"
 check "screenshot written" test -s "$out/screenshot.png"
+# the tables sort: the page opened with ?sort= runs its script in the browser;
+# the DOM it leaves has the rows in the asked order
+for sort in "t-metrics-verified:6:desc" "t-summary:1:asc" "t-problems-m0:2:desc"; do
+    profile=$(mktemp -d)
+    timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$profile" --dump-dom "file://$page?sort=$sort" \
+        >"$out/sorted.html" 2>"$out/sorted.log"
+    rm -rf "$profile"
+    check "sorted in the browser: $sort" "$py" - "$out/sorted.html" "$sort" <<'EOF'
+import html.parser, re, sys
+dom, sort = open(sys.argv[1]).read(), sys.argv[2]
+table, col, order = sort.split(":")
+col = int(col)
+class Rows(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.depth = 0; self.rows = []; self.cell = None; self.sorted = None
+        self.tbody = False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and a.get("id") == table:
+            self.depth = 1; self.sorted = a.get("data-sorted")
+        elif self.depth and tag == "table":
+            self.depth += 1
+        elif self.depth == 1 and tag == "tbody":
+            self.tbody = True
+        elif self.depth == 1 and self.tbody and tag == "tr":
+            self.rows.append([])
+        elif self.depth == 1 and self.tbody and tag == "td":
+            self.cell = [a.get("data-v"), ""]
+    def handle_endtag(self, tag):
+        if self.depth and tag == "table":
+            self.depth -= 1
+        elif self.cell is not None and tag == "td":
+            self.rows[-1].append(self.cell); self.cell = None
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[1] += data
+p = Rows(); p.feed(dom)
+assert p.sorted == "%d:%s" % (col, order), ("data-sorted", p.sorted)
+assert len(p.rows) >= 2, len(p.rows)
+def key(c):
+    v, t = c
+    if v is not None:
+        return float(v)
+    m = re.match(r"\s*(-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?)", t, re.I)
+    return float(m.group(1)) if m else None
+keys = [key(r[col]) for r in p.rows]
+nums = [k for k in keys if k is not None]
+if nums:   # numbers in order, cells without one last
+    assert keys[:len(nums)] == nums, keys
+    assert nums == sorted(nums, reverse=(order == "desc")), nums
+else:
+    texts = [r[col][1].strip() for r in p.rows]
+    assert texts == sorted(texts, key=str.casefold, reverse=(order == "desc")), texts
+print(sort, keys[:6])
+EOF
+done
 # Decodes the PNG (zlib + scanline filters) and counts colours in the top
 # 1200 rows: a blank page has one or two; the figures' bars add the model
 # and protocol colours (#0072b2 verified, #d55e00 strict).

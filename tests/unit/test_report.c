@@ -400,10 +400,22 @@ static void test_page(void **state)
     kbv_summary_info info = {"small.jsonl", data.device, data.size, data.records.n};
     kbv_html_opts o = {NULL, &info, inputs, 1, KBV_PROTO_VERIFIED};
     CAPTURE(html, kbv_html_write(f, &data, &o));
-    /* offline and script-free: no URL, no script; everything from the file escaped */
+    /* offline: no URL, one inline script (sorting), nothing loaded; everything from the
+     * file escaped */
     assert_null(strstr(html, "http:"));
     assert_null(strstr(html, "https:"));
-    assert_null(strstr(html, "<script"));
+    assert_int_equal(count(html, "<script"), 1);
+    assert_int_equal(count(html, "<script>"), 1);
+    assert_null(strstr(html, " src="));
+    /* sortable tables, a rank view per level, and each sample's code beside its verdicts */
+    assert_non_null(strstr(html, "<table class=\"sortable\" id=\"t-summary\">"));
+    assert_non_null(strstr(html, "<table class=\"sortable\" id=\"t-rank-L1\">"));
+    assert_non_null(strstr(html, "<table class=\"sortable\" id=\"t-rank-all\">"));
+    assert_int_equal(count(html, "<summary>candidate source</summary>"), data.n_samples);
+    assert_int_equal(count(html, "<summary>PyTorch reference</summary>"), data.n_samples);
+    /* L1/1 is defined: its reference is kbv show --torch's */
+    assert_non_null(strstr(html, "class Model(nn.Module)"));
+    assert_non_null(strstr(html, "<code>kbv show L1/1 --torch</code>"));
     assert_null(strstr(html, "beta<b>"));
     assert_non_null(strstr(html, "beta&lt;b&gt;"));
     assert_non_null(strstr(html, "near &lt;script&gt;alert(1)&lt;/script&gt; &amp; more"));
