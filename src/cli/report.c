@@ -22,7 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
-            "                  [--denominator suite|sampled] [--degenerate FILE]\n"
+            "                  [--denominator suite|sampled] [--degenerate FILE] [--torch FILE]\n"
             "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
             "                  [--model-a NAME] [--model-b NAME] [--noise RUN.jsonl]...\n\n"
             "Reads results files (records of the same model, problem and sample: the last\n"
@@ -49,6 +49,9 @@ static void usage(FILE *f)
             "                   the problems to leave out as degenerate: kbv audit --json\n"
             "                   lines, or one problem key (L2/23) per line; default: the\n"
             "                   paper's list (L2/23, L2/80, L2/83)\n"
+            "  --torch FILE     PyTorch eager and torch.compile times on this device\n"
+            "                   (bench/torch_baselines.py writes them beside the baselines):\n"
+            "                   each model's speedup against both where measured\n"
             "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
             "                   kernel times judged against the noise between runs (a\n"
             "                   difference within 2 sqrt(n^2 + rA^2 + rB^2) in log time is\n"
@@ -89,6 +92,7 @@ typedef struct report_opts {
     kbv_protocol protocol;
     kbv_denominator denominator;
     const char *degenerate;
+    const char *torch;
     const char *noise[MAX_INPUTS];
     int n_noise;
 } report_opts;
@@ -127,6 +131,8 @@ static int parse_args(int argc, char **argv, report_opts *o)
             if (o->n_noise == MAX_INPUTS)
                 return fail_line("too many --noise runs (at most 256)");
             o->noise[o->n_noise++] = argv[++a];
+        } else if (!strcmp(arg, "--torch") && has_value) {
+            o->torch = argv[++a];
         } else if (!strcmp(arg, "--degenerate") && has_value) {
             o->degenerate = argv[++a];
         } else if (!strcmp(arg, "--denominator") && has_value) {
@@ -323,6 +329,10 @@ static int run_report(const report_opts *o)
     kbv_suite_free(&suite);
     if (loaded != KBV_OK)
         return fail_status();
+    if (o->torch && kbv_torch_load(o->torch, &d.torch) != KBV_OK) {
+        kbv_report_data_free(&d);
+        return fail_status();
+    }
     if (d.malformed && d.records.n == 0) {
         fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)%s\n",
                 joined, d.malformed, d.malformed == 1 ? "" : "s", d.malformed_where,

@@ -483,6 +483,42 @@ static void write_problems(FILE *f, const kbv_report_data *d)
 }
 
 
+static void write_torch(FILE *f, const kbv_report_data *d)
+{
+    if (d->torch.n == 0)
+        return;
+    char b[32];
+    fputs("<section id=\"torch\"><h2>Against PyTorch eager and torch.compile</h2>\n"
+          "<p class=\"note\">What a practitioner would run instead: the problem's PyTorch "
+          "module in eager mode and through torch.compile (inductor, default mode), timed on "
+          "this device by <code>bench/torch_baselines.py</code> in the protocol's precision "
+          "mode. Over the problems measured: the geometric-mean speedup of the solved ones and "
+          "the share solved faster. A kernel that beats eager can still lose to compile. Times "
+          "from <code>", f);
+    esc(f, d->torch.source);
+    fputs("</code>.</p>\n<table class=\"sortable\" id=\"t-torch\"><thead><tr><th>model</th>"
+          "<th>level</th><th>protocol</th><th>measured</th><th>vs eager</th>"
+          "<th>Fast@1 vs eager</th><th>measured (compile)</th><th>vs compile</th>"
+          "<th>Fast@1 vs compile</th></tr></thead><tbody>\n", f);
+    for (int i = 0; i < d->n_rows; i++)
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            const kbv_group_metrics *g = &d->metrics.groups[d->rows[i]];
+            kbv_torch_metrics tm;
+            kbv_torch_metrics_of(d, &d->torch, d->rows[i], (kbv_protocol)p, &tm);
+            fprintf(f, "<tr%s>", g->level == 0 ? " class=\"all\"" : "");
+            group_cells(f, g, kbv_report_model_index(d, g->model));
+            fprintf(f, "<td>%s</td>", kbv_protocol_name((kbv_protocol)p));
+            td_int(f, tm.eager_measured);
+            td_num(f, kbv_report_fmt_ratio(tm.vs_eager, false, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(tm.fast1_eager, b, sizeof b));
+            td_int(f, tm.compile_measured);
+            td_num(f, kbv_report_fmt_ratio(tm.vs_compile, false, b, sizeof b));
+            td_num(f, kbv_report_fmt_pct(tm.fast1_compile, b, sizeof b));
+            fputs("</tr>\n", f);
+        }
+    fputs("</tbody></table>\n</section>\n", f);
+}
+
 /* ---- ranks ------------------------------------------------------------------- */
 
 typedef struct ranked {
@@ -581,6 +617,7 @@ void kbv_html_metric_tables(FILE *f, const kbv_report_data *d, kbv_protocol focu
     write_decomposition(f, d);
     write_attribution(f, d);
     write_tolerance(f, d);
+    write_torch(f, d);
 }
 
 void kbv_html_failures(FILE *f, const kbv_report_data *d) { write_failures(f, d); }

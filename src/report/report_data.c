@@ -521,6 +521,7 @@ void kbv_report_data_free(kbv_report_data *d)
 {
     kbv_record_list_free(&d->records);
     kbv_suite_free(&d->suite);
+    kbv_torch_free(&d->torch);
     free(d->models);
     free(d->problems);
     free(d->samples);

@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "report/metrics.h"
+#include "report/torch_ref.h"
 #include "record/results.h"
 
 /* Why a sample failed a protocol, from its record. */
@@ -124,6 +125,8 @@ typedef struct kbv_report_data {
     kbv_report_tally (*tally)[KBV_PROTO_COUNT];   /* [metrics.n] */
     int n_flags;
     char flag_names[KBV_REPORT_MAX_FLAGS][32];    /* sorted */
+
+    kbv_torch_times torch;    /* PyTorch eager and compile times (kbv report --torch); n 0: none */
 
     char device[128];         /* the records' device, or "mixed" */
     char size[8];             /* "full", "small", or "mixed" */

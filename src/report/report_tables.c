@@ -388,6 +388,37 @@ static void md_tolerance(FILE *f, const kbv_report_data *d, const int *order, in
     fputc('\n', f);
 }
 
+/* Against PyTorch eager and torch.compile, where bench/torch_baselines.py
+ * measured them (kbv report --torch). */
+static void md_torch(FILE *f, const kbv_report_data *d, const int *order, int n)
+{
+    if (d->torch.n == 0)
+        return;
+    char a[32], b[32], c[32], e[32];
+    fputs("## Against PyTorch eager and torch.compile\n\nWhat a practitioner would run instead: "
+          "the problem's PyTorch module in eager mode and through torch.compile (inductor, "
+          "default mode), timed on this device by bench/torch_baselines.py (the mean of 100 "
+          "calls) in the protocol's precision mode (standard: fp32; verified, strict: tf32). "
+          "Over the problems measured: the geometric-mean speedup of the solved ones, and the "
+          "share solved faster (Fast@1).\n\n| model | level | protocol | measured | vs eager | "
+          "Fast@1 vs eager | measured (compile) | vs compile | Fast@1 vs compile |\n"
+          "|---|---|---|--:|--:|--:|--:|--:|--:|\n", f);
+    for (int i = 0; i < n; i++)
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            kbv_torch_metrics tm;
+            kbv_torch_metrics_of(d, &d->torch, order[i], (kbv_protocol)p, &tm);
+            md_group_head(f, &d->metrics.groups[order[i]]);
+            fprintf(f, " %s | %d | %s | %s | %d | %s | %s |\n", kbv_protocol_name((kbv_protocol)p),
+                    tm.eager_measured, kbv_report_fmt_ratio(tm.vs_eager, false, a, sizeof a),
+                    kbv_report_fmt_pct(tm.fast1_eager, b, sizeof b), tm.compile_measured,
+                    kbv_report_fmt_ratio(tm.vs_compile, false, c, sizeof c),
+                    kbv_report_fmt_pct(tm.fast1_compile, e, sizeof e));
+        }
+    fputs("\nTimes from ", f);
+    md_text(f, d->torch.source);
+    fputs(".\n\n", f);
+}
+
 static void md_failures(FILE *f, const kbv_report_data *d, const int *order, int n)
 {
     fputs("## Failures by reason (samples)\n\n"
@@ -502,6 +533,7 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
         md_decomposition(f, d, order, n);
         md_attribution(f, d);
         md_tolerance(f, d, order, n);
+        md_torch(f, d, order, n);
         md_failures(f, d, order, n);
         md_flags(f, d, order, n);
     }
@@ -603,6 +635,8 @@ kbv_status kbv_report_write_csv(FILE *f, const kbv_report_data *d)
 
 /* ---- JSON --------------------------------------------------------------- */
 
+static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
 static void put(json_t *o, const char *key, json_t *v, int *bad)
 {
     if (!v || json_object_set_new(o, key, v))
@@ -658,6 +692,17 @@ kbv_status kbv_report_summary(const kbv_report_data *d, const kbv_summary_info *
                 if (t->flags[k])
                     put(flags, d->flag_names[k], json_integer(t->flags[k]), &bad);
             put(pj, "flags", flags, &bad);
+            if (d->torch.n) {
+                kbv_torch_metrics tm;
+                kbv_torch_metrics_of(d, &d->torch, g, (kbv_protocol)p, &tm);
+                json_t *tj = json_pack("{s:i, s:i, s:o, s:o, s:o, s:o}", "eager_measured",
+                                       tm.eager_measured, "compile_measured", tm.compile_measured,
+                                       "vs_eager", num_or_null(tm.vs_eager), "vs_compile",
+                                       num_or_null(tm.vs_compile), "fast1_eager_pct",
+                                       num_or_null(tm.fast1_eager), "fast1_compile_pct",
+                                       num_or_null(tm.fast1_compile));
+                put(pj, "torch", tj, &bad);
+            }
         }
     }
     if (bad) {

@@ -208,7 +208,24 @@ static void build_expected(void)
 
 static kbv_suite suite;
 static kbv_report_data data;
-static char path[64];
+static char path[64], torch_path[64];
+
+/* PyTorch's times on this device (bench/torch_baselines.py's lines): L1/1 in
+ * both modes, L1/3 in fp32 with compile failing, L2/1 in tf32; an entry of
+ * another GPU that must not match. */
+static const char torch_lines[] =
+    "{\"kind\": \"torch-baseline\", \"problem\": \"L1/1\", \"size\": \"small\", "
+    "\"mode\": \"fp32\", \"gpu\": \"cpu\", \"eager_ms\": 9.0, \"compile_ms\": 9.0}\n"
+    "{\"kind\": \"torch-baseline\", \"problem\": \"L1/1\", \"size\": \"small\", "
+    "\"mode\": \"fp32\", \"gpu\": \"cpu\", \"eager_ms\": 1.0, \"compile_ms\": 0.5}\n"
+    "{\"kind\": \"torch-baseline\", \"problem\": \"L1/1\", \"size\": \"small\", "
+    "\"mode\": \"tf32\", \"gpu\": \"cpu\", \"eager_ms\": 0.8, \"compile_ms\": 0.4}\n"
+    "{\"kind\": \"torch-baseline\", \"problem\": \"L1/3\", \"size\": \"small\", "
+    "\"mode\": \"fp32\", \"gpu\": \"cpu\", \"eager_ms\": 5.0, \"compile_error\": \"x\"}\n"
+    "{\"kind\": \"torch-baseline\", \"problem\": \"L2/1\", \"size\": \"small\", "
+    "\"mode\": \"tf32\", \"gpu\": \"cpu\", \"eager_ms\": 2.0, \"compile_ms\": 1.0}\n"
+    "{\"kind\": \"torch-baseline\", \"problem\": \"L2/1\", \"size\": \"small\", "
+    "\"mode\": \"tf32\", \"gpu\": \"NVIDIA H200\", \"eager_ms\": 0.1}\n";
 
 static int setup(void **state)
 {
@@ -248,6 +265,17 @@ static int setup(void **state)
         fprintf(stderr, "%s\n", kbv_last_error());
         return -1;
     }
+    snprintf(torch_path, sizeof torch_path, "/tmp/kbv-torch-XXXXXX");
+    fd = mkstemp(torch_path);
+    if (fd < 0)
+        return -1;
+    f = fdopen(fd, "w");
+    fputs(torch_lines, f);
+    fclose(f);
+    if (kbv_torch_load(torch_path, &data.torch) != KBV_OK) {
+        fprintf(stderr, "%s\n", kbv_last_error());
+        return -1;
+    }
     return 0;
 }
 
@@ -257,6 +285,7 @@ static int teardown(void **state)
     kbv_report_data_free(&data);
     kbv_suite_free(&suite);
     unlink(path);
+    unlink(torch_path);
     return 0;
 }
 
@@ -532,6 +561,59 @@ static void test_figures_written(void **state)
     assert_true(tolerance);
 }
 
+/* Against PyTorch. m1 level 1, standard (fp32 times): L1/1 solved by s1 at
+ * 0.5 ms against eager 1.0 (the later of its two entries) and compile 0.5;
+ * L1/3 at 2.5 ms against eager 5.0, its compile failed: vs eager 2x on both,
+ * Fast@1 2 of 2; vs compile 1x on L1/1 (not faster). Verified (tf32): L1/1 s0
+ * at 1.0 ms against 0.8 and 0.4. m1 level 2, verified: L2/1 at 1.0 against 2.0
+ * and 1.0 (the H200 entry is another device's). m2 level 1, standard: L1/1
+ * at 2.0 against 1.0 and 0.5. */
+static void test_against_torch(void **state)
+{
+    (void)state;
+    kbv_torch_metrics tm;
+    kbv_torch_metrics_of(&data, &data.torch, kbv_report_group_of(&data, "m1", 1),
+                         KBV_PROTO_STANDARD, &tm);
+    assert_int_equal(tm.eager_measured, 2);
+    assert_int_equal(tm.compile_measured, 1);
+    assert_int_equal(tm.eager_solved, 2);
+    near(tm.vs_eager, 2, "m1 L1 vs eager");
+    near(tm.fast1_eager, 100, "m1 L1 Fast@1 vs eager");
+    near(tm.vs_compile, 1, "m1 L1 vs compile");
+    near(tm.fast1_compile, 0, "m1 L1 Fast@1 vs compile");
+    kbv_torch_metrics_of(&data, &data.torch, kbv_report_group_of(&data, "m1", 1),
+                         KBV_PROTO_VERIFIED, &tm);
+    assert_int_equal(tm.eager_measured, 1);
+    near(tm.vs_eager, 0.8, "m1 L1 verified vs eager");
+    near(tm.vs_compile, 0.4, "m1 L1 verified vs compile");
+    kbv_torch_metrics_of(&data, &data.torch, kbv_report_group_of(&data, "m1", 2),
+                         KBV_PROTO_VERIFIED, &tm);
+    assert_int_equal(tm.eager_measured, 1);
+    near(tm.vs_eager, 2, "m1 L2 vs eager");
+    near(tm.fast1_compile, 0, "m1 L2 Fast@1 vs compile (1x is not faster)");
+    kbv_torch_metrics_of(&data, &data.torch, kbv_report_group_of(&data, "m1", 0),
+                         KBV_PROTO_VERIFIED, &tm);
+    assert_int_equal(tm.eager_measured, 2);
+    near(tm.vs_eager, sqrt(0.8 * 2), "m1 pooled vs eager");
+    near(tm.fast1_eager, 50, "m1 pooled Fast@1 vs eager");
+    kbv_torch_metrics_of(&data, &data.torch, kbv_report_group_of(&data, "m2", 1),
+                         KBV_PROTO_STANDARD, &tm);
+    assert_int_equal(tm.eager_measured, 1);
+    near(tm.vs_eager, 0.5, "m2 vs eager");
+    near(tm.vs_compile, 0.25, "m2 vs compile");
+    /* a line that is not an entry is an error that names it */
+    char bad[] = "/tmp/kbv-torch-bad-XXXXXX";
+    int fd = mkstemp(bad);
+    assert_true(fd >= 0);
+    assert_true(write(fd, "{\"kind\": \"other\"}\n", 18) == 18);
+    close(fd);
+    kbv_torch_times t;
+    assert_int_equal(kbv_torch_load(bad, &t), KBV_ERR_PARSE);
+    assert_non_null(strstr(kbv_last_error(), "line 1"));
+    kbv_clear_error();
+    unlink(bad);
+}
+
 /* ---- the same numbers in the files ------------------------------------------ */
 
 /* The field `name` of the CSV row that starts with `key`, as a number (NAN
@@ -632,6 +714,9 @@ static void test_markdown_tables(void **state)
     /* the attribution, per level: TF32 only, hidden only, both, neither, total */
     assert_non_null(strstr(md, "| L1 | 1 | 1 | 1 | 1 | 4 |\n| L2 | 1 | 0 | 0 | 1 | 2 |\n"
                                "| all | 2 (33.3%) | 1 (16.7%) | 1 (16.7%) | 2 (33.3%) | 6 |"));
+    /* against PyTorch (test_against_torch's numbers) */
+    assert_non_null(strstr(md, "| m1 | L1 | standard | 2 | 2.00\xC3\x97 | 100.0 | 1 | "
+                               "1.00\xC3\x97 | 0.0 |"));
     /* the tolerance table: m1 cannot say at 1e-4, m2 loses its promoted sample */
     assert_non_null(strstr(md, "| m1 | L1 | 4 | 25.0 | 1.00\xC3\x97 | - | - |"));
     assert_non_null(strstr(md, "| m2 | L1 | 4 | 25.0 | 0.50\xC3\x97 | 0.0 | - |"));
@@ -680,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_per_sample),
         cmocka_unit_test(test_failure_tallies),
         cmocka_unit_test(test_attribution),
+        cmocka_unit_test(test_against_torch),
         cmocka_unit_test(test_failures_by_distribution),
         cmocka_unit_test(test_scatter_points),
         cmocka_unit_test(test_figures_written),
