@@ -37,12 +37,18 @@ MODES = {
 }
 
 
+LEVEL_SIZES = {1: 100, 2: 100, 3: 50}
+
+
 def parse_problems(spec):
     keys = []
     for part in spec.split(","):
+        whole = re.fullmatch(r"L(\d+)", part.strip())   # a whole level, as kbv's selectors
+        if whole and int(whole.group(1)) in LEVEL_SIZES:
+            part = f"L{whole.group(1)}/1-{LEVEL_SIZES[int(whole.group(1))]}"
         m = re.fullmatch(r"L(\d+)/(\d+)(?:-(\d+))?", part.strip())
         if not m:
-            sys.exit(f"bad problem spec '{part}': use L1/1-32 or L1/19,L1/23")
+            sys.exit(f"bad problem spec '{part}': use L1, L1/1-32 or L1/19,L1/23")
         lvl, lo, hi = int(m.group(1)), int(m.group(2)), int(m.group(3) or m.group(2))
         keys += [f"L{lvl}/{i}" for i in range(lo, hi + 1)]
     return keys
