@@ -238,8 +238,9 @@ void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels)
     (void)cudaGetLastError();   /* an offset that is no kernel is no error of the candidate's */
 }
 
-/* Launch callbacks on for a traced pass; false when they cannot be. */
-static bool launches_start(void)
+/* Launch callbacks on for a traced pass; false when they cannot be, or
+ * when they did not see the probe's launch. */
+static bool launches_start(void (*probe)(void *ctx), void *ctx)
 {
     if (!seen.subscribed || !seen.candidate_base)
         return false;
@@ -259,7 +260,13 @@ static bool launches_start(void)
             pthread_mutex_unlock(&seen.lock);
             return false;
         }
-    return true;
+    probe(ctx);
+    pthread_mutex_lock(&seen.lock);
+    bool works = seen.recorded > 0;
+    memset(seen.slots, 0, sizeof seen.slots);
+    seen.recorded = 0;
+    pthread_mutex_unlock(&seen.lock);
+    return works;
 }
 
 static void launches_stop(void)
@@ -282,7 +289,6 @@ static struct {
     uint64_t window[KBV_CHILD_MAX_CALLS][2];
     int calls;
     bool origins;              /* the pass records launches (launches_start) */
-    int kernels;               /* kernel records taken */
     kbv_child_trace names;     /* only n_names, names[], name_origin[], name_module[] and
                                   names_truncated are used here */
 } trace = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -291,7 +297,7 @@ static const CUpti_ActivityKind traced_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 #define N_KINDS (sizeof traced_kinds / sizeof traced_kinds[0])
 
-bool runner_trace_start(cudaStream_t harness)
+bool runner_trace_start(cudaStream_t harness, void (*probe)(void *ctx), void *probe_ctx)
 {
     CUcontext ctx = NULL;
     uint32_t id = 0;
@@ -301,10 +307,10 @@ bool runner_trace_start(cudaStream_t harness)
     pthread_mutex_lock(&trace.lock);
     trace.on = true;
     trace.harness_stream = id;
-    trace.n = trace.lost = trace.calls = trace.kernels = 0;
+    trace.n = trace.lost = trace.calls = 0;
     memset(&trace.names, 0, sizeof trace.names);
     pthread_mutex_unlock(&trace.lock);
-    const bool origins = launches_start();
+    const bool origins = launches_start(probe, probe_ctx);
     pthread_mutex_lock(&trace.lock);
     trace.origins = origins;
     pthread_mutex_unlock(&trace.lock);
@@ -379,7 +385,6 @@ void runner_trace_take(const CUpti_Activity *rec)
         r.policy = k->pAccessPolicyWindow && k->pAccessPolicyWindow->num_bytes > 0;
         pthread_mutex_lock(&trace.lock);
         r.name = name_index(k->name, k->correlationId);
-        trace.kernels += trace.on;
         if (r.name < 0)
             r.name = -2;   /* a kernel whose name did not fit */
         break;
@@ -433,11 +438,7 @@ void runner_trace_finish(kbv_child_trace *out)
     trace.on = false;
     memset(out, 0, sizeof *out);
     out->available = 1;
-    pthread_mutex_lock(&seen.lock);
-    /* origins only where launches were seen: kernels whose callbacks never
-     * came are no evidence that they came from nowhere */
-    out->origins = trace.origins && (seen.recorded > 0 || trace.kernels == 0);
-    pthread_mutex_unlock(&seen.lock);
+    out->origins = trace.origins;
     memcpy(out->name_origin, trace.names.name_origin, sizeof out->name_origin);
     memcpy(out->name_module, trace.names.name_module, sizeof out->name_module);
     out->calls = trace.calls;
