@@ -440,7 +440,7 @@ static bool cuda_trace_begin(runner *r)
     pthread_mutex_lock(&track.lock);
     bool on = track.on;   /* records arrive through the memory tracker's buffers */
     pthread_mutex_unlock(&track.lock);
-    return on && runner_trace_start(s->stream, trace_probe, s);
+    return on && runner_trace_start(s->stream, s->noise_stream, trace_probe, s);
 }
 
 static void cuda_trace_mark(runner *r, int call, bool end)
