@@ -4,7 +4,8 @@ file(GLOB KBV_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/uni
 foreach(src ${KBV_UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src} ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/host_tensor.c
-                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/processes.c)
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/processes.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/op_check.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit)
   target_link_libraries(${name} PRIVATE kbvcore PkgConfig::CMOCKA)
   target_compile_definitions(${name} PRIVATE
@@ -28,13 +29,19 @@ if(KBV_WITH_CUDA)
   file(GLOB KBV_GPU_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/gpu/test_*.c)
   foreach(src ${KBV_GPU_TESTS})
     get_filename_component(name ${src} NAME_WE)
-    add_executable(gpu_${name} ${src})
+    add_executable(gpu_${name} ${src} ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e/op_problems.c)
+    target_include_directories(gpu_${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e)
     target_link_libraries(gpu_${name} PRIVATE kbvcore PkgConfig::CMOCKA)
     target_compile_definitions(gpu_${name} PRIVATE
         KBV_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}"
         KBV_TEST_BINARY_DIR="${CMAKE_CURRENT_BINARY_DIR}")
   endforeach()
 endif()
+
+# The op problems torch_parity.sh checks beside the suite (tests/e2e/op_parity_dump.c).
+add_executable(op_parity_dump ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e/op_parity_dump.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e/op_problems.c)
+target_link_libraries(op_parity_dump PRIVATE kbvcore)
 
 # End-to-end tests (shell): tests/e2e/*.sh, run against the built kbv.
 file(GLOB KBV_E2E_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e/*.sh)

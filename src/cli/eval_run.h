@@ -10,7 +10,7 @@
 
 #include "cli/run_options.h"
 #include "core/status.h"
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "eval/compile_ahead.h"
 #include "eval/runset.h"
 #include "eval/shard.h"
@@ -80,7 +80,7 @@ void eval_run_init(eval_run *run);
 /* Scans the run directories for candidates of kind want, opens the results
  * file and plans: the selected samples of this shard not yet recorded there
  * with this device and size (a file that cannot be read is planned too, with
- * the identity eval/candidate_file.h gives it). Errors are reported on
+ * the identity record/candidate_file.h gives it). Errors are reported on
  * stderr; false then. Directories that hold entries but no candidate to
  * account for are such an error (the reason is said). */
 bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,

@@ -41,11 +41,6 @@ kbv_status kbv_size_parse(const char *s, kbv_size *out)
 
 /* ---- measuring -------------------------------------------------------- */
 
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 /* Eager inputs and params of g in be's memory, drawn from the base generators. */
@@ -59,7 +54,7 @@ static kbv_status tensor_for(kbv_backend *be, const kbv_value *v, kbv_dtype def_
                              kbv_tensor *t, size_t *bytes)
 {
     kbv_value_tensor(v, t);
-    t->dtype = is_float(def_dtype) ? be->float_dtype : def_dtype;
+    t->dtype = kbv_dtype_is_float(def_dtype) ? be->float_dtype : def_dtype;
     *bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
     void *p = NULL;
     KBV_TRY(be->alloc(be, *bytes, &p));
@@ -106,9 +101,7 @@ static kbv_status resident_make(kbv_backend *be, const kbv_graph *g, uint64_t se
                      st, fail);
         r->bytes += round_up(bytes, ALLOC_ROUND);
         kbv_draw pd = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_PARAMS, 0)};
-        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[v->def_index], v->def_index, &pd,
-                                    &r->par[j]),
-                     st, fail);
+        KBV_TRY_GOTO(be->fill_param(be, g, j, &pd, &r->par[j]), st, fail);
     }
     kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_DRAW, 0)};
     KBV_TRY_GOTO(fill_inputs(be, g, &d, r), st, fail);

@@ -20,7 +20,7 @@
 
 #include "core/paths.h"
 #include "core/vendor_libs.h"
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "sandbox/filter.h"
 #include "sandbox/profiles.h"
 #include "sandbox/spawn.h"

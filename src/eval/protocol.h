@@ -71,7 +71,7 @@ bool kbv_path_is_generation_failure(const char *path);
 
 /* Compiles and evaluates one candidate file of problem def: rec->model,
  * rec->sample and rec->file are the caller's; everything else is filled.
- * The file is read under eval/candidate_file.h's rule. A candidate that does
+ * The file is read under record/candidate_file.h's rule. A candidate that does
  * not compile, and a file that cannot be used as a candidate (empty, binary,
  * too large, a symbolic link, not a regular file, unreadable, gone), get a
  * record that says so: not compiled, every protocol failed with the reason

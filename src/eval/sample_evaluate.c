@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "eval/compile.h"
 #include "eval/phase.h"
 #include "sandbox/spawn.h"
@@ -88,7 +88,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     rec->vendor_libs = ev->opts.vendor_libs;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     /* the identity, and the candidate's own failures before any compiler
-     * sees it: empty, binary, a link, gone... (eval/candidate_file.h) */
+     * sees it: empty, binary, a link, gone... (record/candidate_file.h) */
     KBV_TRY_GOTO(kbv_candidate_file_read(path, &file), st, done);
     snprintf(rec->source_sha256, sizeof rec->source_sha256, "%s", file.identity);
     if (file.defect != KBV_CANDIDATE_OK) {

@@ -499,15 +499,39 @@ static void draw_from_json(const json_t *o, kbv_draw_record *d)
     }
 }
 
+static const char *const legacy_notes[KBV_LEGACY_COUNT] = {
+    "written before kbv recorded the verified gate: read as the text's, the only gate then",
+    "written before the sandbox: the candidate ran unconfined, so a forbidden system call did "
+    "not fail it",
+};
+
+const char *kbv_legacy_note(int k)
+{
+    return k >= 0 && k < KBV_LEGACY_COUNT ? legacy_notes[k] : "?";
+}
+
+long long kbv_record_schema(const json_t *o)
+{
+    const json_t *v = json_object_get(o, "schema");
+    return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
 kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
 {
     kbv_record_init(rec);
     if (!json_is_object(o))
         return kbv_fail(KBV_ERR_PARSE, "a results record must be a JSON object");
-    long long schema = get_int(o, "schema", -1);
+    long long schema = kbv_record_schema(o);
+    if (schema > KBV_RESULTS_SCHEMA)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "results record of schema %lld, written by a newer "
+                        "kbv (this one reads schemas up to %d)", schema, KBV_RESULTS_SCHEMA);
     if (schema != KBV_RESULTS_SCHEMA)
         return kbv_fail(KBV_ERR_PARSE, "results record of schema %lld (this kbv reads %d)",
                         schema, KBV_RESULTS_SCHEMA);
+    if (!json_object_get(o, "gate"))
+        rec->legacy |= KBV_LEGACY_NO_GATE;
+    if (!json_object_get(o, "sandbox"))
+        rec->legacy |= KBV_LEGACY_NO_SANDBOX;
     if (!json_is_string(json_object_get(o, "model")) ||
         !json_is_string(json_object_get(o, "problem")))
         return kbv_fail(KBV_ERR_PARSE, "results record without model or problem");
@@ -605,7 +629,7 @@ void kbv_record_list_free(kbv_record_list *list)
  * order), so a record cut short anywhere still begins with a prefix of this. */
 static const char record_start[] = "{\"schema\":";
 
-typedef enum line_kind { LINE_BLANK, LINE_RECORD, LINE_TORN, LINE_FOREIGN } line_kind;
+typedef enum line_kind { LINE_BLANK, LINE_RECORD, LINE_NEWER, LINE_TORN, LINE_FOREIGN } line_kind;
 
 /* The line's length without its line ending; 0 when it is blank. */
 static size_t content_length(const char *line, size_t len)
@@ -627,7 +651,7 @@ static bool begins_like_a_record(const char *line, size_t len)
 /* What one line of a results file is; *rec is the record when it is one. A
  * line that is no record but begins like one was cut short by a killed run
  * (or is of another schema); any other was not written by kbv. */
-static line_kind classify_line(const char *line, size_t len, kbv_record *rec)
+static line_kind classify_line(const char *line, size_t len, kbv_record *rec, int *schema)
 {
     size_t n = content_length(line, len);
     if (n == 0)
@@ -635,10 +659,14 @@ static line_kind classify_line(const char *line, size_t len, kbv_record *rec)
     json_error_t jerr;
     json_t *o = json_loadb(line, len, 0, &jerr);
     kbv_status st = o ? kbv_record_from_json(o, rec) : KBV_ERR_PARSE;
+    if (schema)
+        *schema = o ? (int)kbv_record_schema(o) : -1;
     json_decref(o);
     if (st == KBV_OK)
         return LINE_RECORD;
     kbv_clear_error();
+    if (st == KBV_ERR_UNSUPPORTED)
+        return LINE_NEWER;
     return begins_like_a_record(line, n) ? LINE_TORN : LINE_FOREIGN;
 }
 
@@ -663,7 +691,8 @@ kbv_status kbv_records_load(const char *path, kbv_record_list *list)
     errno = 0;
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        line_kind kind = classify_line(line, (size_t)len, rec);
+        int schema = -1;
+        line_kind kind = classify_line(line, (size_t)len, rec, &schema);
         if (kind == LINE_BLANK)
             continue;
         if (kind == LINE_RECORD) {
@@ -672,6 +701,12 @@ kbv_status kbv_records_load(const char *path, kbv_record_list *list)
         }
         if (list->malformed++ == 0)
             list->first_malformed_line = lineno;
+        if (kind == LINE_NEWER) {
+            if (list->newer++ == 0)
+                list->first_newer_line = lineno;
+            if (schema > list->newest_schema)
+                list->newest_schema = schema;
+        }
         if (kind == LINE_FOREIGN && list->foreign++ == 0)
             list->first_foreign_line = lineno;
     }
@@ -704,7 +739,7 @@ static kbv_status find_foreign_line(const char *path, int *first_foreign)
     errno = 0;
     while (*first_foreign == 0 && (len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (classify_line(line, (size_t)len, rec) == LINE_FOREIGN)
+        if (classify_line(line, (size_t)len, rec, NULL) == LINE_FOREIGN)
             *first_foreign = lineno;
     }
     if (ferror(f))

@@ -509,6 +509,8 @@ static void test_unwritable_path(void **state)
     kbv_clear_error();
 }
 
+/* A later schema (a newer kbv's) is not read, and says so; a schema that was
+ * never one of kbv's is not a record. */
 static void test_wrong_schema_rejected(void **state)
 {
     (void)state;
@@ -516,6 +518,12 @@ static void test_wrong_schema_rejected(void **state)
     json_t *o = json_loads("{\"schema\":2,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
     assert_non_null(o);
     kbv_record *r = malloc(sizeof *r);
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(kbv_last_error(), "written by a newer kbv"));
+    kbv_clear_error();
+    assert_int_equal(kbv_record_schema(o), 2);
+    json_decref(o);
+    o = json_loads("{\"schema\":0,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
     assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
     json_decref(o);
     free(r);
