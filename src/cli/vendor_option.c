@@ -35,10 +35,9 @@ void kbv_vendor_option_help_run(FILE *f)
           "                     from the candidate's own object in every call. Recorded in\n"
           "                     every record (\"vendor_libs\") and shown in every report; a\n"
           "                     rerun with other libraries evaluates the samples again.\n"
-          "                     Not yet validated on a GPU: on the H200 an honest cuDNN\n"
-          "                     candidate is stopped by the sandbox (newfstatat) and strict's\n"
-          "                     traced pass finds no kernel of the candidate's own in vendor\n"
-          "                     runs; standard and verified verdicts are unaffected\n",
+          "                     Not yet validated on a GPU (docs/METHODOLOGY.md, \"Vendor\n"
+          "                     libraries\"): until tests/cheats/vendor_manifest.tsv passes\n"
+          "                     there, vendor runs' strict verdicts are not to be trusted\n",
           f);
 }
 

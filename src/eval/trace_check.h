@@ -9,8 +9,8 @@
  * Where no launch was seen (origin unknown) the name alone decides -- unless
  * the run allows vendor libraries: their kernels run on the same stream,
  * and a candidate may define a function named like one of them, so there
- * only the origin tells them apart, and a pass without origins is
- * incomplete. */
+ * only the origin tells them apart, and a pass without origins (the
+ * runner's probe kernel was not found by its launch) is incomplete. */
 #ifndef KBV_TRACE_CHECK_H
 #define KBV_TRACE_CHECK_H
 

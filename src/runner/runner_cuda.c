@@ -423,13 +423,24 @@ static void cuda_noise(runner *r, int us)
         (void)cudaGetLastError();  /* no noise: the run is merely quieter */
 }
 
+/* The traced pass's probe of its launch callbacks: one short kernel of the
+ * runner's own on the noise stream, launched as a candidate's are. */
+static void trace_probe(void *ctx)
+{
+    cuda_state *s = ctx;
+    if (!s->flush_buf ||
+        kbv_cuda_launch_noise(s->noise_stream, s->flush_buf, s->flush_bytes, 1) != cudaSuccess ||
+        cudaStreamSynchronize(s->noise_stream) != cudaSuccess)
+        (void)cudaGetLastError();   /* no probe: the pass says it has no origins */
+}
+
 static bool cuda_trace_begin(runner *r)
 {
     cuda_state *s = r->dev_state;
     pthread_mutex_lock(&track.lock);
     bool on = track.on;   /* records arrive through the memory tracker's buffers */
     pthread_mutex_unlock(&track.lock);
-    return on && runner_trace_start(s->stream);
+    return on && runner_trace_start(s->stream, s->noise_stream, trace_probe, s);
 }
 
 static void cuda_trace_mark(runner *r, int call, bool end)

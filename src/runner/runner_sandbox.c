@@ -94,27 +94,59 @@ static bool vendor_probe_path(const char *path)
 /* SIGSYS from SECCOMP_RET_TRAP: the call did not run. Count it and make it
  * return -EPERM, so that the candidate goes on and the evaluator, not the
  * candidate, decides what it means. */
+/* The path a trapped call names, NULL for a call that names none: the
+ * second argument of the *at calls, the first of the others. */
+static const char *trapped_path(long nr, const long long *arg0, const long long *arg1)
+{
+    switch (nr) {
+    case SYS_openat:
+    case SYS_newfstatat:
+    case SYS_statx:
+    case SYS_faccessat:
+#ifdef SYS_faccessat2
+    case SYS_faccessat2:
+#endif
+    case SYS_readlinkat:
+        return (const char *)*arg1;
+#if defined(__x86_64__)
+    case SYS_open:
+    case SYS_stat:
+    case SYS_lstat:
+    case SYS_access:
+    case SYS_readlink:
+        return (const char *)*arg0;
+#endif
+    default:
+        return NULL;
+    }
+}
+
 static void on_sigsys(int sig, siginfo_t *si, void *uc_)
 {
     (void)sig;
     ucontext_t *uc = uc_;
 #if defined(__x86_64__)
     long long *ret = &uc->uc_mcontext.gregs[REG_RAX];
-    const char *path = si->si_syscall == SYS_openat ? (const char *)uc->uc_mcontext.gregs[REG_RSI]
-                       : si->si_syscall == SYS_open ? (const char *)uc->uc_mcontext.gregs[REG_RDI]
-                                                    : NULL;
+    const char *path = trapped_path(si->si_syscall, &uc->uc_mcontext.gregs[REG_RDI],
+                                    &uc->uc_mcontext.gregs[REG_RSI]);
 #elif defined(__aarch64__)
     long long *ret = (long long *)&uc->uc_mcontext.regs[0];
-    const char *path = si->si_syscall == SYS_openat ? (const char *)uc->uc_mcontext.regs[1] : NULL;
+    const char *path = trapped_path(si->si_syscall, (const long long *)&uc->uc_mcontext.regs[0],
+                                    (const long long *)&uc->uc_mcontext.regs[1]);
 #else
 #error "kbv-runner: set the return register of a trapped system call for this architecture"
 #endif
-    if (path && thread_name_path(path)) {
+    const bool opens = si->si_syscall == SYS_openat
+#if defined(__x86_64__)
+                       || si->si_syscall == SYS_open
+#endif
+        ;
+    if (opens && path && thread_name_path(path)) {
         long fd = syscall(SYS_fcntl, STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
         *ret = fd >= 0 ? fd : -EPERM;
         return;
     }
-    if (path && (libc_probe_path(path) || vendor_probe_path(path))) {
+    if (path && ((opens && libc_probe_path(path)) || vendor_probe_path(path))) {
         *ret = -ENOENT;
         return;
     }

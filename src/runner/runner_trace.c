@@ -37,6 +37,7 @@
 typedef struct traced {
     uint64_t start, end;
     uint32_t stream;
+    uint32_t corr;             /* the launch's correlation id (kernels) */
     int name;                  /* index in the summary's names, -1: a copy or set */
     bool policy;               /* a kernel launched with an access-policy window */
 } traced;
@@ -58,6 +59,7 @@ typedef struct launch_by_handle_params {
 typedef struct launch_slot {
     uint32_t corr;
     int8_t used, origin, module;   /* origin: kbv_trace_origin; module: index, -1 none */
+    int8_t probe;                  /* the runner's probe launched it */
 } launch_slot;
 
 static struct {
@@ -65,19 +67,26 @@ static struct {
     bool subscribed;
     CUpti_SubscriberHandle sub;
     const void *candidate_base;    /* dli_fbase of the candidate's object */
-    int n_handles;
+    int n_handles;                 /* kernel handles and the host functions they are for */
     struct {
         cudaKernel_t kernel;
         const void *fn;
     } handles[MAX_KERNEL_HANDLES];
+    int n_own;                     /* the candidate's kernels as the driver sees a launch of
+                                      them: their CUkernel handles and CUfunctions */
+    const void *own[2 * MAX_KERNEL_HANDLES];
     bool on;                       /* launches are being recorded (a traced pass) */
-    int recorded;                  /* launches seen in this pass */
+    bool probing;                  /* the runner's probe is launching */
     launch_slot slots[LAUNCH_SLOTS];
     int n_modules;
     char modules[MAX_MODULES][KBV_TRACE_MODULE_MAX];
 } seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static const CUpti_CallbackId launch_cbids[] = {
+/* The runtime launch this thread is inside (its correlation id), so that the
+ * driver launch it makes is known to be that one's. */
+static _Thread_local uint32_t runtime_launch;
+
+static const CUpti_CallbackId runtime_launch_cbids[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
@@ -87,10 +96,19 @@ static const CUpti_CallbackId launch_cbids[] = {
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
 };
-#define N_LAUNCH_CBIDS (sizeof launch_cbids / sizeof launch_cbids[0])
+static const CUpti_CallbackId driver_launch_cbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+#define N_RUNTIME_LAUNCH (sizeof runtime_launch_cbids / sizeof runtime_launch_cbids[0])
+#define N_DRIVER_LAUNCH (sizeof driver_launch_cbids / sizeof driver_launch_cbids[0])
 
-/* The host function a launch names; NULL when it named a handle the
- * runtime gave out before anyone watched. */
+/* The host function a runtime launch names; NULL when it named a handle
+ * nobody saw the runtime give out. */
 static const void *launched_function(CUpti_CallbackId cbid, const void *params)
 {
     switch (cbid) {
@@ -119,6 +137,27 @@ static const void *launched_function(CUpti_CallbackId cbid, const void *params)
     }
 }
 
+/* The function a driver launch runs: a CUfunction, or a CUkernel passed as one. */
+static const void *driver_function(CUpti_CallbackId cbid, const void *params)
+{
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        return ((const cuLaunchKernel_params *)params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        return ((const cuLaunchKernel_ptsz_params *)params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+        return ((const cuLaunchKernelEx_params *)params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        return ((const cuLaunchKernelEx_ptsz_params *)params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+        return ((const cuLaunchCooperativeKernel_params *)params)->f;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        return ((const cuLaunchCooperativeKernel_ptsz_params *)params)->f;
+    default:
+        return NULL;
+    }
+}
+
 /* Index of a module's file name, added when new; -1 when full. Lock held. */
 static int module_index(const char *path)
 {
@@ -133,10 +172,24 @@ static int module_index(const char *path)
     return seen.n_modules++;
 }
 
-/* A kernel handle and the host function it is for, once. */
+/* Adds p to the candidate's kernels as the driver knows them, once. Lock held. */
+static void own_add(const void *p)
+{
+    for (int i = 0; i < seen.n_own; i++)
+        if (seen.own[i] == p)
+            return;
+    if (p && seen.n_own < (int)(sizeof seen.own / sizeof seen.own[0]))
+        seen.own[seen.n_own++] = p;
+}
+
+/* A kernel handle and the host function it is for, once; the candidate's
+ * when that function lies in its object. */
 static void note_handle(cudaKernel_t kernel, const void *fn)
 {
+    Dl_info info;
+    bool in_candidate = fn && dladdr(fn, &info);
     pthread_mutex_lock(&seen.lock);
+    in_candidate = in_candidate && seen.candidate_base && info.dli_fbase == seen.candidate_base;
     bool known = false;
     for (int i = 0; i < seen.n_handles && !known; i++)
         known = seen.handles[i].kernel == kernel;
@@ -145,29 +198,63 @@ static void note_handle(cudaKernel_t kernel, const void *fn)
         seen.handles[seen.n_handles].fn = fn;
         seen.n_handles++;
     }
+    if (in_candidate)
+        own_add(kernel);
     pthread_mutex_unlock(&seen.lock);
 }
 
-static void record_launch(uint32_t corr, const void *fn)
+/* The slot of correlation id corr, made when new; NULL when the table is full. Lock held. */
+static launch_slot *slot_for(uint32_t corr)
+{
+    uint32_t h = corr & (LAUNCH_SLOTS - 1);
+    for (uint32_t probe = 0; probe < LAUNCH_SLOTS; probe++, h = (h + 1) & (LAUNCH_SLOTS - 1)) {
+        launch_slot *s = &seen.slots[h];
+        if (!s->used) {
+            *s = (launch_slot){.corr = corr, .used = 1, .origin = KBV_ORIGIN_UNKNOWN, .module = -1,
+                               .probe = seen.probing};
+            return s;
+        }
+        if (s->corr == corr)
+            return s;
+    }
+    return NULL;
+}
+
+/* A runtime launch of host function fn: its origin is the object fn lies in. */
+static void record_runtime_launch(uint32_t corr, const void *fn)
 {
     Dl_info info;
     bool found = fn && dladdr(fn, &info);
     pthread_mutex_lock(&seen.lock);
-    if (seen.on) {
-        launch_slot slot = {.corr = corr, .used = 1, .origin = KBV_ORIGIN_UNKNOWN, .module = -1};
-        if (found && seen.candidate_base && info.dli_fbase == seen.candidate_base) {
-            slot.origin = KBV_ORIGIN_CANDIDATE;
-        } else if (found) {
-            slot.origin = KBV_ORIGIN_OTHER;
-            slot.module = (int8_t)module_index(info.dli_fname);
-        }
-        uint32_t h = corr & (LAUNCH_SLOTS - 1);
-        for (uint32_t probe = 0; probe < LAUNCH_SLOTS; probe++, h = (h + 1) & (LAUNCH_SLOTS - 1))
-            if (!seen.slots[h].used || seen.slots[h].corr == corr) {
-                seen.slots[h] = slot;
-                seen.recorded++;
-                break;
-            }
+    launch_slot *s = seen.on ? slot_for(corr) : NULL;
+    if (s && found && seen.candidate_base && info.dli_fbase == seen.candidate_base) {
+        s->origin = KBV_ORIGIN_CANDIDATE;
+    } else if (s && found) {
+        s->origin = KBV_ORIGIN_OTHER;
+        s->module = (int8_t)module_index(info.dli_fname);
+    }
+    pthread_mutex_unlock(&seen.lock);
+}
+
+/* A driver launch of f, made inside the runtime launch `outer` (0: none):
+ * the candidate's when f is one of its kernels. Otherwise the driver's view
+ * proves nothing (the candidate's kernels may be known to it by no handle
+ * that was seen), so it leaves the origin unknown, or the runtime's. */
+static void record_driver_launch(uint32_t corr, uint32_t outer, const void *f)
+{
+    pthread_mutex_lock(&seen.lock);
+    bool own = false;
+    for (int i = 0; i < seen.n_own && !own; i++)
+        own = seen.own[i] == f;
+    launch_slot *s = seen.on ? slot_for(corr) : NULL;
+    launch_slot *o = seen.on && outer ? slot_for(outer) : NULL;
+    if (own && s)
+        s->origin = KBV_ORIGIN_CANDIDATE;
+    if (own && o && o->origin == KBV_ORIGIN_UNKNOWN)
+        o->origin = KBV_ORIGIN_CANDIDATE;
+    if (s && o && s->origin == KBV_ORIGIN_UNKNOWN) {   /* the runtime's view, under the driver's id */
+        s->origin = o->origin;
+        s->module = o->module;
     }
     pthread_mutex_unlock(&seen.lock);
 }
@@ -185,27 +272,39 @@ static const launch_slot *launch_of(uint32_t corr)
     return NULL;
 }
 
-static void CUPTIAPI on_runtime_api(void *userdata, CUpti_CallbackDomain domain,
-                                    CUpti_CallbackId cbid, const void *data)
+static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                            const void *data)
 {
     (void)userdata;
     const CUpti_CallbackData *cb = data;
-    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || !cb)
+    if (!cb || !cb->functionParams)
+        return;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (cb->callbackSite == CUPTI_API_ENTER)
+            record_driver_launch(cb->correlationId, runtime_launch,
+                                 driver_function(cbid, cb->functionParams));
+        return;
+    }
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API)
         return;
     if (cbid == CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000 ||
         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000) {
         const get_kernel_params *p = cb->functionParams;
-        if (cb->callbackSite == CUPTI_API_EXIT && p && p->kernel && *p->kernel)
+        if (cb->callbackSite == CUPTI_API_EXIT && p->kernel && *p->kernel)
             note_handle(*p->kernel, p->entry);
         return;
     }
-    if (cb->callbackSite == CUPTI_API_ENTER && cb->functionParams)
-        record_launch(cb->correlationId, launched_function(cbid, cb->functionParams));
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        runtime_launch = cb->correlationId;
+        record_runtime_launch(cb->correlationId, launched_function(cbid, cb->functionParams));
+    } else {
+        runtime_launch = 0;
+    }
 }
 
 void runner_trace_watch(void)
 {
-    if (cuptiSubscribe(&seen.sub, on_runtime_api, NULL) != CUPTI_SUCCESS)
+    if (cuptiSubscribe(&seen.sub, on_api, NULL) != CUPTI_SUCCESS)
         return;
     if (cuptiEnableCallback(1, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
                             CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000) != CUPTI_SUCCESS ||
@@ -229,13 +328,45 @@ void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels)
     struct link_map *lm = NULL;
     if (!so || dlinfo(so, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
         return;
+    /* each kernel by every name the driver may be given for it: its handle
+     * (context-independent), and its function in this context */
     for (int i = 0; i < n_kernels; i++) {
         const void *fn = (const void *)(lm->l_addr + (uintptr_t)kernels[i]);
         cudaKernel_t k = NULL;
-        if (kernels[i] && cudaGetKernel(&k, fn) == cudaSuccess && k)
+        cudaFunction_t f = NULL;
+        CUfunction kf = NULL;
+        if (!kernels[i])
+            continue;
+        if (cudaGetKernel(&k, fn) == cudaSuccess && k) {
             note_handle(k, fn);
+            if (cuKernelGetFunction(&kf, (CUkernel)k) != CUDA_SUCCESS)
+                kf = NULL;
+        }
+        if (cudaGetFuncBySymbol(&f, fn) != cudaSuccess)
+            f = NULL;
+        pthread_mutex_lock(&seen.lock);
+        own_add(k);
+        own_add(f);
+        own_add(kf);
+        pthread_mutex_unlock(&seen.lock);
     }
     (void)cudaGetLastError();   /* an offset that is no kernel is no error of the candidate's */
+}
+
+/* Enables (on) or disables the launch callbacks of both domains; false when
+ * one could not be enabled (then none is). */
+static bool launch_callbacks(bool on)
+{
+    bool ok = true;
+    for (size_t i = 0; i < N_RUNTIME_LAUNCH; i++)
+        ok = cuptiEnableCallback(on, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                 runtime_launch_cbids[i]) == CUPTI_SUCCESS && ok;
+    for (size_t i = 0; i < N_DRIVER_LAUNCH; i++)
+        ok = cuptiEnableCallback(on, seen.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+                                 driver_launch_cbids[i]) == CUPTI_SUCCESS && ok;
+    if (on && !ok)
+        launch_callbacks(false);
+    return ok;
 }
 
 /* Launch callbacks on for a traced pass; false when they cannot be. */
@@ -246,28 +377,34 @@ static bool launches_start(void)
     pthread_mutex_lock(&seen.lock);
     memset(seen.slots, 0, sizeof seen.slots);
     seen.n_modules = 0;
-    seen.recorded = 0;
     seen.on = true;
     pthread_mutex_unlock(&seen.lock);
-    for (size_t i = 0; i < N_LAUNCH_CBIDS; i++)
-        if (cuptiEnableCallback(1, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API, launch_cbids[i]) !=
-            CUPTI_SUCCESS) {
-            for (size_t j = 0; j < i; j++)
-                cuptiEnableCallback(0, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API, launch_cbids[j]);
-            pthread_mutex_lock(&seen.lock);
-            seen.on = false;
-            pthread_mutex_unlock(&seen.lock);
-            return false;
-        }
+    if (!launch_callbacks(true)) {
+        pthread_mutex_lock(&seen.lock);
+        seen.on = false;
+        pthread_mutex_unlock(&seen.lock);
+        return false;
+    }
     return true;
+}
+
+/* The runner's probe, with its launches marked as its own. */
+static void run_probe(void (*probe)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&seen.lock);
+    seen.probing = true;
+    pthread_mutex_unlock(&seen.lock);
+    probe(ctx);
+    pthread_mutex_lock(&seen.lock);
+    seen.probing = false;
+    pthread_mutex_unlock(&seen.lock);
 }
 
 static void launches_stop(void)
 {
     if (!seen.subscribed)
         return;
-    for (size_t i = 0; i < N_LAUNCH_CBIDS; i++)
-        cuptiEnableCallback(0, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API, launch_cbids[i]);
+    launch_callbacks(false);
     pthread_mutex_lock(&seen.lock);
     seen.on = false;
     pthread_mutex_unlock(&seen.lock);
@@ -282,7 +419,8 @@ static struct {
     uint64_t window[KBV_CHILD_MAX_CALLS][2];
     int calls;
     bool origins;              /* the pass records launches (launches_start) */
-    int kernels;               /* kernel records taken */
+    bool probe_known;          /* probe_stream is the probe's */
+    uint32_t probe_stream;
     kbv_child_trace names;     /* only n_names, names[], name_origin[], name_module[] and
                                   names_truncated are used here */
 } trace = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -291,20 +429,25 @@ static const CUpti_ActivityKind traced_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 #define N_KINDS (sizeof traced_kinds / sizeof traced_kinds[0])
 
-bool runner_trace_start(cudaStream_t harness)
+bool runner_trace_start(cudaStream_t harness, cudaStream_t probe_stream,
+                        void (*probe)(void *ctx), void *probe_ctx)
 {
     CUcontext ctx = NULL;
-    uint32_t id = 0;
+    uint32_t id = 0, probe_id = 0;
     if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS ||
         cuptiGetStreamIdEx(ctx, (CUstream)harness, 0, &id) != CUPTI_SUCCESS)
         return false;
+    const bool probe_known =
+        cuptiGetStreamIdEx(ctx, (CUstream)probe_stream, 0, &probe_id) == CUPTI_SUCCESS;
     pthread_mutex_lock(&trace.lock);
     trace.on = true;
     trace.harness_stream = id;
-    trace.n = trace.lost = trace.calls = trace.kernels = 0;
+    trace.probe_stream = probe_id;
+    trace.probe_known = probe_known;
+    trace.n = trace.lost = trace.calls = 0;
     memset(&trace.names, 0, sizeof trace.names);
     pthread_mutex_unlock(&trace.lock);
-    const bool origins = launches_start();
+    const bool origins = probe_known && launches_start();
     pthread_mutex_lock(&trace.lock);
     trace.origins = origins;
     pthread_mutex_unlock(&trace.lock);
@@ -321,6 +464,10 @@ bool runner_trace_start(cudaStream_t harness)
             return false;
         }
     }
+    /* before the first call: its record proves (or not) that a kernel's
+     * record finds its launch; runner_trace_finish sets it aside */
+    if (origins)
+        run_probe(probe, probe_ctx);
     return true;
 }
 
@@ -376,10 +523,10 @@ void runner_trace_take(const CUpti_Activity *rec)
     case CUPTI_ACTIVITY_KIND_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
         r.start = k->start, r.end = k->end, r.stream = k->streamId;
+        r.corr = k->correlationId;
         r.policy = k->pAccessPolicyWindow && k->pAccessPolicyWindow->num_bytes > 0;
         pthread_mutex_lock(&trace.lock);
         r.name = name_index(k->name, k->correlationId);
-        trace.kernels += trace.on;
         if (r.name < 0)
             r.name = -2;   /* a kernel whose name did not fit */
         break;
@@ -433,11 +580,6 @@ void runner_trace_finish(kbv_child_trace *out)
     trace.on = false;
     memset(out, 0, sizeof *out);
     out->available = 1;
-    pthread_mutex_lock(&seen.lock);
-    /* origins only where launches were seen: kernels whose callbacks never
-     * came are no evidence that they came from nowhere */
-    out->origins = trace.origins && (seen.recorded > 0 || trace.kernels == 0);
-    pthread_mutex_unlock(&seen.lock);
     memcpy(out->name_origin, trace.names.name_origin, sizeof out->name_origin);
     memcpy(out->name_module, trace.names.name_module, sizeof out->name_module);
     out->calls = trace.calls;
@@ -449,8 +591,21 @@ void runner_trace_finish(kbv_child_trace *out)
     qsort(trace.rec, (size_t)trace.n, sizeof trace.rec[0], by_start);
     uint64_t busy_ns = 0;
     uint64_t covered_to[KBV_CHILD_MAX_CALLS] = {0};
+    bool probe_found = false;
     for (int i = 0; i < trace.n; i++) {
         const traced *r = &trace.rec[i];
+        if (trace.probe_known && r->stream == trace.probe_stream && trace.calls > 0 &&
+            r->end <= trace.window[0][0]) {
+            /* the probe's, before the first call: not the candidate's */
+            if (r->name != -1) {
+                pthread_mutex_lock(&seen.lock);
+                const launch_slot *l = launch_of(r->corr);
+                probe_found = probe_found || (l && l->probe);
+                pthread_mutex_unlock(&seen.lock);
+            }
+            out->records--;
+            continue;
+        }
         if (r->stream != trace.harness_stream) {
             out->foreign_stream++;
             describe(out->first_offender, r, "ran on a stream of its own");
@@ -478,6 +633,8 @@ void runner_trace_finish(kbv_child_trace *out)
             covered_to[call] = r->end;
     }
     out->busy_ms = (double)busy_ns * 1e-6;
+    /* origins only where the probe's own kernel was found by its launch */
+    out->origins = trace.origins && probe_found;
     pthread_mutex_unlock(&trace.lock);
 }
 

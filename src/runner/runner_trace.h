@@ -28,9 +28,13 @@ void runner_trace_watch(void);
 void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels);
 /* Starts recording; `harness` is the stream the candidate is given. False
  * when CUPTI refuses (the pass then reports available = 0). Launches are
- * traced to the objects they came from where the runtime's callbacks
- * allow it (the summary's origins). */
-bool runner_trace_start(cudaStream_t harness);
+ * traced to the objects they came from where CUPTI's callbacks allow it
+ * (the summary's origins): `probe` launches one kernel of the runner's own
+ * on probe_stream through the runtime, as a candidate's are launched, and
+ * waits for it, before the first call; the pass has origins when that
+ * kernel's record was found by its launch (the record itself is set aside). */
+bool runner_trace_start(cudaStream_t harness, cudaStream_t probe_stream,
+                        void (*probe)(void *ctx), void *probe_ctx);
 /* Marks the beginning (end = false) or the end of call `call`'s window. */
 void runner_trace_mark(int call, bool end);
 /* One activity record from a completed buffer (any kind: others are ignored). */

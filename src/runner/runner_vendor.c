@@ -99,6 +99,97 @@ kbv_child_fault runner_vendor_load_parts(unsigned mask, int cuda_version, char *
 
 #ifdef KBV_HAVE_CUDA
 
+#if __has_include(<cudnn.h>)
+#include <cudnn.h>
+#define HAVE_CUDNN_H 1
+
+/* cuDNN's entry points, looked up in the loaded library (the runner links none). */
+#define DNN(name) __typeof__(name) *name
+typedef struct dnn_api {
+    DNN(cudnnCreateTensorDescriptor);
+    DNN(cudnnDestroyTensorDescriptor);
+    DNN(cudnnSetTensor4dDescriptor);
+    DNN(cudnnCreateFilterDescriptor);
+    DNN(cudnnDestroyFilterDescriptor);
+    DNN(cudnnSetFilter4dDescriptor);
+    DNN(cudnnCreateConvolutionDescriptor);
+    DNN(cudnnDestroyConvolutionDescriptor);
+    DNN(cudnnSetConvolution2dDescriptor);
+    DNN(cudnnGetConvolutionForwardAlgorithm_v7);
+    DNN(cudnnConvolutionForward);
+} dnn_api;
+#undef DNN
+
+/* *fn = the function `name` of lib (through a copy: POSIX's dlsym rule). */
+static bool look(void *lib, const char *name, void *fn)
+{
+    void *sym = dlsym(lib, name);
+    memcpy(fn, &sym, sizeof sym);
+    return sym != NULL;
+}
+#define LOOK(name) look(lib, #name, &a.name)
+
+/* A convolution of 1 x 1 x 8 x 8 by 3 x 3 through cuDNN's legacy API, as a
+ * candidate's would run: cuDNN's sub-libraries each carry a CUDA runtime of
+ * their own, which reads /proc and /sys when first used, and the heuristics
+ * and the engines are first used here. Best effort: whatever fails leaves a
+ * candidate to meet it (and, if it is the sandbox, to name the path). */
+static void exercise_cudnn(void *lib, void *handle)
+{
+    dnn_api a;
+    if (!(LOOK(cudnnCreateTensorDescriptor) && LOOK(cudnnDestroyTensorDescriptor) &&
+          LOOK(cudnnSetTensor4dDescriptor) && LOOK(cudnnCreateFilterDescriptor) &&
+          LOOK(cudnnDestroyFilterDescriptor) && LOOK(cudnnSetFilter4dDescriptor) &&
+          LOOK(cudnnCreateConvolutionDescriptor) && LOOK(cudnnDestroyConvolutionDescriptor) &&
+          LOOK(cudnnSetConvolution2dDescriptor) && LOOK(cudnnGetConvolutionForwardAlgorithm_v7) &&
+          LOOK(cudnnConvolutionForward)))
+        return;
+    cudnnTensorDescriptor_t x = NULL, y = NULL;
+    cudnnFilterDescriptor_t w = NULL;
+    cudnnConvolutionDescriptor_t conv = NULL;
+    float *buf = NULL;
+    void *ws = NULL;
+    const cudnnHandle_t h = handle;
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int found = 0;
+    if (a.cudnnCreateTensorDescriptor(&x) || a.cudnnCreateTensorDescriptor(&y) ||
+        a.cudnnCreateFilterDescriptor(&w) || a.cudnnCreateConvolutionDescriptor(&conv) ||
+        a.cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 8, 8) ||
+        a.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 6, 6) ||
+        a.cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 3, 3) ||
+        a.cudnnSetConvolution2dDescriptor(conv, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT) ||
+        a.cudnnGetConvolutionForwardAlgorithm_v7(h, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                 &found, perf) ||
+        cudaMalloc((void **)&buf, (64 + 9 + 36) * sizeof(float)) != cudaSuccess)
+        goto done;
+    for (int i = 0; i < found; i++) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > ((size_t)64 << 20))
+            continue;
+        if (perf[i].memory && cudaMalloc(&ws, perf[i].memory) != cudaSuccess)
+            break;
+        const float one = 1.f, zero = 0.f;
+        (void)a.cudnnConvolutionForward(h, &one, x, buf, w, buf + 64, conv, perf[i].algo, ws,
+                                        perf[i].memory, &zero, y, buf + 73);
+        (void)cudaDeviceSynchronize();
+        break;
+    }
+done:
+    if (ws)
+        cudaFree(ws);
+    if (buf)
+        cudaFree(buf);
+    if (conv)
+        a.cudnnDestroyConvolutionDescriptor(conv);
+    if (w)
+        a.cudnnDestroyFilterDescriptor(w);
+    if (y)
+        a.cudnnDestroyTensorDescriptor(y);
+    if (x)
+        a.cudnnDestroyTensorDescriptor(x);
+}
+#endif /* __has_include(<cudnn.h>) */
+
 /* One handle of library l made and destroyed: its one-time set-up, now. */
 static kbv_child_fault make_handle(kbv_vendor_lib l, char *reason)
 {
@@ -126,6 +217,10 @@ static kbv_child_fault make_handle(kbv_vendor_lib l, char *reason)
                  "before the candidate ran", v->title, v->create, status);
         return KBV_FAULT_LOAD;
     }
+#ifdef HAVE_CUDNN_H
+    if (l == KBV_VENDOR_CUDNN)
+        exercise_cudnn(lib, handle);
+#endif
     destroy(handle);
     (void)cudaGetLastError();   /* nothing of this is the candidate's first error */
     return KBV_FAULT_NONE;
