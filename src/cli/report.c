@@ -23,6 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
             "                  [--denominator suite|sampled] [--degenerate FILE] [--torch FILE]\n"
+            "                  [--judge FILE]\n"
             "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
             "                  [--model-a NAME] [--model-b NAME] [--noise RUN.jsonl]...\n\n"
             "Reads results files (records of the same model, problem and sample: the last\n"
@@ -52,6 +53,8 @@ static void usage(FILE *f)
             "  --torch FILE     PyTorch eager and torch.compile times on this device\n"
             "                   (bench/torch_baselines.py writes them beside the baselines):\n"
             "                   each model's speedup against both where measured\n"
+            "  --judge FILE     kbv judge's answers: each beside strict's verdict, and the\n"
+            "                   agreement between the two\n"
             "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
             "                   kernel times judged against the noise between runs (a\n"
             "                   difference within 2 sqrt(n^2 + rA^2 + rB^2) in log time is\n"
@@ -93,6 +96,7 @@ typedef struct report_opts {
     kbv_denominator denominator;
     const char *degenerate;
     const char *torch;
+    const char *judge;
     const char *noise[MAX_INPUTS];
     int n_noise;
 } report_opts;
@@ -131,6 +135,8 @@ static int parse_args(int argc, char **argv, report_opts *o)
             if (o->n_noise == MAX_INPUTS)
                 return fail_line("too many --noise runs (at most 256)");
             o->noise[o->n_noise++] = argv[++a];
+        } else if (!strcmp(arg, "--judge") && has_value) {
+            o->judge = argv[++a];
         } else if (!strcmp(arg, "--torch") && has_value) {
             o->torch = argv[++a];
         } else if (!strcmp(arg, "--degenerate") && has_value) {
@@ -329,7 +335,15 @@ static int run_report(const report_opts *o)
     kbv_suite_free(&suite);
     if (loaded != KBV_OK)
         return fail_status();
-    if (o->torch && kbv_torch_load(o->torch, &d.torch) != KBV_OK) {
+    struct stat sb;
+    if (o->judge && stat(o->judge, &sb)) {
+        fprintf(stderr, "kbv report: cannot read the judgements %s: %s\n", o->judge,
+                strerror(errno));
+        kbv_report_data_free(&d);
+        return 2;
+    }
+    if ((o->torch && kbv_torch_load(o->torch, &d.torch) != KBV_OK) ||
+        (o->judge && kbv_judge_list_load(o->judge, &d.judges) != KBV_OK)) {
         kbv_report_data_free(&d);
         return fail_status();
     }
