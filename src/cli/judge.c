@@ -267,12 +267,21 @@ int kbv_cmd_judge(int argc, char **argv)
         snprintf(j.problem, sizeof j.problem, "%s", r->problem);
         j.sample = r->sample;
         snprintf(j.source_sha256, sizeof j.source_sha256, "%s", r->source_sha256);
+        kbv_judge_answer ans;
         kbv_status st = kbv_judge_prompt(d.problems[s->problem].key, reference, src.bytes, sp,
                                          kbv_report_mem_ratio(pr), &prompt);
         if (st == KBV_OK)
-            st = kbv_judge_ask(&client, prompt, &j);
-        if (st == KBV_OK)
+            st = kbv_judge_ask(&client, prompt, &ans);
+        if (st == KBV_OK) {
+            /* the answer's label, one of the record's; none: NO_ANSWER with the reason */
+            j.label = KBV_JUDGE_NO_ANSWER;
+            if (ans.label[0] && kbv_judge_label_parse(ans.label, &j.label) != KBV_OK)
+                kbv_clear_error();
+            snprintf(j.pattern, sizeof j.pattern, "%s", ans.pattern);
+            snprintf(j.explanation, sizeof j.explanation, "%s", ans.explanation);
+            snprintf(j.error, sizeof j.error, "%s", ans.error);
             st = append(fd, o.out, &j);
+        }
         free(prompt);
         free(reference);
         kbv_source_free(&src);

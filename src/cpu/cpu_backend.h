@@ -28,12 +28,16 @@ kbv_status kbv_cpu_bmm(kbv_backend *be, const kbv_node *node, const kbv_tensor *
                        kbv_tensor *out);
 kbv_status kbv_cpu_einsum(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                           kbv_tensor *out);
+kbv_status kbv_cpu_linear(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                          kbv_tensor *out);
 kbv_status kbv_cpu_transpose(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                              kbv_tensor *out);
 kbv_status kbv_cpu_diag(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                         kbv_tensor *out);
 kbv_status kbv_cpu_triangle(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                             kbv_tensor *out);
+kbv_status kbv_cpu_clone(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out);
 kbv_status kbv_cpu_binary(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                           kbv_tensor *out);
 kbv_status kbv_cpu_unary(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
@@ -49,7 +53,7 @@ kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *d
 kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t);
 kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_index,
                         const kbv_draw *draw, kbv_tensor *t);
-kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_graph *g, int param,
                               const kbv_draw *draw, kbv_tensor *t);
 kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
                            const kbv_tensor *oracle, const kbv_tensor *strict,
@@ -58,13 +62,12 @@ kbv_status kbv_cpu_hash(kbv_backend *be, const void *data, size_t bytes, uint64_
 kbv_status kbv_cpu_timer_start(kbv_backend *be);
 kbv_status kbv_cpu_timer_stop(kbv_backend *be, double *ms);
 kbv_status kbv_cpu_flush_cache(kbv_backend *be);
-/* Size of the flush buffer: 2x the last-level cache (of 64 MiB if unknown). */
+/* The last-level cache in bytes (64 MiB if unknown), and the flush buffer: 2x that. */
+size_t kbv_cpu_llc_bytes(void);
 size_t kbv_cpu_flush_bytes(void);
 
 /* Helpers shared by the ops. */
 
-/* Elements of t (product of its shape; 1 for a 0-dim tensor). */
-int64_t kbv_cpu_numel(const kbv_tensor *t);
 /* Name of the op a node runs, for messages. */
 const char *kbv_cpu_op_name(const kbv_node *node);
 /* OK when out and every arg are float tensors of one dtype (F32 or F64). */

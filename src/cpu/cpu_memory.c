@@ -74,10 +74,10 @@ kbv_status kbv_cpu_copy(kbv_backend *be, void *dst, const void *src, size_t byte
 kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst)
 {
     (void)be;
-    int64_t n = kbv_cpu_numel(src);
-    if (kbv_cpu_numel(dst) != n)
+    int64_t n = kbv_tensor_numel(src);
+    if (kbv_tensor_numel(dst) != n)
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
-                        (long long)kbv_cpu_numel(dst));
+                        (long long)kbv_tensor_numel(dst));
     bool src_ok = src->dtype == KBV_F32 || src->dtype == KBV_F64 || src->dtype == KBV_F16;
     bool dst_ok = dst->dtype == KBV_F32 || dst->dtype == KBV_F64 || dst->dtype == KBV_F16;
     if (!src_ok || !dst_ok)
@@ -120,7 +120,7 @@ kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *d
 kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t)
 {
     (void)be;
-    int64_t n = kbv_cpu_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     size_t bytes = (size_t)n * kbv_dtype_size(t->dtype);
     if (bytes == 0)
         return KBV_OK;

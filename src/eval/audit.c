@@ -25,8 +25,10 @@ typedef struct audit_state {
     kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];    /* shapes, dtypes and names, for the judge */
     kbv_tensor zeros;                           /* an all-zero first output, when it is float */
     bool float_out, copy_fits;
-    bool have_first;                            /* first_hash is set */
-    uint64_t first_hash;                        /* of the first draw's oracle output */
+    bool have_first;                            /* first is set */
+    kbv_tensor first;                           /* the first draw's oracle output (a copy) */
+    double tol;                                 /* what "no difference" allows: DEGENERATE_REL
+                                                   x max(1, max |first|) */
     bool varies, depends[KBV_DEF_MAX_INPUTS];
     int trivial_judged;                         /* base draws the trivial outputs were judged on */
 } audit_state;
@@ -37,21 +39,11 @@ typedef struct mode_outputs {
     bool have[KBV_MODE_COUNT];
 } mode_outputs;
 
-static bool is_float(kbv_dtype dt) { return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16; }
-
-static size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
 static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
     kbv_value_tensor(v, t);
     t->dtype = dtype;
-    size_t bytes = tensor_bytes(t);
+    size_t bytes = kbv_tensor_bytes(t);
     return be->alloc(be, bytes ? bytes : 1, &t->data);
 }
 
@@ -60,11 +52,11 @@ static kbv_status twin_alloc(audit_state *a, const kbv_tensor *t, kbv_tensor *t6
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     *t64 = *t;
-    if (!is_float(t->dtype))
+    if (!kbv_dtype_is_float(t->dtype))
         return KBV_OK;
     t64->dtype = KBV_F64;
     t64->data = NULL;
-    size_t bytes = tensor_bytes(t64);
+    size_t bytes = kbv_tensor_bytes(t64);
     void *p = NULL;
     KBV_TRY(be64->alloc(be64, bytes ? bytes : 1, &p));
     t64->data = p;
@@ -116,11 +108,8 @@ static kbv_status fill_params(audit_state *a, const kbv_draw *d)
 {
     const kbv_graph *g = a->g;
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    for (int j = 0; j < g->n_params; j++) {
-        const kbv_value *v = &g->values[g->n_inputs + j];
-        KBV_TRY(a->svc->fill_param(a->svc, &g->def->params[v->def_index], v->def_index, d,
-                                   &a->par[j]));
-    }
+    for (int j = 0; j < g->n_params; j++)
+        KBV_TRY(a->svc->fill_param(a->svc, g, j, d, &a->par[j]));
     KBV_TRY(a->svc->sync(a->svc));
     for (int j = 0; j < g->n_params; j++)
         if (a->par64_owned[j])
@@ -152,6 +141,8 @@ static void state_free(audit_state *a)
     }
     if (a->zeros.data)
         a->svc->release(a->svc, a->zeros.data);
+    if (a->first.data)
+        a->be[KBV_MODE_FP64]->release(a->be[KBV_MODE_FP64], a->first.data);
     free(a);
 }
 
@@ -159,7 +150,7 @@ static void state_free(audit_state *a)
 static kbv_status zeros_make(audit_state *a, const kbv_value *ov)
 {
     KBV_TRY(tensor_alloc(a->svc, ov, a->svc->float_dtype, &a->zeros));
-    size_t bytes = tensor_bytes(&a->zeros);
+    size_t bytes = kbv_tensor_bytes(&a->zeros);
     void *z = calloc(1, bytes ? bytes : 1);
     if (!z)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes of zeros", bytes);
@@ -190,8 +181,8 @@ static kbv_status state_init(audit_state *a, kbv_backend *const be[KBV_MODE_COUN
         kbv_value_tensor(&g->values[g->outputs[k]], &a->outputs[k]);
     const kbv_value *ov = &g->values[g->outputs[0]];
     const kbv_value *iv = &g->values[0];
-    a->float_out = is_float(ov->dtype);
-    a->copy_fits = g->n_inputs > 0 && a->float_out && is_float(iv->dtype) &&
+    a->float_out = kbv_dtype_is_float(ov->dtype);
+    a->copy_fits = g->n_inputs > 0 && a->float_out && kbv_dtype_is_float(iv->dtype) &&
                    kbv_value_numel(iv) == kbv_value_numel(ov);
     if (a->float_out)
         KBV_TRY(zeros_make(a, ov));
@@ -213,28 +204,53 @@ static kbv_status run_mode(audit_state *a, kbv_mode m, mode_outputs *o)
     return KBV_OK;
 }
 
-/* Does the output hold one value throughout? One host copy per problem
- * (the first draw's); later draws are told apart by device hashes, as
- * full-size outputs run to GBs. */
-static kbv_status oracle_is_uniform(audit_state *a, const kbv_tensor *t, bool *uniform)
+/* Degenerate means numerically so: an output that moves by no more than
+ * float64 rounding (DEGENERATE_REL of its scale) when the inputs are drawn
+ * anew is constant, as L2/23's mean of a group norm is (exactly 0, ~1e-17 in
+ * float64), however its last bits move; exact comparisons would miss it. */
+#define DEGENERATE_REL 1e-9
+
+/* The spread (max - min) and the largest magnitude of a float64 or float32
+ * output, on the host (one copy per problem: the first draw's). */
+static kbv_status oracle_range(audit_state *a, const kbv_tensor *t, double *spread, double *scale)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    size_t bytes = tensor_bytes(t), es = kbv_dtype_size(t->dtype);
+    size_t bytes = kbv_tensor_bytes(t), es = kbv_dtype_size(t->dtype);
     char *host = malloc(bytes ? bytes : 1);
     if (!host)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes", bytes);
     kbv_status st = be64->to_host(be64, host, t->data, bytes);
-    *uniform = true;
-    for (size_t k = es; st == KBV_OK && k < bytes && *uniform; k += es)
-        *uniform = memcmp(host + k, host, es) == 0;
+    double lo = INFINITY, hi = -INFINITY, big = 0;
+    bool nonfinite = false;
+    for (size_t k = 0; st == KBV_OK && k < bytes; k += es) {
+        double v = t->dtype == KBV_F64   ? *(const double *)(host + k)
+                   : t->dtype == KBV_F32 ? *(const float *)(host + k)
+                   : t->dtype == KBV_I64 ? (double)*(const int64_t *)(host + k)
+                                         : 0.0;
+        if (!isfinite(v)) {
+            nonfinite = true;
+            continue;
+        }
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+        big = fmax(big, fabs(v));
+    }
     free(host);
+    *spread = nonfinite ? INFINITY : hi >= lo ? hi - lo : 0.0;
+    *scale = big;
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
-static kbv_status oracle_hash(audit_state *a, const kbv_tensor *t, uint64_t *h)
+/* Whether two oracle outputs differ by more than a->tol anywhere (a NaN
+ * where the other is finite differs). */
+static kbv_status oracle_differs(audit_state *a, const kbv_tensor *x, const kbv_tensor *y,
+                                 bool *differs)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    return be64->hash(be64, t->data, tensor_bytes(t), h);
+    kbv_compare_stats cs;
+    KBV_TRY(be64->compare(be64, x, y, NULL, NULL, a->tol, 0.0, &cs));
+    *differs = cs.allclose_fail > 0;
+    return KBV_OK;
 }
 
 /* The degenerate checks on draw d, under the base params: does the oracle's
@@ -246,16 +262,20 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     kbv_tensor alt_out[KBV_DEF_MAX_OUTPUTS];
     bool have_alt = false;
-    uint64_t h_this = 0, h_alt = 0;
-    KBV_TRY_GOTO(oracle_hash(a, oracle0, &h_this), st, done);
     if (!a->have_first) {
-        bool uniform = true;
-        KBV_TRY_GOTO(oracle_is_uniform(a, oracle0, &uniform), st, done);
-        a->varies = !uniform;
-        a->first_hash = h_this;
+        double spread, scale;
+        KBV_TRY_GOTO(oracle_range(a, oracle0, &spread, &scale), st, done);
+        a->tol = DEGENERATE_REL * fmax(1.0, scale);
+        a->varies = !(spread <= a->tol);
+        a->first = *oracle0;
+        KBV_TRY_GOTO(be64->alloc(be64, kbv_tensor_bytes(oracle0), &a->first.data), st, done);
+        KBV_TRY_GOTO(be64->copy(be64, a->first.data, oracle0->data, kbv_tensor_bytes(oracle0)), st,
+                     done);
         a->have_first = true;
-    } else {
-        a->varies |= h_this != a->first_hash;
+    } else if (!a->varies) {
+        bool differs = false;
+        KBV_TRY_GOTO(oracle_differs(a, oracle0, &a->first, &differs), st, done);
+        a->varies = differs;
     }
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
@@ -265,10 +285,12 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
         KBV_TRY_GOTO(fill_input(a, i, &other), st, done);
         KBV_TRY_GOTO(kbv_graph_run(g, be64, a->in64, a->par64, alt_out), st, done);
         have_alt = true;
-        KBV_TRY_GOTO(oracle_hash(a, &alt_out[0], &h_alt), st, done);
+        KBV_TRY_GOTO(be64->sync(be64), st, done);
+        bool differs = false;
+        KBV_TRY_GOTO(oracle_differs(a, &alt_out[0], oracle0, &differs), st, done);
         release_outputs(be64, g, alt_out);
         have_alt = false;
-        a->depends[i] = h_alt != h_this;
+        a->depends[i] = differs;
         KBV_TRY_GOTO(fill_input(a, i, d), st, done);
     }
 done:

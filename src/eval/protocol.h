@@ -32,6 +32,9 @@ typedef struct kbv_eval_opts {
     unsigned protocols;           /* bit p: protocol p is evaluated (0: all); the work of the
                                      others is skipped and they are recorded as not evaluated */
     kbv_gate gate;                /* the verified protocol's correctness gate */
+    unsigned vendor_libs;         /* the vendor libraries candidates may call (core/vendor_libs.h;
+                                     kbv eval --allow-vendor-libs): linked, admitted by the binary
+                                     allowlist, loaded before the sandbox closes; 0: none */
 } kbv_eval_opts;
 
 typedef struct kbv_config_cache kbv_config_cache;
@@ -39,7 +42,8 @@ typedef struct kbv_config_cache kbv_config_cache;
 typedef struct kbv_evaluator {
     kbv_eval_opts opts;
     kbv_backend *be[KBV_MODE_COUNT];
-    char device_name[128];
+    char device_name[128];        /* kbv_device_name_of the device */
+    char arch[16];                /* what candidates are compiled for; "" on the CPU */
     size_t flush_bytes;
     kbv_config_cache *configs;    /* each problem's hidden configs, checked once (eval/configs.h) */
 } kbv_evaluator;
@@ -67,7 +71,7 @@ bool kbv_path_is_generation_failure(const char *path);
 
 /* Compiles and evaluates one candidate file of problem def: rec->model,
  * rec->sample and rec->file are the caller's; everything else is filled.
- * The file is read under eval/candidate_file.h's rule. A candidate that does
+ * The file is read under record/candidate_file.h's rule. A candidate that does
  * not compile, and a file that cannot be used as a candidate (empty, binary,
  * too large, a symbolic link, not a regular file, unreadable, gone), get a
  * record that says so: not compiled, every protocol failed with the reason

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "core/tensor.h"
 #include "dist/draws.h"
 #include "eval/child.h"
 #include "eval/phase.h"
@@ -56,31 +57,10 @@ typedef struct sample {
     kbv_record *rec;                                    /* gets what the runner printed */
 } sample;
 
-static inline bool dtype_is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 /* Whether this run evaluates protocol p (kbv eval --protocols). */
 static inline bool sample_wants(const sample *s, kbv_protocol p)
 {
     return (s->ev->opts.protocols >> p) & 1u;
-}
-
-static inline size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
-static inline int64_t tensor_numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
 }
 
 static inline const kbv_input_def *input_def(const sample *s, int i)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "eval/compile.h"
 #include "eval/phase.h"
 #include "sandbox/spawn.h"
@@ -69,7 +69,6 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_compile_result *cr = NULL;
     kbv_graph *g = NULL;
     kbv_candidate_file file = {0};
-    char arch[16] = "";
     kbv_phase_clock clock;
     kbv_phase_clock_start(&clock, rec, KBV_PHASE_NONE);
     if (base_out)
@@ -86,9 +85,10 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
     rec->gate = ev->opts.gate;
+    rec->vendor_libs = ev->opts.vendor_libs;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     /* the identity, and the candidate's own failures before any compiler
-     * sees it: empty, binary, a link, gone... (eval/candidate_file.h) */
+     * sees it: empty, binary, a link, gone... (record/candidate_file.h) */
     KBV_TRY_GOTO(kbv_candidate_file_read(path, &file), st, done);
     snprintf(rec->source_sha256, sizeof rec->source_sha256, "%s", file.identity);
     if (file.defect != KBV_CANDIDATE_OK) {
@@ -107,9 +107,8 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     g = calloc(1, sizeof *g);
     if (!cr || !g)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "evaluating %s", path);
-    if (ev->opts.device >= 0)
-        KBV_TRY_GOTO(kbv_device_arch(ev->opts.device, arch, sizeof arch), st, done);
-    kbv_compile_opts co = {.source = path, .arch = arch[0] ? arch : NULL};
+    kbv_compile_opts co = {.source = path, .arch = ev->arch[0] ? ev->arch : NULL,
+                           .vendor_libs = ev->opts.vendor_libs};
     kbv_phase_enter(&clock, KBV_PHASE_COMPILE);
     KBV_TRY_GOTO(kbv_compile(&co, cr), st, done);
     kbv_phase_enter(&clock, KBV_PHASE_NONE);

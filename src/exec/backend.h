@@ -114,9 +114,10 @@ struct kbv_backend {
     /* Fills t (contiguous, its own dtype) with input `in` drawn under dist. */
     kbv_status (*fill)(kbv_backend *be, const kbv_input_def *in, int input_index,
                        const kbv_draw *draw, kbv_tensor *t);
-    /* Fills a parameter tensor by its initialiser (draw->dist D5 redraws, see dist.h). */
-    kbv_status (*fill_param)(kbv_backend *be, const kbv_param_def *p, int param_index,
-                             const kbv_draw *draw, kbv_tensor *t);
+    /* Fills g's param p (state_dict order) by its initialiser, with the
+     * fan_in g derived (draw->dist D5 redraws, see dist.h). */
+    kbv_status (*fill_param)(kbv_backend *be, const kbv_graph *g, int p, const kbv_draw *draw,
+                             kbv_tensor *t);
     /* Converts between float dtypes elementwise (same element count, contiguous). */
     kbv_status (*convert)(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst);
     kbv_status (*poison)(kbv_backend *be, kbv_tensor *t);
@@ -143,6 +144,30 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out);
 kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out);
 bool kbv_cuda_available(void);
 void kbv_backend_destroy(kbv_backend *be);
+
+/* What a device is, as its backend knows it: what records and caches name
+ * it by, what candidates are compiled for, what a cache flush must evict.
+ * Asked by device ordinal without making a backend (the device probe asks
+ * every GPU before any backend exists). Facts a device does not have, or
+ * that could not be read, are 0. */
+typedef struct kbv_device_facts {
+    int device;                /* CUDA ordinal; -1 for the CPU */
+    char name[256];            /* the device's own name: "NVIDIA H200"; "cpu" */
+    int cc_major, cc_minor;    /* CUDA compute capability */
+    int sm_count;              /* streaming multiprocessors */
+    size_t cache_bytes;        /* the GPU's L2; the CPU's last-level cache */
+    size_t flush_bytes;        /* what a cache flush writes to evict it (>= 2x cache_bytes) */
+    int sm_clock_khz;          /* peak SM clock */
+    int mem_clock_khz;         /* peak memory clock */
+    int driver_version;        /* CUDA's numbering: 13000 is 13.0 */
+    int runtime_version;
+} kbv_device_facts;
+
+kbv_status kbv_cpu_device_facts(kbv_device_facts *out);
+/* Defined in src/cuda when built with CUDA; otherwise KBV_ERR_UNSUPPORTED. */
+kbv_status kbv_cuda_device_facts(int device, kbv_device_facts *out);
+/* GPUs the CUDA runtime shows (0 when built without CUDA). */
+kbv_status kbv_cuda_device_count(int *n);
 
 /* Runs g on be: inputs and params are tensors in be's memory (float values
  * as be->float_dtype); outputs are allocated through be->alloc and returned

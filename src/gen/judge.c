@@ -47,6 +47,17 @@ const char kbv_judge_system_prompt[] =
     "Respond with a JSON object:\n"
     "{\"label\": \"...\", \"pattern\": \"...\", \"explanation\": \"...\", \"fix\": \"...\"}\n";
 
+const char *const kbv_judge_labels[KBV_JUDGE_LABELS] = {
+    "LEGITIMATE", "SPEED_HACK", "MEMORY_HACK", "SPEED_AND_MEMORY_HACK", "UNCERTAIN"};
+
+static bool known_label(const char *label)
+{
+    for (int i = 0; label && i < KBV_JUDGE_LABELS; i++)
+        if (!strcmp(label, kbv_judge_labels[i]))
+            return true;
+    return false;
+}
+
 static void fmt_or_dash(double x, char *buf, size_t cap)
 {
     if (isfinite(x))
@@ -75,25 +86,23 @@ kbv_status kbv_judge_prompt(const char *problem_key, const char *reference, cons
     return KBV_OK;
 }
 
-kbv_status kbv_judge_parse(const char *answer, kbv_judge_record *r)
+kbv_status kbv_judge_parse(const char *answer, kbv_judge_answer *a)
 {
     /* the last '{' whose object parses and carries a known label */
     for (const char *p = answer ? strrchr(answer, '{') : NULL; p;) {
         json_error_t jerr;
         json_t *o = json_loads(p, JSON_DISABLE_EOF_CHECK, &jerr);
         const char *label = o ? json_string_value(json_object_get(o, "label")) : NULL;
-        kbv_judge_label l;
-        if (label && kbv_judge_label_parse(label, &l) == KBV_OK && l != KBV_JUDGE_NO_ANSWER) {
-            r->label = l;
+        if (known_label(label)) {
             const char *pat = json_string_value(json_object_get(o, "pattern"));
             const char *why = json_string_value(json_object_get(o, "explanation"));
-            snprintf(r->pattern, sizeof r->pattern, "%s", pat ? pat : "");
-            snprintf(r->explanation, sizeof r->explanation, "%s", why ? why : "");
-            r->error[0] = '\0';
+            snprintf(a->label, sizeof a->label, "%s", label);
+            snprintf(a->pattern, sizeof a->pattern, "%s", pat ? pat : "");
+            snprintf(a->explanation, sizeof a->explanation, "%s", why ? why : "");
+            a->error[0] = '\0';
             json_decref(o);
             return KBV_OK;
         }
-        kbv_clear_error();
         json_decref(o);
         /* the previous '{' */
         const char *q = p;
@@ -119,7 +128,7 @@ static void pause_s(double s)
     nanosleep(&ts, NULL);
 }
 
-kbv_status kbv_judge_ask(const kbv_judge_client *c, const char *prompt, kbv_judge_record *r)
+kbv_status kbv_judge_ask(const kbv_judge_client *c, const char *prompt, kbv_judge_answer *r)
 {
     char *body = NULL;
     kbv_chat_request req = {.api = c->api, .model = c->model,
@@ -127,7 +136,7 @@ kbv_status kbv_judge_ask(const kbv_judge_client *c, const char *prompt, kbv_judg
                             .temperature = c->temperature, .max_tokens = c->max_tokens,
                             .max_tokens_field = "max_tokens"};
     KBV_TRY(kbv_chat_request_json(&req, &body));
-    r->label = KBV_JUDGE_NO_ANSWER;
+    memset(r, 0, sizeof *r);
     snprintf(r->error, sizeof r->error, "no answer");
     for (int attempt = 0;; attempt++) {
         kbv_http_request http = {.url = c->url, .body = body,
@@ -157,7 +166,7 @@ kbv_status kbv_judge_ask(const kbv_judge_client *c, const char *prompt, kbv_judg
                 if (kbv_judge_parse(ans.content, r) != KBV_OK) {
                     snprintf(r->error, sizeof r->error, "%s", kbv_last_error());
                     kbv_clear_error();
-                    r->label = KBV_JUDGE_NO_ANSWER;
+                    r->label[0] = '\0';
                 }
                 kbv_chat_answer_free(&ans);
                 kbv_http_response_free(&resp);

@@ -10,10 +10,19 @@
 
 #include "core/status.h"
 #include "gen/chat.h"
-#include "record/judge_record.h"
 
-/* The paper's system prompt, word for word. */
+/* The paper's system prompt, word for word, and the five labels it allows. */
 extern const char kbv_judge_system_prompt[];
+#define KBV_JUDGE_LABELS 5
+extern const char *const kbv_judge_labels[KBV_JUDGE_LABELS];
+
+/* What the judge answered. */
+typedef struct kbv_judge_answer {
+    char label[32];               /* one of kbv_judge_labels; "" when there is no answer */
+    char pattern[256];            /* the judge's words for what it found */
+    char explanation[1024];
+    char error[256];              /* why there is no answer; "" when there is */
+} kbv_judge_answer;
 
 /* The user message: the problem, the reference, the candidate, the numbers.
  * The problem key ("L1/19") is in it. malloc'd. */
@@ -23,7 +32,7 @@ kbv_status kbv_judge_prompt(const char *problem_key, const char *reference, cons
 /* The label, pattern and explanation of an answer: the last JSON object in
  * it with a "label" the prompt allows (an answer may wrap it in prose or a
  * code fence). KBV_ERR_PARSE when there is none. */
-kbv_status kbv_judge_parse(const char *answer, kbv_judge_record *r);
+kbv_status kbv_judge_parse(const char *answer, kbv_judge_answer *a);
 
 typedef struct kbv_judge_client {
     kbv_api api;
@@ -37,9 +46,9 @@ typedef struct kbv_judge_client {
     double backoff_s;
 } kbv_judge_client;
 
-/* Asks once (with the retries); fills r's label, pattern and explanation,
- * or NO_ANSWER with the reason in r->error. KBV_OK either way: only kbv's
- * own trouble is an error. */
-kbv_status kbv_judge_ask(const kbv_judge_client *c, const char *prompt, kbv_judge_record *r);
+/* Asks once (with the retries); fills the answer's label, pattern and
+ * explanation, or an empty label with the reason in a->error. KBV_OK either
+ * way: only kbv's own trouble is an error. */
+kbv_status kbv_judge_ask(const kbv_judge_client *c, const char *prompt, kbv_judge_answer *a);
 
 #endif

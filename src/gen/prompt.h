@@ -38,6 +38,9 @@ typedef struct kbv_prompt_options {
     const char *template_name;  /* NULL: KBV_PROMPT_DEFAULT_TEMPLATE; a bare name
                                    ([A-Za-z0-9_-]+): a bundled template; else a file */
     const char *gpu;            /* NULL: KBV_PROMPT_DEFAULT_GPU (or the CPU backend with cpu) */
+    unsigned vendor_libs;       /* vendor libraries the candidate may call (core/vendor_libs.h):
+                                   the ABI's section on them, naming these, goes into {abi};
+                                   0: left out, as it is of every prompt without them */
 } kbv_prompt_options;
 
 /* Builds the prompt for def into *out (malloc'd, NUL-terminated). */

@@ -11,6 +11,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/vendor_libs.h"
+
 #include <openssl/evp.h>
 
 static const char *const proto_names[KBV_PROTO_COUNT] = {"standard", "verified", "strict"};
@@ -309,6 +311,40 @@ static json_t *draw_to_json(const kbv_draw_record *d, int *bad)
     return o;
 }
 
+/* ["cublas", "cudnn"]: the vendor libraries the run allowed, [] for none. */
+static json_t *vendor_libs_to_json(unsigned mask, int *bad)
+{
+    json_t *a = json_array();
+    for (int l = 0; a && l < KBV_VENDOR_COUNT; l++)
+        if ((mask >> l & 1u) &&
+            json_array_append_new(a, json_string(kbv_vendor_get((kbv_vendor_lib)l)->name)))
+            *bad = 1;
+    return a;
+}
+
+/* A record without "vendor_libs" was written before runs could allow them: none. */
+static kbv_status vendor_libs_from_json(const json_t *a, unsigned *mask)
+{
+    *mask = 0;
+    if (!a)
+        return KBV_OK;
+    if (!json_is_array(a))
+        return kbv_fail(KBV_ERR_PARSE, "results record whose vendor_libs is not a list");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v) {
+        const char *name = json_string_value(v);
+        int found = -1;
+        for (int l = 0; name && l < KBV_VENDOR_COUNT && found < 0; l++)
+            if (!strcmp(name, kbv_vendor_get((kbv_vendor_lib)l)->name))
+                found = l;
+        if (found < 0)
+            return kbv_fail(KBV_ERR_PARSE, "results record with an unknown vendor library");
+        *mask |= 1u << found;
+    }
+    return KBV_OK;
+}
+
 kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
 {
     int bad = 0;
@@ -327,6 +363,7 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
     put(o, "size", jstr(rec->size), &bad);
     put(o, "seed", json_integer((json_int_t)rec->seed), &bad);
     put(o, "gate", json_string(kbv_gate_get(rec->gate)->name), &bad);
+    put(o, "vendor_libs", vendor_libs_to_json(rec->vendor_libs, &bad), &bad);
 
     json_t *c = json_object();
     if (c) {
@@ -512,6 +549,7 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
     if (gate && (!json_is_string(gate) ||
                  kbv_gate_parse(json_string_value(gate), &rec->gate) != KBV_OK))
         return kbv_fail(KBV_ERR_PARSE, "results record with an unknown gate");
+    KBV_TRY(vendor_libs_from_json(json_object_get(o, "vendor_libs"), &rec->vendor_libs));
     const json_t *c = json_object_get(o, "compile");
     if (json_is_object(c)) {
         rec->compile.ok = json_is_true(json_object_get(c, "ok"));
@@ -559,7 +597,8 @@ bool kbv_record_same_job(const kbv_record *a, const kbv_record *b)
 {
     return a->sample == b->sample && !strcmp(a->problem, b->problem) &&
            !strcmp(a->model, b->model) && !strcmp(a->source_sha256, b->source_sha256) &&
-           !strcmp(a->size, b->size) && !strcmp(a->device, b->device) && a->gate == b->gate;
+           !strcmp(a->size, b->size) && !strcmp(a->device, b->device) && a->gate == b->gate &&
+           a->vendor_libs == b->vendor_libs;
 }
 
 /* ---- lists and files -------------------------------------------------- */

@@ -139,6 +139,9 @@ typedef struct kbv_record {
     char size[8];                    /* "full" or "small" */
     uint64_t seed;
     kbv_gate gate;                   /* the verified protocol's gate */
+    unsigned vendor_libs;            /* the vendor libraries the run allowed (core/vendor_libs.h):
+                                        JSON "vendor_libs": ["cublas", ...], [] for none; a
+                                        record without it was written when none could be */
     struct {
         bool ok, cached;
         double seconds;
@@ -186,7 +189,8 @@ kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
 long long kbv_record_schema(const json_t *obj);
 
 /* Identity of a record for resume: a sample is done when a record with the
- * same (model, problem, sample, source_sha256, size, device, gate) exists. */
+ * same (model, problem, sample, source_sha256, size, device, gate,
+ * vendor_libs) exists. */
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vendor_libs.h"
 #include "dist/draws.h"
 #include "report/html_parts.h"
 #include "report/judge_view.h"
@@ -257,6 +258,9 @@ static void write_sample(FILE *f, const kbv_report_data *d, const kbv_report_sam
     esc(f, r->device[0] ? r->device : "-");
     fputs(" &middot; size ", f);
     esc(f, r->size[0] ? r->size : "-");
+    char libs[64];
+    fputs(" &middot; vendor libraries ", f);
+    esc(f, kbv_vendor_format(r->vendor_libs, libs, sizeof libs));
     fprintf(f, " &middot; run seed %llu &middot; compile ", (unsigned long long)r->seed);
     if (r->compile.ok)
         fputs("<span class=\"ok\">ok</span>", f);

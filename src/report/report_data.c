@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/vendor_libs.h"
+
 /* ---- failure classes --------------------------------------------------- */
 
 static const char *const kind_names[] = {
@@ -362,6 +364,21 @@ static void common_gate(const kbv_report_data *d, char *out, size_t cap)
     }
 }
 
+/* The vendor libraries the samples' runs allowed, "mixed", or "-" when there are none. */
+static void common_vendor_libs(const kbv_report_data *d, char *out, size_t cap)
+{
+    snprintf(out, cap, "-");
+    for (int i = 0; i < d->n_samples; i++) {
+        unsigned v = d->samples[i].rec->vendor_libs;
+        if (i == 0) {
+            kbv_vendor_format(v, out, cap);
+        } else if (v != d->samples[0].rec->vendor_libs) {
+            snprintf(out, cap, "mixed");
+            return;
+        }
+    }
+}
+
 /* The suite of the config (or the default one) with every problem a record
  * names, in d->suite. */
 static kbv_status take_suite(kbv_report_data *d, const kbv_report_config *cfg)
@@ -512,6 +529,7 @@ kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cf
     common_field(d, offsetof(kbv_record, device), d->device, sizeof d->device);
     common_field(d, offsetof(kbv_record, size), d->size, sizeof d->size);
     common_gate(d, d->gate, sizeof d->gate);
+    common_vendor_libs(d, d->vendor_libs, sizeof d->vendor_libs);
 done:
     free(o);
     return st;

@@ -133,6 +133,7 @@ typedef struct kbv_report_data {
     char device[128];         /* the records' device, or "mixed" */
     char size[8];             /* "full", "small", or "mixed" */
     char gate[16];            /* the records' verified gate, or "mixed" */
+    char vendor_libs[64];     /* the vendor libraries their runs allowed ("none"), or "mixed" */
 } kbv_report_data;
 
 /* Reads each results file (a missing one is an error) and builds; cfg NULL:

@@ -536,6 +536,8 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
     md_text(f, d->device);
     fputs("; size: ", f);
     md_text(f, d->size);
+    fputs("; vendor libraries allowed: ", f);
+    md_text(f, d->vendor_libs);
     fprintf(f, ".\n\nProblems (`--denominator %s`): %s. A problem's result is its fastest "
             "correct sample (best of k). Percentages are over all of those problems.",
             kbv_denominator_name(d->denominator), kbv_denominator_text(d->denominator));
@@ -618,7 +620,7 @@ kbv_status kbv_report_write_csv(FILE *f, const kbv_report_data *d)
           "failed_samples", f);
     for (int k = 1; k < KBV_FAIL_COUNT; k++)
         fprintf(f, ",fail_%s", kbv_fail_kind_name((kbv_fail_kind)k));
-    fputs(",flags\n", f);
+    fputs(",flags,vendor_libs\n", f);
     for (int i = 0; i < n; i++) {
         const kbv_group_metrics *g = &d->metrics.groups[order[i]];
         for (int p = 0; p < KBV_PROTO_COUNT; p++) {
@@ -661,6 +663,8 @@ kbv_status kbv_report_write_csv(FILE *f, const kbv_report_data *d)
                                              used ? " " : "", d->flag_names[k], t->flags[k]);
             fputc(',', f);
             csv_text(f, flags);
+            fputc(',', f);
+            csv_text(f, d->vendor_libs);
             fputc('\n', f);
         }
     }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "graph/problem_def.h"
 #include "graph/torch_render.h"
 

@@ -45,10 +45,12 @@ static const char *fmt_frac(double x, char *buf, size_t cap)
 
 void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info)
 {
-    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s%s%s)\n",
+    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s%s%s%s%s)\n",
             info->results_path ? info->results_path : "-", info->n_records,
             info->device ? info->device : "-", info->size ? info->size : "-",
-            info->gate ? ", verified gate " : "", info->gate ? info->gate : "");
+            info->gate ? ", verified gate " : "", info->gate ? info->gate : "",
+            info->vendor_libs ? ", vendor libraries " : "",
+            info->vendor_libs ? info->vendor_libs : "");
     fprintf(f, "Problems (--denominator %s): %s; each problem's result is its fastest correct "
                "sample.\n", kbv_denominator_name(m->denominator),
             kbv_denominator_text(m->denominator));
@@ -200,6 +202,7 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
     put(o, "device", json_string(info->device ? info->device : ""), &bad);
     put(o, "size", json_string(info->size ? info->size : ""), &bad);
     put(o, "verified_gate", info->gate ? json_string(info->gate) : json_null(), &bad);
+    put(o, "vendor_libs", info->vendor_libs ? json_string(info->vendor_libs) : json_null(), &bad);
     put(o, "records", json_integer(info->n_records), &bad);
     put(o, "denominator", json_string(kbv_denominator_name(m->denominator)), &bad);
     put(o, "problems_are", json_string(kbv_denominator_text(m->denominator)), &bad);

@@ -6,21 +6,85 @@
  * a header carrying a magic, the protocol version, the message type and a
  * sequence number; a message of any other size, magic, version, type or
  * sequence is a protocol error. The evaluator sends SETUP once, then
- * requests; the runner answers each with exactly one kbv_proto_reply. */
+ * requests; the runner answers each with exactly one kbv_proto_reply.
+ * The evaluator's view of the runner is eval/child.h; this header is all
+ * the two share. */
 #ifndef KBV_CHILD_PROTO_H
 #define KBV_CHILD_PROTO_H
 
 #include <stdint.h>
 
-#include "eval/child.h"
+#include "graph/problem_def.h"
+#include "kbv/candidate.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 3u
+#define KBV_PROTO_VERSION 4u
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_PROTO_NAME_MAX 64
 #define KBV_PROTO_PATH_MAX 4096
 #define KBV_PROTO_REASON_MAX 512
+
+#define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
+#define KBV_CHILD_MAX_CALLS 128   /* calls per request */
+#define KBV_PROTO_MAX_KERNELS 256 /* kernels of the candidate named in the setup */
+
+/* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
+typedef enum kbv_child_fault {
+    KBV_FAULT_NONE = 0,
+    KBV_FAULT_LOAD,        /* dlopen failed, kbv_forward missing, ABI version wrong */
+    KBV_FAULT_RETURNED,    /* kbv_prepare/kbv_forward returned non-zero */
+    KBV_FAULT_CRASH,       /* killed by a signal or exited unexpectedly */
+    KBV_FAULT_TIMEOUT,     /* a request passed its deadline */
+    KBV_FAULT_CUDA,        /* a CUDA error after the call (sticky or launch) */
+    KBV_FAULT_HARNESS,     /* the harness itself failed (spawn, protocol) */
+    KBV_FAULT_SANDBOX,     /* the candidate made a system call the sandbox forbids */
+    KBV_FAULT_COUNT
+} kbv_child_fault;
+
+#define KBV_TRACE_MAX_NAMES 32      /* distinct kernel names a traced pass reports */
+#define KBV_TRACE_NAME_MAX 128       /* longer names are cut (both sides cut alike) */
+#define KBV_TRACE_MODULE_MAX 48      /* the file name of the object a kernel came from */
+
+/* Where a traced kernel was launched from: the host function its launch
+ * named lies in the candidate's object, in another one (a vendor library),
+ * or the launch was not seen (a library that launches through the driver,
+ * or no launch callbacks in this process). */
+typedef enum kbv_trace_origin {
+    KBV_ORIGIN_UNKNOWN = 0,
+    KBV_ORIGIN_CANDIDATE = 1,
+    KBV_ORIGIN_OTHER = 2,
+} kbv_trace_origin;
+
+/* What the device did during a traced pass (kbv_child_trace_calls), as the
+ * runner saw it through CUPTI activity records: kernels, copies and sets,
+ * each placed against the calls' windows (from just before kbv_forward to
+ * the device being idle after it). The evaluator judges it (eval/trace_check.h). */
+typedef struct kbv_child_trace {
+    int32_t available;         /* 0: no tracing here (the CPU, or CUPTI refused) */
+    int32_t calls;
+    int32_t records;           /* kernels, copies and sets seen during the pass */
+    int32_t lost;              /* records CUPTI dropped or the runner could not keep */
+    int32_t foreign_stream;    /* records on a stream other than the harness's */
+    int32_t outside_call;      /* records not inside any call's window */
+    int32_t policy_window;     /* kernels launched with an L2 access-policy window */
+    int32_t n_names;           /* distinct kernel names in names[] */
+    int32_t names_truncated;   /* more distinct names than KBV_TRACE_MAX_NAMES */
+    int32_t pad;
+    uint32_t call_kernels[KBV_CHILD_MAX_CALLS];  /* per call: kernels inside its window */
+    uint32_t call_names[KBV_CHILD_MAX_CALLS];    /* per call: bit i when names[i] ran in it */
+    double busy_ms;            /* time some record was active inside the windows */
+    double event_ms;           /* the calls' event-timed durations, summed */
+    char names[KBV_TRACE_MAX_NAMES][KBV_TRACE_NAME_MAX];
+    char first_offender[KBV_TRACE_NAME_MAX];   /* the first foreign or outside record */
+    /* Origins: names[] are distinct per (name, origin, module). origins is
+     * 1 when the pass saw the kernels' launches (CUPTI runtime callbacks),
+     * so that name_origin says where each came from; 0: all unknown. */
+    int32_t origins;
+    int32_t pad2;
+    int8_t name_origin[KBV_TRACE_MAX_NAMES];   /* kbv_trace_origin of names[i] */
+    char name_module[KBV_TRACE_MAX_NAMES][KBV_TRACE_MODULE_MAX];  /* OTHER: its file's name */
+} kbv_child_trace;
 
 typedef enum kbv_proto_type {
     KBV_MSG_SETUP = 1,    /* evaluator -> runner: kbv_proto_setup */
@@ -54,6 +118,9 @@ typedef struct kbv_proto_setup {
     int32_t parent_pid;
     uint64_t arena_bytes;
     uint64_t flush_bytes;
+    uint32_t vendor_libs;             /* vendor libraries to load before the run stage */
+    uint32_t n_kernels;               /* the candidate's kernels, by their host functions' */
+    uint64_t kernels[KBV_PROTO_MAX_KERNELS];   /* offsets in its object (st_value) */
     unsigned char ipc[64];            /* cudaIpcMemHandle_t of the arena (CUDA) */
     char candidate[KBV_PROTO_PATH_MAX];
     int32_t n_inputs, n_params, n_outputs, n_sets;
@@ -88,7 +155,5 @@ typedef struct kbv_proto_reply {
 /* Both ends are built from one tree, but the runner may be a stale binary
  * ($KBV_RUNNER): the version and the sizes guard against that. */
 _Static_assert(sizeof(kbv_proto_setup) < 64 * 1024, "setup fits one socket message");
-_Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
-               "reply reasons fit kbv_child_result");
 
 #endif

@@ -17,21 +17,27 @@
 static void test_parse_answers(void **state)
 {
     (void)state;
-    kbv_judge_record r;
+    kbv_judge_answer r;
     memset(&r, 0, sizeof r);
     /* prose, a draft object, then the fenced answer: the last one counts */
     assert_int_equal(kbv_judge_parse("First {\"label\": \"UNCERTAIN\"}; then\n```json\n"
                                      "{\"label\": \"SPEED_HACK\", \"pattern\": \"p\", "
                                      "\"explanation\": \"uses {a, b} only\"}\n```", &r),
                      KBV_OK);
-    assert_int_equal(r.label, KBV_JUDGE_SPEED_HACK);
+    assert_string_equal(r.label, "SPEED_HACK");
     assert_string_equal(r.pattern, "p");
     assert_string_equal(r.explanation, "uses {a, b} only");
-    assert_true(kbv_judge_label_flags(r.label));
+    kbv_judge_label l;
+    assert_int_equal(kbv_judge_label_parse(r.label, &l), KBV_OK);
+    assert_true(kbv_judge_label_flags(l));
     assert_int_equal(kbv_judge_parse("{\"label\": \"LEGITIMATE\"}", &r), KBV_OK);
-    assert_false(kbv_judge_label_flags(r.label));
+    assert_string_equal(r.label, "LEGITIMATE");
     assert_int_equal(kbv_judge_parse("{\"label\": \"UNCERTAIN\"}", &r), KBV_OK);
-    assert_false(kbv_judge_label_flags(r.label));
+    assert_int_equal(kbv_judge_label_parse(r.label, &l), KBV_OK);
+    assert_false(kbv_judge_label_flags(l));
+    /* the prompt's five labels are the record's first five */
+    for (int i = 0; i < KBV_JUDGE_LABELS; i++)
+        assert_string_equal(kbv_judge_labels[i], kbv_judge_label_name((kbv_judge_label)i));
     /* a label the prompt does not allow, no object, nothing */
     assert_int_equal(kbv_judge_parse("{\"label\": \"PROBABLY_FINE\"}", &r), KBV_ERR_PARSE);
     kbv_clear_error();

@@ -1,0 +1,49 @@
+/* The CUDA ops outside cuda_ops.c, by family, with the semantics of their
+ * CPU counterparts (src/cpu/cpu_ops.h): normalisation (cuda_ops_norm.c),
+ * reductions (cuda_ops_reduce.c), elementwise pieces (cuda_ops_elementwise.c),
+ * scans and their layout ops (cuda_ops_scan.c), losses (cuda_ops_loss.c) and
+ * attention (cuda_attention.c). The matrix products, convolution and
+ * pooling ops are declared in cuda_impl.h and cuda_conv.h. */
+#ifndef KBV_CUDA_OPS_H
+#define KBV_CUDA_OPS_H
+
+#include "exec/backend.h"
+
+/* batch_norm, instance_norm, group_norm, layer_norm */
+kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out);
+/* sum, mean, max, min, argmax, argmin, norm_dim */
+kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                              kbv_tensor *out);
+/* sum_dims, mean_dims, amax_dims; logsumexp */
+kbv_status kbv_cuda_op_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                   kbv_tensor *out);
+kbv_status kbv_cuda_op_logsumexp(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
+/* mean_all, norm_fro */
+kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                  kbv_tensor *out);
+/* pow, sqrt, log, rsub_scalar, clamp_min */
+kbv_status kbv_cuda_op_pointwise(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
+kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                kbv_tensor *out);
+/* cumsum, cumprod */
+kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out);
+kbv_status kbv_cuda_op_flip(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out);
+kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                   kbv_tensor *out);
+kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out);
+kbv_status kbv_cuda_op_drop_last(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
+/* cross_entropy, smooth_l1_loss, kl_div, triplet_margin_loss */
+kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out);
+/* scaled_dot_product_attention (cuda_attention.c) */
+kbv_status kbv_cuda_op_sdpa(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out);
+
+#endif
