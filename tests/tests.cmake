@@ -46,7 +46,7 @@ target_link_libraries(op_parity_dump PRIVATE kbvcore)
 # End-to-end tests (shell): tests/e2e/*.sh, run against the built kbv.
 file(GLOB KBV_E2E_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/e2e/*.sh)
 if(NOT KBV_WITH_CURL)
-  list(FILTER KBV_E2E_TESTS EXCLUDE REGEX "generate_local\\.sh$")
+  list(FILTER KBV_E2E_TESTS EXCLUDE REGEX "(generate|judge)_local\\.sh$")
 endif()
 if(NOT KBV_WITH_MPI)
   list(FILTER KBV_E2E_TESTS EXCLUDE REGEX "mpi_cpu\\.sh$")

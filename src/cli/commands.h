@@ -13,5 +13,6 @@ int kbv_cmd_audit(int argc, char **argv);
 int kbv_cmd_prompt(int argc, char **argv);
 int kbv_cmd_generate(int argc, char **argv);
 int kbv_cmd_report(int argc, char **argv);
+int kbv_cmd_judge(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const command commands[] = {
     {"prompt", kbv_cmd_prompt, "print the single-turn prompt that asks a model for a candidate"},
     {"generate", kbv_cmd_generate, "ask a model (OpenAI-compatible or Anthropic API) for candidates"},
     {"report", kbv_cmd_report, "tables, figures and an HTML page from results files; --compare two runs"},
+    {"judge", kbv_cmd_judge, "ask a model for a second opinion on evaluated candidates (the paper's judge)"},
 };
 
 static void usage(FILE *f)

@@ -23,20 +23,26 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
             "                  [--denominator suite|sampled] [--degenerate FILE] [--torch FILE]\n"
+            "                  [--judge FILE]\n"
             "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
             "                  [--model-a NAME] [--model-b NAME] [--noise RUN.jsonl]...\n\n"
             "Reads results files (records of the same model, problem and sample: the last\n"
             "wins), prints the metrics table, and with --out writes into DIR (created):\n"
             "  tables.md      per model, level and pooled: the three protocols side by side,\n"
-            "                 every metric, failures by reason, audit flags (Markdown)\n"
-            "  tables.csv     the same, one row per model, level and protocol\n"
-            "  summary.json   the metrics summary with failure and flag counts\n"
-            "  index.html     one offline page: tables, figures (inline SVG) and every\n"
-            "                 sample's details, linked from the figures\n"
+            "                 every metric (Fast@0.8, mem-up %%, compiled %% among them), the\n"
+            "                 per-sample mean +- std, the 2x2 of baseline x tests, the\n"
+            "                 attribution and tolerance tables, failures by reason, audit\n"
+            "                 flags (Markdown)\n"
+            "  tables.csv     the metrics, one row per model, level and protocol\n"
+            "  summary.json   every number, with failure and flag counts\n"
+            "  index.html     one offline page: the tables (sortable: click a header),\n"
+            "                 ranks per level, figures (inline SVG) and every sample's\n"
+            "                 details with its source and the problem's PyTorch reference\n"
             "  figures/*.svg  each figure as a file\n\n"
             "  --out DIR        where to write (without it: the terminal table only)\n"
             "  --protocol P     standard, verified (default) or strict: the protocol of the\n"
-            "                   scatter and heat map, and of the --compare terminal table\n"
+            "                   scatters, heat map and ranks, and of the --compare terminal\n"
+            "                   table\n"
             "  --title TEXT     the page's title (default \"kbv report\")\n"
             "  --denominator D  what every percentage is over:\n"
             "                   suite (default): per level the suite's problems less\n"
@@ -52,15 +58,17 @@ static void usage(FILE *f)
             "  --torch FILE     PyTorch eager and torch.compile times on this device\n"
             "                   (bench/torch_baselines.py writes them beside the baselines):\n"
             "                   each model's speedup against both where measured\n"
+            "  --judge FILE     kbv judge's answers: each beside strict's verdict, and the\n"
+            "                   agreement between the two\n"
             "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
             "                   kernel times judged against the noise between runs (a\n"
-            "                   difference within 2 sqrt(n^2 + rA^2 + rB^2) in log time is\n"
-            "                   \"no change\"; n the run-to-run noise, rA and rB each\n"
-            "                   run's own spread); --out writes compare.md\n"
+            "                   difference within 2 sqrt(n^2 + eA^2 + eB^2) in log time is\n"
+            "                   \"no change\"; n the run-to-run noise, eA and eB each\n"
+            "                   run's own standard error); --out writes compare.md\n"
             "  --noise RUN.jsonl\n"
             "                   a run of the same code as another --noise run (repeat the\n"
             "                   option: bench/repeatability.sh's run-N/results.jsonl): the\n"
-            "                   run-to-run noise, per problem. Without it, the noise of\n"
+            "                   run-to-run noise, per sample. Without it, the noise of\n"
             "                   A's and B's baselines when each measured them anew; when\n"
             "                   they share them, differences are shown, not judged\n"
             "  --model-a NAME, --model-b NAME\n"
@@ -93,6 +101,7 @@ typedef struct report_opts {
     kbv_denominator denominator;
     const char *degenerate;
     const char *torch;
+    const char *judge;
     const char *noise[MAX_INPUTS];
     int n_noise;
 } report_opts;
@@ -131,6 +140,8 @@ static int parse_args(int argc, char **argv, report_opts *o)
             if (o->n_noise == MAX_INPUTS)
                 return fail_line("too many --noise runs (at most 256)");
             o->noise[o->n_noise++] = argv[++a];
+        } else if (!strcmp(arg, "--judge") && has_value) {
+            o->judge = argv[++a];
         } else if (!strcmp(arg, "--torch") && has_value) {
             o->torch = argv[++a];
         } else if (!strcmp(arg, "--degenerate") && has_value) {
@@ -329,7 +340,15 @@ static int run_report(const report_opts *o)
     kbv_suite_free(&suite);
     if (loaded != KBV_OK)
         return fail_status();
-    if (o->torch && kbv_torch_load(o->torch, &d.torch) != KBV_OK) {
+    struct stat sb;
+    if (o->judge && stat(o->judge, &sb)) {
+        fprintf(stderr, "kbv report: cannot read the judgements %s: %s\n", o->judge,
+                strerror(errno));
+        kbv_report_data_free(&d);
+        return 2;
+    }
+    if ((o->torch && kbv_torch_load(o->torch, &d.torch) != KBV_OK) ||
+        (o->judge && kbv_judge_list_load(o->judge, &d.judges) != KBV_OK)) {
         kbv_report_data_free(&d);
         return fail_status();
     }

@@ -7,10 +7,10 @@
 
 #include "core/vendor_libs.h"
 #include "dist/draws.h"
-#include "record/candidate_file.h"
-#include "graph/torch_render.h"
 #include "report/html_parts.h"
+#include "report/judge_view.h"
 #include "report/report_tables.h"
+#include "report/sources.h"
 
 /* The most of a candidate's source the page shows. */
 #define SOURCE_SHOWN_MAX (64 * 1024)
@@ -178,72 +178,45 @@ static void write_draws(FILE *f, const kbv_report_data *d, const kbv_report_samp
 }
 
 /* Where the sources are looked for: the record's path as it is (relative
- * to where kbv eval ran), then beside each results file. */
+ * to where kbv eval ran), then beside each results file (report/sources.h). */
 typedef struct source_dirs {
     const char *const *inputs;
     int n;
 } source_dirs;
 
-/* Reads the record's candidate under the candidates' one rule (never a
- * link, a fifo or a device), from the first place that has it; the bytes
- * are shown only when they are the ones evaluated (same SHA-256). */
 static void write_source(FILE *f, const kbv_record *r, const source_dirs *sd)
 {
     fputs("<details class=\"code\"><summary>candidate source</summary>", f);
-    if (!r->file[0]) {
-        fputs("<p class=\"muted\">the record names no file</p></details>\n", f);
-        return;
+    kbv_source src;
+    if (kbv_source_find(r, sd->inputs, sd->n, &src) != KBV_OK) {
+        kbv_clear_error();   /* out of memory for one file: the page goes on without it */
+        src.state = KBV_SOURCE_MISSING;
     }
-    kbv_candidate_file cf;
-    memset(&cf, 0, sizeof cf);
-    bool found = false, same = false;
-    char path[2100], where[2100] = "";
-    for (int k = -1; k < sd->n && !same; k++) {
-        if (k < 0) {
-            snprintf(path, sizeof path, "%s", r->file);
-        } else {
-            if (r->file[0] == '/')
-                break;
-            const char *slash = strrchr(sd->inputs[k], '/');
-            if (!slash)
-                continue;
-            snprintf(path, sizeof path, "%.*s/%s", (int)(slash - sd->inputs[k]), sd->inputs[k],
-                     r->file);
-        }
-        kbv_candidate_file_free(&cf);
-        if (kbv_candidate_file_read(path, &cf) != KBV_OK) {
-            kbv_clear_error();
-            continue;
-        }
-        if (cf.defect == KBV_CANDIDATE_MISSING)
-            continue;
-        found = true;
-        snprintf(where, sizeof where, "%s", path);
-        same = cf.defect == KBV_CANDIDATE_OK && !strcmp(cf.identity, r->source_sha256);
-    }
-    if (same) {
+    if (src.state == KBV_SOURCE_FOUND) {
         fputs("<pre>", f);
-        kbv_xml_text_n(f, cf.bytes, cf.len < SOURCE_SHOWN_MAX ? cf.len : SOURCE_SHOWN_MAX);
+        kbv_xml_text_n(f, src.bytes, src.len < SOURCE_SHOWN_MAX ? src.len : SOURCE_SHOWN_MAX);
         fputs("</pre>", f);
-        if (cf.len > SOURCE_SHOWN_MAX)
+        if (src.len > SOURCE_SHOWN_MAX)
             fprintf(f, "<p class=\"muted\">the first %d KiB of %zu bytes</p>",
-                    SOURCE_SHOWN_MAX / 1024, cf.len);
+                    SOURCE_SHOWN_MAX / 1024, src.len);
         fputs("<p class=\"meta\">from <code>", f);
-        esc(f, where);
+        esc(f, src.where);
         fputs("</code></p>", f);
-    } else if (found) {
+    } else if (src.state == KBV_SOURCE_CHANGED) {
         fputs("<p class=\"muted\">not shown: <code>", f);
-        esc(f, where);
+        esc(f, src.where);
         fputs("</code> is not the source evaluated (", f);
-        esc(f, cf.defect != KBV_CANDIDATE_OK ? cf.detail : "its SHA-256 differs");
+        esc(f, src.why);
         fputs(")</p>", f);
+    } else if (!r->file[0]) {
+        fputs("<p class=\"muted\">the record names no file</p>", f);
     } else {
         fputs("<p class=\"muted\">not shown: <code>", f);
         esc(f, r->file);
         fputs("</code> is not here (run kbv report where kbv eval ran, or beside the results "
               "file)</p>", f);
     }
-    kbv_candidate_file_free(&cf);
+    kbv_source_free(&src);
     fputs("</details>\n", f);
 }
 
@@ -252,19 +225,12 @@ static void write_source(FILE *f, const kbv_record *r, const source_dirs *sd)
 static void write_reference(FILE *f, const kbv_record *r, const char *key)
 {
     fputs("<details class=\"code\"><summary>PyTorch reference</summary>", f);
-    const kbv_problem_def *def = kbv_problem_find(key);
     char *text = NULL;
-    size_t len = 0;
-    FILE *m = def ? open_memstream(&text, &len) : NULL;
-    kbv_size size = !strcmp(r->size, "small") ? KBV_SIZE_SMALL : KBV_SIZE_FULL;
-    bool ok = m && kbv_render_torch(def, size, m) == KBV_OK;
-    if (m)
-        fclose(m);
-    if (ok) {
+    if (kbv_reference_render(r, key, &text) == KBV_OK) {
         fputs("<pre>", f);
         esc(f, text);
         fprintf(f, "</pre><p class=\"meta\"><code>kbv show %s%s --torch</code></p>", key,
-                size == KBV_SIZE_SMALL ? " --small" : "");
+                !strcmp(r->size, "small") ? " --small" : "");
     } else {
         kbv_clear_error();
         fprintf(f, "<p class=\"muted\">%s is not a problem this kbv defines</p>", key);
@@ -311,6 +277,24 @@ static void write_sample(FILE *f, const kbv_report_data *d, const kbv_report_sam
         fputs("</p>\n", f);
     }
     write_verdicts(f, s);
+    const kbv_judge_record *js[16];
+    int nj = kbv_judgements_of(&d->judges, r, js, 16);
+    for (int k = 0; k < nj; k++) {
+        bool flag = kbv_judge_label_flags(js[k]->label);
+        fputs("<p class=\"meta\">judge <code>", f);
+        esc(f, js[k]->judge);
+        fprintf(f, "</code>: <span class=\"%s\">%s</span>", flag ? "bad" : "ok",
+                kbv_judge_label_name(js[k]->label));
+        if (js[k]->pattern[0]) {
+            fputs(" &mdash; ", f);
+            esc(f, js[k]->pattern);
+        }
+        if (js[k]->explanation[0] || js[k]->error[0]) {
+            fputs(". ", f);
+            esc(f, js[k]->explanation[0] ? js[k]->explanation : js[k]->error);
+        }
+        fputs("</p>\n", f);
+    }
     /* the drill-down: the code beside the verdicts */
     fputs("<div class=\"code2\">\n", f);
     write_source(f, r, sd);

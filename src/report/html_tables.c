@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/attribution.h"
+#include "report/judge_view.h"
 #include "report/html_parts.h"
 #include "report/report_tables.h"
 
@@ -519,6 +520,44 @@ static void write_torch(FILE *f, const kbv_report_data *d)
     fputs("</tbody></table>\n</section>\n", f);
 }
 
+static void write_judge(FILE *f, const kbv_report_data *d)
+{
+    if (d->judges.n == 0)
+        return;
+    kbv_judge_table t;
+    if (kbv_judge_table_compute(d, &d->judges, &t) != KBV_OK) {
+        kbv_clear_error();
+        return;
+    }
+    fputs("<section id=\"judge\"><h2>The judge beside strict</h2>\n<p class=\"note\">A "
+          "model's reading of each judged sample's source (<code>kbv judge</code>, the paper's "
+          "judge prompt) against strict's verdict: flagged = a *_HACK label. Each sample's "
+          "details show the judge's label and reasons.</p>\n<table class=\"sortable\" "
+          "id=\"t-judge\"><thead><tr><th>model</th><th>level</th><th>judge</th><th>judged</th>"
+          "<th>flagged</th><th>uncertain</th><th>strict fails</th><th>both</th>"
+          "<th>judge only</th><th>strict only</th><th>neither</th><th>agreement %</th></tr>"
+          "</thead><tbody>\n", f);
+    for (int i = 0; i < t.n; i++) {
+        const kbv_judge_row *r = &t.rows[i];
+        char level[16], a[16];
+        level_text(r->level, level, sizeof level);
+        fprintf(f, "<tr%s><td>", r->level ? "" : " class=\"all\"");
+        esc(f, r->model);
+        fprintf(f, "</td><td>%s</td><td>", level);
+        esc(f, r->judge);
+        fputs("</td>", f);
+        int v[] = {r->judged, r->flagged, r->uncertain, r->strict_fails, r->both, r->judge_only,
+                   r->strict_only, r->neither};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            td_int(f, v[k]);
+        td_num(f, kbv_report_fmt_pct(r->judged ? 100.0 * (r->both + r->neither) / r->judged : NAN,
+                                     a, sizeof a));
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n</section>\n", f);
+    kbv_judge_table_free(&t);
+}
+
 /* ---- ranks ------------------------------------------------------------------- */
 
 typedef struct ranked {
@@ -618,6 +657,7 @@ void kbv_html_metric_tables(FILE *f, const kbv_report_data *d, kbv_protocol focu
     write_attribution(f, d);
     write_tolerance(f, d);
     write_torch(f, d);
+    write_judge(f, d);
 }
 
 void kbv_html_failures(FILE *f, const kbv_report_data *d) { write_failures(f, d); }

@@ -540,6 +540,7 @@ void kbv_report_data_free(kbv_report_data *d)
     kbv_record_list_free(&d->records);
     kbv_suite_free(&d->suite);
     kbv_torch_free(&d->torch);
+    kbv_judge_list_free(&d->judges);
     free(d->models);
     free(d->problems);
     free(d->samples);

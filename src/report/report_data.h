@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "report/metrics.h"
 #include "report/torch_ref.h"
+#include "record/judge_record.h"
 #include "record/results.h"
 
 /* Why a sample failed a protocol, from its record. */
@@ -127,6 +128,7 @@ typedef struct kbv_report_data {
     char flag_names[KBV_REPORT_MAX_FLAGS][32];    /* sorted */
 
     kbv_torch_times torch;    /* PyTorch eager and compile times (kbv report --torch); n 0: none */
+    kbv_judge_list judges;    /* kbv judge's answers (kbv report --judge); n 0: none */
 
     char device[128];         /* the records' device, or "mixed" */
     char size[8];             /* "full", "small", or "mixed" */

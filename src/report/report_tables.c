@@ -1,6 +1,7 @@
 #include "report/report_tables.h"
 
 #include "report/attribution.h"
+#include "report/judge_view.h"
 
 #include <math.h>
 #include <string.h>
@@ -419,6 +420,40 @@ static void md_torch(FILE *f, const kbv_report_data *d, const int *order, int n)
     fputs(".\n\n", f);
 }
 
+/* The judge beside strict (kbv judge, kbv report --judge). */
+static void md_judge(FILE *f, const kbv_report_data *d)
+{
+    if (d->judges.n == 0)
+        return;
+    kbv_judge_table t;
+    if (kbv_judge_table_compute(d, &d->judges, &t) != KBV_OK) {
+        kbv_clear_error();
+        return;
+    }
+    fputs("## The judge beside strict\n\nA model's reading of each judged sample's source (kbv "
+          "judge, the paper's judge prompt) against strict's verdict: flagged = a *_HACK label. "
+          "Agreement = (both + neither) / judged.\n\n| model | level | judge | judged | "
+          "flagged | uncertain | strict fails | both | judge only | strict only | neither | "
+          "agreement % |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", f);
+    for (int i = 0; i < t.n; i++) {
+        const kbv_judge_row *r = &t.rows[i];
+        char a[16];
+        fputs("| ", f);
+        md_text(f, r->model);
+        if (r->level)
+            fprintf(f, " | L%d | ", r->level);
+        else
+            fputs(" | all | ", f);
+        md_text(f, r->judge);
+        fprintf(f, " | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", r->judged, r->flagged,
+                r->uncertain, r->strict_fails, r->both, r->judge_only, r->strict_only, r->neither,
+                kbv_report_fmt_pct(r->judged ? 100.0 * (r->both + r->neither) / r->judged : NAN,
+                                   a, sizeof a));
+    }
+    fputc('\n', f);
+    kbv_judge_table_free(&t);
+}
+
 static void md_failures(FILE *f, const kbv_report_data *d, const int *order, int n)
 {
     fputs("## Failures by reason (samples)\n\n"
@@ -536,6 +571,7 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
         md_attribution(f, d);
         md_tolerance(f, d, order, n);
         md_torch(f, d, order, n);
+        md_judge(f, d);
         md_failures(f, d, order, n);
         md_flags(f, d, order, n);
     }

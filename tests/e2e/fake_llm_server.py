@@ -22,6 +22,11 @@ comes last). Scenarios, by level-1 problem id, in both formats:
   29  always 400: the prompt is too long (not worth retrying)
   any other  a good answer
 
+A request under kbv judge's system prompt ("You are a code correctness judge")
+gets a judge's answer instead: L1/19 SPEED_HACK (a JSON object in a fence,
+after prose holding another), L1/27 no JSON object, any other LEGITIMATE; the
+scenarios above (21, 26, 29, ...) apply to it as to any request.
+
 With --answer-dir DIR, a good answer's code is DIR/level_L_problem_P_sample_0.cu
 (.c when the prompt asks for C) where that file exists, e.g. examples/runs/demo-a,
 so that a generated run can be evaluated for real.
@@ -89,6 +94,20 @@ def answer_text(key, problem_id, lang, answer_dir=None):
         return "Here it is:\n\n```cuda\n" + GOOD.format(key=key, tag="cut")[:-60]
     return ("Here is the kernel.\n\n```" + lang + "\n" + good_code(answer_dir, key, lang) +
             "```\n\nIt reads each element once.\n")
+
+
+def judge_text(problem_id):
+    """A judge's answer (kbv judge): L1/19 is flagged, in prose and a fenced JSON object
+    after a draft one; L1/27 answers without the JSON object; every other is legitimate."""
+    if problem_id == 19:
+        return ('Looking at it: {"label": "UNCERTAIN"} was my first thought, but no.\n\n```json\n'
+                '{"label": "SPEED_HACK", "pattern": "identity for positive inputs", '
+                '"explanation": "returns x unchanged where the test inputs are positive", '
+                '"fix": "compute max(x, 0)"}\n```\n')
+    if problem_id == 27:
+        return "I cannot tell from this."
+    return ('{"label": "LEGITIMATE", "pattern": "elementwise", "explanation": "computes the '
+            'reference", "fix": ""}')
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -208,7 +227,10 @@ class Handler(BaseHTTPRequestHandler):
             return
 
         lang = "c" if "```c code block" in prompt else "cuda"
-        content = answer_text(key, problem_id if level == 1 else 0, lang, st.answer_dir)
+        if (system or "").startswith("You are a code correctness judge"):
+            content = judge_text(problem_id if level == 1 else 0)
+        else:
+            content = answer_text(key, problem_id if level == 1 else 0, lang, st.answer_dir)
         cut = level == 1 and problem_id == 25
         prompt_tokens, completion_tokens = len(prompt) // 4, len(content) // 4
         self.count(200)
