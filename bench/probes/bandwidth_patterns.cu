@@ -15,7 +15,7 @@
 //   write   y = constant
 //   triad   z = x + y (two reads, one write: an elementwise binary op)
 // Lines starting with '#' describe the device (the HBM peak from its memory
-// clock and bus width). kbv's ceilings (src/report/ceilings.h) take the
+// clock and bus width). kbv's ceilings (src/eval/ceilings.h) take the
 // fastest line (read, if reads outrun copies) for the below-sol floor and the
 // copy line for the SOL fraction.
 //

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/run_options.h"
 #include "eval/baseline.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/protocol.h"
 #include "eval/runset.h"
 
@@ -20,7 +20,8 @@ static void usage(FILE *f)
             "Runs each problem's graph eagerly, like PyTorch, in the timed precision modes\n"
             "(fp32-strict, fp32, tf32) and caches the measurements per device in\n"
             "<cache>/baselines/<device>.jsonl, where kbv check and kbv eval find them:\n"
-            "  standard timing  3 warm-up runs, then mean +- stddev of 100 timed runs\n"
+            "  standard timing  3 warm-up runs and at least 100 ms of them, then mean +-\n"
+            "                   stddev of 100 timed runs\n"
             "  strict timing    30 trials with fresh inputs and a flushed cache: median [IQR]\n"
             "  peak memory      resident inputs and params plus the allocator's peak growth\n"
             "                   during one forward (as torch.cuda.max_memory_allocated)\n"
@@ -29,6 +30,9 @@ static void usage(FILE *f)
             "~/.config/kbv/secret, made on first use; docs/THREATS.md): one that does not\n"
             "verify (forged, edited, another key, an older kbv) or holds impossible values\n"
             "is counted on stderr and measured again.\n"
+            "On a GPU the SM clock is sampled while timing (NVML); a measurement whose\n"
+            "lowest sample is under 75%% of the clock's ceiling is taken again after 50 ms,\n"
+            "up to 3 times, and SM MHz shows the lowest clock seen (* still throttled).\n"
             "Prints one row per problem and mode. MB = 1e6 bytes.\n\n"
             "  --problems SEL     e.g. L1/1-32, L1/19, L1/1,L1/5 or L1 (default: every problem)\n"
             "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
@@ -46,8 +50,13 @@ static void print_row(const char *key, const kbv_baseline *b, bool fresh)
     char mean[64], median[64];
     snprintf(mean, sizeof mean, "%.4g +- %.2g", b->std_mean_ms, b->std_sd_ms);
     snprintf(median, sizeof median, "%.4g [%.2g]", b->strict_median_ms, b->strict_iqr_ms);
-    printf("%-8s %-12s %24s %24s %10.3f  %s\n", key, kbv_mode_name(b->mode), mean, median,
-           b->peak_bytes / 1e6, fresh ? "measured" : "cached");
+    char clock[32] = "-";   /* the lowest SM clock seen while timing; * when throttled */
+    if (b->std_sm_mhz)
+        snprintf(clock, sizeof clock, "%u%s", b->std_sm_mhz < b->strict_sm_mhz || !b->strict_sm_mhz
+                                                  ? b->std_sm_mhz : b->strict_sm_mhz,
+                 b->std_throttled || b->strict_throttled ? "*" : "");
+    printf("%-8s %-12s %24s %24s %10.3f %7s  %s\n", key, kbv_mode_name(b->mode), mean, median,
+           b->peak_bytes / 1e6, clock, fresh ? "measured" : "cached");
 }
 
 int kbv_cmd_baseline(int argc, char **argv)
@@ -110,8 +119,8 @@ int kbv_cmd_baseline(int argc, char **argv)
         fprintf(stderr, "kbv baseline: %s\n", why);
     printf("baselines on %s, size %s (cache %s)\n", ev->device_name, kbv_size_name(opts.size),
            cache.path);
-    printf("%-8s %-12s %24s %24s %10s\n", "problem", "mode", "mean ms +- sd",
-           "median ms [IQR]", "peak MB");
+    printf("%-8s %-12s %24s %24s %10s %7s\n", "problem", "mode", "mean ms +- sd",
+           "median ms [IQR]", "peak MB", "SM MHz");
     for (int p = 0; p < kbv_problem_count(); p++) {
         const kbv_problem_def *def = kbv_problem_at(p);
         if (problems && !kbv_problem_set_contains(&sel, def->level, def->id))

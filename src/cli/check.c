@@ -11,7 +11,7 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/run_options.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/protocol.h"
 #include "eval/verdict.h"
 

@@ -15,7 +15,7 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cpu/cpu_bf16.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/npy.h"
 #include "exec/backend.h"
 #include "graph/graph.h"

@@ -11,7 +11,7 @@
 #include "cli/run_options.h"
 #include "core/clock.h"
 #include "core/secret.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/protocol.h"
 #include "eval/workers.h"
 #include "mpi/mpi_eval.h"

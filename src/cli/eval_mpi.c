@@ -9,7 +9,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/eval_run.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/protocol.h"
 #include "mpi/mpi_eval.h"
 

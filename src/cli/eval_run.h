@@ -15,7 +15,7 @@
 #include "eval/runset.h"
 #include "eval/shard.h"
 #include "graph/problem_def.h"
-#include "report/results.h"
+#include "record/results.h"
 
 #define KBV_EVAL_MAX_DIRS 256
 

@@ -9,9 +9,9 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "graph/graph.h"
-#include "report/ceilings.h"
+#include "eval/ceilings.h"
 
 static void usage(FILE *f)
 {

@@ -16,7 +16,7 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "report/metrics.h"
-#include "report/results.h"
+#include "record/results.h"
 #include "report/table.h"
 
 #define MAX_INPUTS 4096

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/results.h"
+#include "record/results.h"
 
 int kbv_run_option_take(const char *cmd, int argc, char **argv, int *a, bool allow_timeout,
                         kbv_run_options *o)

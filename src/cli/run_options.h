@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/results.h"
+#include "record/results.h"
 
 typedef struct kbv_run_options {
     const char *device;   /* "cpu", "cuda" or NULL (decide from the machine) */
@@ -27,7 +27,7 @@ int kbv_run_options_check(const char *cmd, const kbv_run_options *o);
 /* Takes --gate NAME at argv[*a] (kbv eval, kbv check), advancing *a. 1:
  * taken; 0: not --gate; -1: an unknown gate, already reported. */
 int kbv_gate_option_take(const char *cmd, int argc, char **argv, int *a, kbv_gate *gate);
-/* The --gate lines of --help, from the gate table (report/results.h). */
+/* The --gate lines of --help, from the gate table (record/results.h). */
 void kbv_gate_print_help(FILE *f);
 
 /* Parses --protocols: names from standard, verified, strict (or "all"),

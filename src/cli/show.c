@@ -6,10 +6,10 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "graph/graph.h"
 #include "graph/torch_render.h"
-#include "report/ceilings.h"
+#include "eval/ceilings.h"
 
 static void usage(FILE *f)
 {

@@ -1,5 +1,5 @@
 /* Input and parameter generation on the host, element by element from the
- * pure functions of eval/dist.h, so the CUDA backend draws the same values.
+ * pure functions of dist/dist.h, so the CUDA backend draws the same values.
  *
  * Float values are rounded to float32 (the dtype get_inputs() produces)
  * unless the tensor's logical dtype is float64 (kept) or float16 (rounded to

@@ -188,6 +188,12 @@ static kbv_status cuda_timer_stop(kbv_backend *be, double *ms)
     return KBV_OK;
 }
 
+static kbv_status cuda_sm_clock(kbv_backend *be, unsigned *mhz, unsigned *max_mhz)
+{
+    KBV_TRY(kbv_cuda_sm_clock(kbv_cuda_of(be)->clock_handle, mhz, max_mhz));
+    return KBV_OK;
+}
+
 static kbv_status cuda_flush_cache(kbv_backend *be)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
@@ -265,6 +271,7 @@ kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
     KBV_CUDA_TRY_GOTO(cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking), st, fail);
     KBV_CUDA_TRY_GOTO(cudaEventCreate(&cu->ev_start), st, fail);
     KBV_CUDA_TRY_GOTO(cudaEventCreate(&cu->ev_stop), st, fail);
+    KBV_TRY_GOTO(kbv_cuda_clock_open(device, &cu->clock_handle), st, fail);
 
     be->name = backend_names[mode];
     be->mode = mode;
@@ -284,6 +291,7 @@ kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
     be->from_host = cuda_from_host;
     be->timer_start = cuda_timer_start;
     be->timer_stop = cuda_timer_stop;
+    be->sm_clock = cuda_sm_clock;
     be->flush_cache = cuda_flush_cache;
     be->destroy = cuda_destroy;
     kbv_cuda_install_services(be);

@@ -1,5 +1,5 @@
 /* Input and parameter generation on the device: every element drawn from
- * eval/dist.h by its flat index, so the values equal the CPU backend's (up
+ * dist/dist.h by its flat index, so the values equal the CPU backend's (up
  * to rare last-bit differences of device log/cos/exp in double before the
  * rounding to the input's dtype).
  *
@@ -15,7 +15,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/cuda_device.h"
-#include "eval/dist.h"
+#include "dist/dist.h"
 #include "graph/problem_def.h"
 
 using namespace kbv_cuda;

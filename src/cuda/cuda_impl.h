@@ -62,7 +62,12 @@ typedef struct kbv_cuda {
     void *service;                    /* compare partials and results; not counted */
     kbv_cuda_compare_acc *cmp_partials, *cmp_result;
     unsigned long long *hash_result;
+    void *clock_handle;               /* NVML's, for the SM clock; NULL: none */
 } kbv_cuda;
+
+/* The SM clock through NVML (cuda_clock.c); a device NVML does not know reads 0. */
+kbv_status kbv_cuda_clock_open(int device, void **handle);
+kbv_status kbv_cuda_sm_clock(void *handle, unsigned *mhz, unsigned *max_mhz);
 
 static inline kbv_cuda *kbv_cuda_of(kbv_backend *be) { return (kbv_cuda *)be->impl; }
 

@@ -12,7 +12,7 @@
 #define D5_PARAM_SEED_MIX 0xD5A5A5A5D5A5A5A5ULL
 #define REDRAW_SEED_MIX 0x9E3779B97F4A7C15ULL
 
-/* One problem's tensors, laid out as protocol.c lays out a sample's: inputs
+/* One problem's tensors, laid out as sample_arena.c lays out a sample's: inputs
  * and params in their own dtypes in the services backend's memory (every
  * fp32 mode runs on them), and the oracle's float64 copies of them. */
 typedef struct audit_state {
@@ -278,7 +278,7 @@ done:
 }
 
 /* The tf32 baseline's outputs judged as a candidate's: each output compared
- * with the fp32 reference, the oracle and fp32-strict as protocol.c's
+ * with the fp32 reference, the oracle and fp32-strict as judge_call.c's
  * compare_all does, then kbv_judge_draw (the baseline is its own tf32). */
 static kbv_status judge_tf32(audit_state *a, const mode_outputs *o, kbv_draw_verdict *v)
 {
@@ -350,7 +350,7 @@ static kbv_status audit_draw(audit_state *a, const kbv_planned_draw *pd, const k
     KBV_TRY_GOTO(check_degenerate(a, d, &o.out[KBV_MODE_FP64][0]), st, done);
     bool redraw_params = d->dist == KBV_DIST_D5;
     if (redraw_params) {
-        /* as protocol.c's D5: every parameter redrawn so that each matters;
+        /* as correctness.c's D5: every parameter redrawn so that each matters;
          * the oracle reruns on them */
         kbv_draw pd = {KBV_DIST_D5, d->seed ^ D5_PARAM_SEED_MIX};
         release_mode(a, KBV_MODE_FP64, &o);

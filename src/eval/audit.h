@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/verdict.h"
 #include "exec/backend.h"
 #include "graph/graph.h"

@@ -15,16 +15,20 @@
 
 #include <jansson.h>
 
+#include "core/clock.h"
 #include "cpu/cpu_backend.h"
 #include "eval/compile.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/verdict.h"
+#include "exec/clock_guard.h"
 
 #ifdef KBV_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
 #define ALLOC_ROUND 512
+/* standard runs between SM clock samples (one NVML read is a few microseconds) */
+#define CLOCK_SAMPLE_EVERY 10
 
 /* ---- device facts ----------------------------------------------------- */
 
@@ -247,26 +251,62 @@ kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t se
         goto done;
     out->peak_bytes = (double)(r.bytes + growth);
 
-    /* standard: warm cache, back-to-back runs */
-    for (int i = 0; i < KBV_BASELINE_WARMUP; i++)
+    /* standard: warm cache, back-to-back runs, after a warm-up long enough for
+     * the clock to leave idle; measured again while the clock ran throttled */
+    double warm_start = kbv_monotonic_s();
+    for (int i = 0; !kbv_warmup_enough(i, KBV_BASELINE_WARMUP,
+                                       (kbv_monotonic_s() - warm_start) * 1e3); i++)
         KBV_TRY_GOTO(forward(be, g, &r, NULL), st, done);
-    for (int i = 0; i < KBV_BASELINE_STD_RUNS; i++)
-        KBV_TRY_GOTO(forward(be, g, &r, &std_ms[i]), st, done);
+    kbv_clock_guard clock;
+    for (int attempt = 0; attempt < KBV_CLOCK_ATTEMPTS; attempt++) {
+        if (attempt > 0) {
+            kbv_clock_guard_recover();
+            KBV_TRY_GOTO(forward(be, g, &r, NULL), st, done);
+        }
+        kbv_clock_guard_begin(&clock);
+        for (int i = 0; i < KBV_BASELINE_STD_RUNS; i++) {
+            if (i % CLOCK_SAMPLE_EVERY == 0)
+                kbv_clock_guard_sample(&clock, be);
+            KBV_TRY_GOTO(forward(be, g, &r, &std_ms[i]), st, done);
+        }
+        kbv_clock_guard_sample(&clock, be);
+        if (!kbv_clock_guard_low(&clock))
+            break;
+    }
+    out->std_sm_mhz = clock.min_mhz;
+    out->std_throttled = kbv_clock_guard_low(&clock);
     kbv_time_stats ts;
     kbv_time_stats_of(std_ms, KBV_BASELINE_STD_RUNS, &ts);
     out->std_mean_ms = ts.mean;
     out->std_sd_ms = ts.sd;
     out->std_n = ts.n;
 
-    /* strict: fresh inputs and a cold cache every trial */
+    /* strict: fresh inputs and a cold cache every trial; a trial timed on a
+     * throttled clock is taken again after a pause */
+    unsigned strict_min_mhz = 0;
+    bool strict_throttled = false;
     for (int t = 0; t < KBV_BASELINE_STRICT_TRIALS; t++) {
         kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_TRIAL,
                                                      (uint32_t)t)};
-        KBV_TRY_GOTO(fill_inputs(be, g, &d, &r), st, done);
-        KBV_TRY_GOTO(be->sync(be), st, done);
-        KBV_TRY_GOTO(be->flush_cache(be), st, done);
-        KBV_TRY_GOTO(forward(be, g, &r, &strict_ms[t]), st, done);
+        for (int attempt = 0; attempt < KBV_CLOCK_ATTEMPTS; attempt++) {
+            if (attempt > 0)
+                kbv_clock_guard_recover();
+            KBV_TRY_GOTO(fill_inputs(be, g, &d, &r), st, done);
+            KBV_TRY_GOTO(be->sync(be), st, done);
+            KBV_TRY_GOTO(be->flush_cache(be), st, done);
+            kbv_clock_guard_begin(&clock);
+            kbv_clock_guard_sample(&clock, be);
+            KBV_TRY_GOTO(forward(be, g, &r, &strict_ms[t]), st, done);
+            kbv_clock_guard_sample(&clock, be);
+            if (!kbv_clock_guard_low(&clock))
+                break;
+        }
+        if (clock.samples && (strict_min_mhz == 0 || clock.min_mhz < strict_min_mhz))
+            strict_min_mhz = clock.min_mhz;
+        strict_throttled |= kbv_clock_guard_low(&clock);
     }
+    out->strict_sm_mhz = strict_min_mhz;
+    out->strict_throttled = strict_throttled;
     kbv_time_stats_of(strict_ms, KBV_BASELINE_STRICT_TRIALS, &ts);
     out->strict_median_ms = ts.median;
     out->strict_iqr_ms = ts.iqr;
@@ -287,12 +327,14 @@ done:
 static int baseline_canonical(const kbv_baseline *b, char *buf, size_t cap)
 {
     return snprintf(buf, cap,
-                    "kbv baseline 1\nproblem %s\nsize %s\nmode %s\ndevice %s\nflops %a\n"
+                    "kbv baseline 2\nproblem %s\nsize %s\nmode %s\ndevice %s\nflops %a\n"
                     "min_bytes %a\nstd_mean_ms %a\nstd_sd_ms %a\nstd_n %d\nstrict_median_ms %a\n"
-                    "strict_iqr_ms %a\nstrict_n %d\npeak_bytes %a\nmeasured_at %lld\n",
+                    "strict_iqr_ms %a\nstrict_n %d\npeak_bytes %a\nmeasured_at %lld\n"
+                    "std_sm_mhz %u\nstd_throttled %d\nstrict_sm_mhz %u\nstrict_throttled %d\n",
                     b->problem, b->size, kbv_mode_name(b->mode), b->device, b->flops,
                     b->min_bytes, b->std_mean_ms, b->std_sd_ms, b->std_n, b->strict_median_ms,
-                    b->strict_iqr_ms, b->strict_n, b->peak_bytes, b->measured_at);
+                    b->strict_iqr_ms, b->strict_n, b->peak_bytes, b->measured_at, b->std_sm_mhz,
+                    (int)b->std_throttled, b->strict_sm_mhz, (int)b->strict_throttled);
 }
 
 #define CANONICAL_CAP 1024
@@ -340,13 +382,16 @@ bool kbv_baseline_plausible(const kbv_baseline *b)
 static json_t *baseline_to_json(const kbv_baseline *b, const char *mac)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:i, s:f, s:I, "
-                     "s:s}",
+                     "s:I, s:b, s:I, s:b, s:s}",
                      "problem", b->problem, "size", b->size, "mode", kbv_mode_name(b->mode),
                      "device", b->device, "flops", b->flops, "min_bytes", b->min_bytes,
                      "std_mean_ms", b->std_mean_ms, "std_sd_ms", b->std_sd_ms, "std_n", b->std_n,
                      "strict_median_ms", b->strict_median_ms, "strict_iqr_ms", b->strict_iqr_ms,
                      "strict_n", b->strict_n, "peak_bytes", b->peak_bytes, "measured_at",
-                     (json_int_t)b->measured_at, "mac", mac);
+                     (json_int_t)b->measured_at, "std_sm_mhz", (json_int_t)b->std_sm_mhz,
+                     "std_throttled", b->std_throttled, "strict_sm_mhz",
+                     (json_int_t)b->strict_sm_mhz, "strict_throttled", b->strict_throttled,
+                     "mac", mac);
 }
 
 /* The entry's fields (counts in range of an int), or false when o is no
@@ -374,6 +419,16 @@ static bool baseline_from_json(json_t *o, kbv_baseline *b, const char **mac)
     b->std_n = std_n >= 0 && std_n <= INT_MAX ? (int)std_n : -1;
     b->strict_n = strict_n >= 0 && strict_n <= INT_MAX ? (int)strict_n : -1;
     b->measured_at = (long long)at;
+    /* the clock fields, absent from entries of kbv baseline 1 (whose MAC then fails) */
+    json_int_t std_mhz = 0, strict_mhz = 0;
+    int std_thr = 0, strict_thr = 0;
+    if (json_unpack(o, "{s?I, s?b, s?I, s?b}", "std_sm_mhz", &std_mhz, "std_throttled", &std_thr,
+                    "strict_sm_mhz", &strict_mhz, "strict_throttled", &strict_thr) == 0) {
+        b->std_sm_mhz = std_mhz >= 0 && std_mhz <= 1000000 ? (unsigned)std_mhz : 0;
+        b->strict_sm_mhz = strict_mhz >= 0 && strict_mhz <= 1000000 ? (unsigned)strict_mhz : 0;
+        b->std_throttled = std_thr;
+        b->strict_throttled = strict_thr;
+    }
     const json_t *m = json_object_get(o, "mac");
     *mac = json_is_string(m) ? json_string_value(m) : NULL;
     return true;

@@ -2,7 +2,8 @@
  * timed and measured as the protocols time candidates, and cached per
  * device so a run measures each (problem, size, mode) once.
  *
- *   standard timing  3 warm-up runs, then the mean and stddev of 100 timed runs
+ *   standard timing  3 warm-up runs and at least 100 ms of them, then the mean and
+ *                    stddev of 100 timed runs (again if the SM clock was throttled)
  *   strict timing    30 trials with fresh inputs and a flushed cache: median and IQR
  *   memory           resident inputs and params (512-byte rounded) plus the
  *                    allocator's peak growth during one forward, as
@@ -45,6 +46,10 @@ typedef struct kbv_baseline {
     int strict_n;
     double peak_bytes;
     long long measured_at;       /* Unix time */
+    /* The lowest SM clock sampled while timing, MHz (0: no clock, the CPU), and
+     * whether it stayed throttled through every attempt (exec/clock_guard.h). */
+    unsigned std_sm_mhz, strict_sm_mhz;
+    bool std_throttled, strict_throttled;
 } kbv_baseline;
 
 /* The device's name as baselines and results record it: "cpu", or the GPU's

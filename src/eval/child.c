@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/paths.h"
-#include "eval/child_proto.h"
+#include "wire/child_proto.h"
 #include "sandbox/filter.h"
 #include "sandbox/profiles.h"
 #include "sandbox/spawn.h"

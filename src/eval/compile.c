@@ -340,7 +340,7 @@ static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s
     kbv_spawn sp = {.path = prog, .argv = argv, .envp = envp, .policy = &policy,
                     .cwd = cwd ? cwd : "/", .fds = fds, .n_fds = 3, .own_group = true,
                     .filter = &tool_filter, .limit_as = compiler_memory_limit(),
-                    .limit_fsize = COMPILER_FILE_MAX_BYTES};
+                    .limit_fsize = COMPILER_FILE_MAX_BYTES, .nice = KBV_COMPILE_NICE};
     double start = now_s();
     KBV_TRY_GOTO(kbv_sandbox_spawn(&sp, &pid), st, done);
     close(pipefd[1]);

@@ -18,7 +18,7 @@
 
 #include "eval/compile.h"
 
-#define POOL_NICE 10
+#define POOL_NICE KBV_COMPILE_NICE
 #define POOL_NAME "kbv-compile"
 /* How long kbv_compile_ahead_stop waits for the pool's report: stopping a
  * build takes one look at the cancel flag (50 ms) and a directory removal. */

@@ -15,7 +15,7 @@
  *
  * Evaluators say which job they have reached (kbv_compile_ahead_reached, from
  * any process forked after the pool was started); the pool passes over jobs
- * already reached. Builders run at a lower CPU priority (nice 10), so the
+ * already reached. Builders run at the lowest CPU priority (nice 19), so the
  * processes being timed keep theirs.
  *
  * The pool never holds up or fails a run: a pool that cannot start or that

@@ -17,7 +17,7 @@ static size_t tensor_bytes(const kbv_tensor *t)
     return (size_t)n * kbv_dtype_size(t->dtype);
 }
 
-/* A tensor of value v in dtype on be, as protocol.c lays out a sample's. */
+/* A tensor of value v in dtype on be, as sample_arena.c lays out a sample's. */
 static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
     kbv_value_tensor(v, t);

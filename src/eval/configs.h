@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
 

@@ -6,7 +6,7 @@
 #define KBV_PHASE_H
 
 #include "core/clock.h"
-#include "report/results.h"
+#include "record/results.h"
 
 typedef struct kbv_phase_clock {
     kbv_record *rec;              /* whose phase_s is charged */

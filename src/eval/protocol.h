@@ -14,7 +14,7 @@
 #include "eval/baseline.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
-#include "report/results.h"
+#include "record/results.h"
 
 #define KBV_STRICT_MIN_TRIALS 30
 #define KBV_STD_WARMUP 3

@@ -1,6 +1,7 @@
 /* Judging: turns comparison statistics into pass/fail with a reason
  * (DESIGN section 4), and timing samples into summaries and checks.
- * Pure functions of their arguments; protocol.c gathers the statistics. */
+ * Pure functions of their arguments; the protocol's steps (judge_call.c,
+ * timing.c) gather the statistics. */
 #ifndef KBV_VERDICT_H
 #define KBV_VERDICT_H
 

@@ -24,7 +24,7 @@
 #include "core/status.h"
 #include "eval/baseline.h"
 #include "eval/protocol.h"
-#include "report/results.h"
+#include "record/results.h"
 
 #define KBV_MAX_GPUS 64
 #define KBV_MAX_WORKERS 256

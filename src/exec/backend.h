@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
-#include "eval/dist.h"
+#include "dist/dist.h"
 #include "graph/graph.h"
 
 typedef enum kbv_mode {
@@ -149,6 +149,9 @@ struct kbv_backend {
      * CLOCK_MONOTONIC on the CPU. timer_stop waits for the work and returns ms. */
     kbv_status (*timer_start)(kbv_backend *be);
     kbv_status (*timer_stop)(kbv_backend *be, double *ms);
+    /* The SM clock now and its ceiling, MHz, as the driver reports them (NVML);
+     * NULL, or 0 and 0, where there is no such clock (the CPU). */
+    kbv_status (*sm_clock)(kbv_backend *be, unsigned *mhz, unsigned *max_mhz);
     /* Evicts the last-level cache (writes >= 2x its size), before a cold trial. */
     kbv_status (*flush_cache)(kbv_backend *be);
     void (*destroy)(kbv_backend *be);

@@ -33,7 +33,7 @@
 #include "core/status.h"
 #include "eval/baseline.h"
 #include "eval/protocol.h"
-#include "report/results.h"
+#include "record/results.h"
 
 /* Whether this kbv was built with MPI (the other functions fail otherwise). */
 bool kbv_mpi_available(void);

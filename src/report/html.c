@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "kbv_build_config.h"
 #include "report/figures.h"
 #include "report/report_tables.h"

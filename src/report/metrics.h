@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
-#include "report/results.h"
+#include "record/results.h"
 
 #define KBV_FAST_COUNT 5
 extern const double kbv_fast_thresholds[KBV_FAST_COUNT];   /* 0, 0.5, 1, 1.5, 2 */

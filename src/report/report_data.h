@@ -11,7 +11,7 @@
 
 #include "core/status.h"
 #include "report/metrics.h"
-#include "report/results.h"
+#include "record/results.h"
 
 /* Why a sample failed a protocol, from its record. */
 typedef enum kbv_fail_kind {

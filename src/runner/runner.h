@@ -1,6 +1,6 @@
 /* kbv-runner internals: the state of the candidate process and the device
  * it runs on (runner_cpu.c, runner_cuda.c). runner_main.c speaks the
- * protocol of eval/child_proto.h and calls the candidate; the device table
+ * protocol of wire/child_proto.h and calls the candidate; the device table
  * supplies memory, the cache flush, the timed window and error checks. */
 #ifndef KBV_RUNNER_H
 #define KBV_RUNNER_H
@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "eval/child_proto.h"
+#include "wire/child_proto.h"
 #include "kbv/candidate.h"
 
 #define RUNNER_REASON_CAP KBV_PROTO_REASON_MAX

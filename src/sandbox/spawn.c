@@ -123,6 +123,9 @@ static void child_main(const kbv_spawn *s, const kbv_spawn_plan *plan, int repor
         (s->limit_fsize && (errno = set_limit(RLIMIT_FSIZE, s->limit_fsize)) != 0) ||
         (s->limit_nofile && (errno = set_limit(RLIMIT_NOFILE, s->limit_nofile)) != 0))
         report_and_exit(report_fd, (child_report){STEP_LIMITS, errno, 0, -1});
+    /* best effort: a child at the normal priority still works */
+    if (s->nice > 0 && setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + s->nice) != 0)
+        errno = 0;
     if (s->die_with_parent) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
             report_and_exit(report_fd, (child_report){STEP_DEATHSIG, errno, 0, -1});

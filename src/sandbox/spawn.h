@@ -50,6 +50,7 @@ typedef struct kbv_spawn {
     rlim_t limit_as;           /* address space, bytes (0: unchanged) */
     rlim_t limit_fsize;        /* largest file it may write, bytes (0: unchanged) */
     rlim_t limit_nofile;       /* open files (0: unchanged) */
+    int nice;                  /* added to its CPU nice value (0: unchanged) */
 } kbv_spawn;
 
 /* Starts s->path confined; *pid is its process id (and group, with

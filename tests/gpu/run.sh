@@ -42,6 +42,8 @@ for t in "$build"/${GPU_TESTS:-gpu_test_*}; do
     [ -x "$t" ] || continue
     if timeout "${GPU_TEST_TIMEOUT:-300}" "$t" >"$out/$(basename "$t").log" 2>&1; then r=ok; else r=FAILED; fi
     note "$(basename "$t"): $r ($(grep -E '^\[  PASSED  \]|^\[  FAILED  \]' "$out/$(basename "$t").log" | tr '\n' ' '))"
+    # a failure's own words, in the summary where the reader looks
+    [ $r = ok ] || note "  $(grep -m1 -E '^\[  ERROR   \]|Failure!|fail' "$out/$(basename "$t").log" | cut -c1-300)"
 done
 
 # The bundled example runs, end to end on the GPU (demo-c: ten problems of L1/33-100,

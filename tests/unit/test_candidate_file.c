@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "eval/candidate_file.h"
-#include "report/results.h"
+#include "record/results.h"
 
 static char root[256];
 

@@ -17,10 +17,10 @@
 
 #include "eval/audit.h"
 #include "eval/configs.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/verdict.h"
 #include "graph/torch_render.h"
-#include "report/results.h"
+#include "record/results.h"
 
 static kbv_backend *be[KBV_MODE_COUNT];
 

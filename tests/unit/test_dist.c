@@ -1,4 +1,4 @@
-/* Input distributions (eval/dist.h) and the CPU backend's fill: known-answer
+/* Input distributions (dist/dist.h) and the CPU backend's fill: known-answer
  * Philox vectors, the moments and exact transforms of each distribution, and
  * the structure and determinism of filled tensors. */
 #include <math.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "eval/dist.h"
+#include "dist/dist.h"
 #include "exec/backend.h"
 
 #define SAMPLES 200000

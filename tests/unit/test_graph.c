@@ -15,7 +15,7 @@
 #include "graph/graph.h"
 #include "graph/ops_table.h"
 #include "graph/torch_render.h"
-#include "report/ceilings.h"
+#include "eval/ceilings.h"
 
 /* ------------------------------------------------------------- op table */
 

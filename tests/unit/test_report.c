@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "report/compare.h"
 #include "report/figures.h"
 #include "report/html.h"

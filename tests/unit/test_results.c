@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "report/results.h"
+#include "record/results.h"
 
 static char dir[256];
 

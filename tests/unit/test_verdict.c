@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "cpu/cpu_backend.h"
-#include "eval/draws.h"
+#include "dist/draws.h"
 #include "eval/verdict.h"
 #include "exec/strict_rule.h"
 #include "support/host_tensor.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the results fixtures of the report tests (schema 1 records, as
-`kbv eval` writes them; see src/report/results.c):
+`kbv eval` writes them; see src/record/results.c):
 
   small.jsonl      two models, hand-checked in tests/unit/test_report.c:
                    best-of-k, a compile error, a crash, a timeout, wrong output

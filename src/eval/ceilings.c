@@ -1,4 +1,4 @@
-#include "report/ceilings.h"
+#include "eval/ceilings.h"
 
 static double slower(double a, double b) { return a > b ? a : b; }
 

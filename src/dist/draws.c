@@ -1,4 +1,4 @@
-#include "eval/draws.h"
+#include "dist/draws.h"
 
 #include <errno.h>
 #include <stdio.h>

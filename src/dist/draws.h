@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
-#include "eval/dist.h"
+#include "dist/dist.h"
 
 /* Seeds fit in 53 bits so every JSON reader keeps them exact. */
 #define KBV_SEED_MAX ((UINT64_C(1) << 53) - 1)

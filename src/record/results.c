@@ -1,4 +1,4 @@
-#include "report/results.h"
+#include "record/results.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -262,6 +262,10 @@ static json_t *proto_to_json(const kbv_proto_result *r, kbv_protocol p, int *bad
     put(o, "sol_fraction", real_or_null(r->sol_fraction), bad);
     if (p == KBV_PROTO_STRICT)
         put(o, "t_fp32_strict_ms", real_or_null(r->t_fp32_strict_ms), bad);
+    if (r->sm_mhz)
+        put(o, "sm_mhz", json_integer(r->sm_mhz), bad);
+    if (r->throttled)
+        put(o, "throttled", json_true(), bad);
     json_t *flags = json_array();
     for (int i = 0; flags && i < r->n_flags; i++)
         if (json_array_append_new(flags, jstr(r->flags[i])))
@@ -421,6 +425,9 @@ static void proto_from_json(const json_t *o, kbv_protocol p, kbv_proto_result *r
     r->mem_baseline_bytes = get_num(o, "mem_baseline_bytes");
     r->sol_fraction = get_num(o, "sol_fraction");
     r->t_fp32_strict_ms = get_num(o, "t_fp32_strict_ms");
+    long long mhz = get_int(o, "sm_mhz", 0);
+    r->sm_mhz = mhz > 0 && mhz < 1000000 ? (unsigned)mhz : 0;
+    r->throttled = json_is_true(json_object_get(o, "throttled"));
     const json_t *flags = json_object_get(o, "flags");
     size_t i;
     const json_t *f;

@@ -81,6 +81,8 @@ typedef struct kbv_proto_result {
     double mem_kernel_bytes, mem_baseline_bytes;
     double sol_fraction;             /* speed-of-light time / t_kernel */
     double t_fp32_strict_ms;         /* strict only: the fp32-strict baseline's median */
+    unsigned sm_mhz;                 /* lowest SM clock sampled while timing; 0: none (JSON absent) */
+    bool throttled;                  /* still under the clock guard's threshold after its re-runs */
     int n_flags;
     char flags[KBV_RECORD_MAX_FLAGS][32];
     char advisory[384];              /* why an advisory flag was raised; "" when none */

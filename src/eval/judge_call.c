@@ -1,0 +1,93 @@
+/* Judging one call of the candidate: its outputs against the references
+ * (the allclose gate, the strict rule, the leaderboard's stored view), the
+ * integrity of its buffers and no late writes. */
+#include "eval/sample.h"
+
+#include <stdio.h>
+#include <time.h>
+
+/* Poison, then every output compared: the candidate's and the tf32 baseline's. */
+kbv_status sample_poison_outputs(sample *s)
+{
+    for (int k = 0; k < s->g->n_outputs; k++)
+        KBV_TRY(s->svc->poison(s->svc, &s->out[k]));
+    return KBV_OK;
+}
+
+static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_compare_stats *tf32)
+{
+    for (int k = 0; k < s->g->n_outputs; k++) {
+        double tol = kbv_allclose_tol(s->out[k].dtype);
+        const kbv_tensor *ref = r->have_fp32 ? &r->fp32[k] : &r->strict[k];
+        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, &r->fp64[k], &r->strict[k], tol, tol,
+                                &cand[k]));
+        KBV_TRY(s->svc->compare(s->svc, &r->tf32[k], ref, &r->fp64[k], &r->strict[k], tol, tol,
+                                &tf32[k]));
+    }
+    return KBV_OK;
+}
+
+/* Late writes: the outputs must not change once the call has returned (the
+ * runner synchronised the device first, so an honest candidate is done). The
+ * comparison in between took a while; a short sleep makes sure of it. */
+static kbv_status late_writes(sample *s, const uint64_t *before, char *why, size_t cap)
+{
+    struct timespec pause = {0, 3 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    for (int k = 0; k < s->g->n_outputs; k++) {
+        uint64_t h;
+        KBV_TRY(sample_hash_tensor(s, &s->out[k], &h));
+        if (h != before[k] && !why[0])
+            snprintf(why, cap, "output '%s' changed after the call returned (late write)",
+                     s->out[k].name ? s->out[k].name : "?");
+    }
+    return KBV_OK;
+}
+
+/* The outputs as the leaderboard gate's stored run judged them: allclose at
+ * its stored tolerance against the same reference. */
+static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
+{
+    kbv_compare_stats stats[KBV_DEF_MAX_OUTPUTS];
+    for (int k = 0; k < s->g->n_outputs; k++) {
+        double tol = kbv_leaderboard_stored_tol(s->out[k].dtype);
+        const kbv_tensor *ref = r->have_fp32 ? &r->fp32[k] : &r->strict[k];
+        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]));
+    }
+    kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = stats,
+                          .tol = kbv_leaderboard_stored_tol(s->out[0].dtype)};
+    kbv_judge_stored(&in, d);
+    return KBV_OK;
+}
+
+/* Judges the candidate's current outputs on input set `set`; stored, when
+ * not NULL, gets the leaderboard gate's view of them too. */
+kbv_status sample_judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v,
+                             kbv_stored_draw *stored)
+{
+    kbv_compare_stats cand[KBV_DEF_MAX_OUTPUTS], tf32[KBV_DEF_MAX_OUTPUTS];
+    uint64_t out_hash[KBV_DEF_MAX_OUTPUTS];
+    char why[KBV_REASON_CAP];
+    bool params_touched;
+    kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
+    for (int k = 0; k < s->g->n_outputs; k++)
+        KBV_TRY(sample_hash_tensor(s, &s->out[k], &out_hash[k]));
+    kbv_phase_enter(&s->clock, was);
+    KBV_TRY(compare_all(s, r, cand, tf32));
+    if (stored)
+        KBV_TRY(judge_stored(s, r, stored));
+    kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
+    KBV_TRY(sample_integrity(s, set, why, sizeof why, &params_touched));
+    KBV_TRY(late_writes(s, out_hash, why, sizeof why));
+    kbv_phase_enter(&s->clock, was);
+    kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = cand,
+                          .tf32 = tf32, .tol = kbv_allclose_tol(s->out[0].dtype),
+                          .integrity = why[0] ? why : NULL};
+    kbv_judge_draw(&in, v);
+    /* the next references must see the params the run drew, not the candidate's */
+    if (params_touched) {
+        kbv_draw d = s->cur_params;
+        KBV_TRY(sample_fill_params(s, &d));
+    }
+    return KBV_OK;
+}

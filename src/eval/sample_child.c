@@ -1,0 +1,86 @@
+/* A sample's candidate process: starts, calls and stops of its runner, a
+ * fault kept as the record's, what it printed kept for the record. */
+#include "eval/sample.h"
+
+#include <stdio.h>
+
+/* "crash: killed by SIGSEGV during D2", also kept as the record's fault. */
+void note_child_fault(kbv_record *rec, const kbv_child_result *res, const char *when, char *buf,
+                      size_t cap)
+{
+    const char *kind = kbv_child_fault_name(res->fault);
+    /* the runner's reason is bounded by its protocol; keep room for "during ..." */
+    snprintf(buf, cap, "%s: %.300s during %.64s", kind, res->reason, when);
+    if (!rec->has_fault) {
+        rec->has_fault = true;
+        snprintf(rec->fault_kind, sizeof rec->fault_kind, "%s", kind);
+        snprintf(rec->fault_reason, sizeof rec->fault_reason, "%.400s during %.64s", res->reason,
+                 when);
+    }
+}
+
+kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_result *res)
+{
+    /* fills and poison were enqueued on the services backend */
+    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(kbv_child_call(s->child, set, n, flush, res));
+    if (res->fault != KBV_FAULT_NONE)
+        s->child_dead = true;
+    s->l2_persisting += res->l2_persisting;
+    return KBV_OK;
+}
+
+kbv_status sample_child_prepare(sample *s, kbv_child_result *res)
+{
+    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(kbv_child_prepare(s->child, res));
+    if (res->fault != KBV_FAULT_NONE)
+        s->child_dead = true;
+    return KBV_OK;
+}
+
+/* Stops the runner, keeping what it printed for the record. */
+void sample_child_stop(sample *s)
+{
+    if (!s->child)
+        return;
+    size_t dropped = 0;
+    const char *printed = kbv_child_output(s->child, &dropped);
+    if (s->rec && (printed[0] || dropped))
+        kbv_record_add_output(s->rec, printed, dropped);
+    kbv_child_stop(s->child);
+    s->child = NULL;
+}
+
+/* Starts (or restarts) the runner and prepares the candidate on the current params. */
+kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *res)
+{
+    sample_child_stop(s);
+    kbv_child_spec spec = {
+        .runner = s->ev->opts.runner,
+        .candidate = so_path,
+        .device = s->ev->opts.device,
+        .arena = &s->arena,
+        .layout = &s->layout,
+        .start_timeout_s = s->ev->opts.start_timeout_s,
+        .call_timeout_s = s->ev->opts.call_timeout_s,
+        .flush_bytes = s->ev->flush_bytes,
+    };
+    s->child_dead = false;
+    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(kbv_child_start(&spec, &s->child, res));
+    if (res->fault != KBV_FAULT_NONE) {
+        s->child_dead = true;
+        return KBV_OK;
+    }
+    return sample_child_prepare(s, res);
+}
+
+/* child_start, its time charged to the load phase. */
+kbv_status sample_load_child(sample *s, const char *so_path, kbv_child_result *res)
+{
+    kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_LOAD);
+    kbv_status st = sample_child_start(s, so_path, res);
+    kbv_phase_enter(&s->clock, was);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
