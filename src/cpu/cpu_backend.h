@@ -66,7 +66,8 @@ kbv_status kbv_cpu_hash(kbv_backend *be, const void *data, size_t bytes, uint64_
 kbv_status kbv_cpu_timer_start(kbv_backend *be);
 kbv_status kbv_cpu_timer_stop(kbv_backend *be, double *ms);
 kbv_status kbv_cpu_flush_cache(kbv_backend *be);
-/* Size of the flush buffer: 2x the last-level cache (of 64 MiB if unknown). */
+/* The last-level cache in bytes (64 MiB if unknown), and the flush buffer: 2x that. */
+size_t kbv_cpu_llc_bytes(void);
 size_t kbv_cpu_flush_bytes(void);
 
 /* Helpers shared by the ops. */

@@ -55,7 +55,7 @@ static size_t llc_from_sysfs(void)
     return best;
 }
 
-size_t kbv_cpu_flush_bytes(void)
+size_t kbv_cpu_llc_bytes(void)
 {
     long llc = -1;
 #ifdef _SC_LEVEL3_CACHE_SIZE
@@ -64,8 +64,10 @@ size_t kbv_cpu_flush_bytes(void)
     size_t bytes = llc > 0 ? (size_t)llc : llc_from_sysfs();
     if (bytes == 0)
         bytes = KBV_DEFAULT_LLC_BYTES;
-    return 2 * bytes;
+    return bytes;
 }
+
+size_t kbv_cpu_flush_bytes(void) { return 2 * kbv_cpu_llc_bytes(); }
 
 /* Writes then reads a buffer of twice the last-level cache. The buffer is
  * the backend's own (not counted in its memory statistics) and kept. */

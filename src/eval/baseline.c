@@ -1,6 +1,5 @@
 #include "eval/baseline.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -16,97 +15,16 @@
 #include <jansson.h>
 
 #include "core/clock.h"
-#include "cpu/cpu_backend.h"
 #include "eval/compile.h"
 #include "dist/draws.h"
 #include "eval/verdict.h"
 #include "exec/clock_guard.h"
 
-#ifdef KBV_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 #define ALLOC_ROUND 512
 /* standard runs between SM clock samples (one NVML read is a few microseconds) */
 #define CLOCK_SAMPLE_EVERY 10
 
-/* ---- device facts ----------------------------------------------------- */
-
-kbv_status kbv_device_name(int device, char *buf, size_t cap)
-{
-    if (device < 0) {
-        snprintf(buf, cap, "cpu");
-        return KBV_OK;
-    }
-#ifdef KBV_HAVE_CUDA
-    struct cudaDeviceProp prop;
-    cudaError_t err = cudaGetDeviceProperties(&prop, device);
-    if (err != cudaSuccess)
-        return kbv_fail(KBV_ERR_CUDA, "cudaGetDeviceProperties(%d): %s", device,
-                        cudaGetErrorString(err));
-    int version = 0;
-    err = cudaRuntimeGetVersion(&version);
-    if (err != cudaSuccess)
-        return kbv_fail(KBV_ERR_CUDA, "cudaRuntimeGetVersion: %s", cudaGetErrorString(err));
-    snprintf(buf, cap, "%s / CUDA %d.%d", prop.name, version / 1000, (version % 1000) / 10);
-    return KBV_OK;
-#else
-    snprintf(buf, cap, "cpu");
-    return kbv_fail(KBV_ERR_UNSUPPORTED, "GPU %d: this kbv was built without CUDA", device);
-#endif
-}
-
-void kbv_device_slug(const char *name, char *slug, size_t cap)
-{
-    size_t n = 0;
-    bool dash = false;
-    for (const char *p = name; *p && n + 1 < cap; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (isalnum(ch)) {
-            if (dash && n > 0 && n + 2 < cap)
-                slug[n++] = '-';
-            slug[n++] = (char)tolower(ch);
-            dash = false;
-        } else {
-            dash = true;
-        }
-    }
-    if (n == 0 && cap > 1)
-        slug[n++] = 'x';
-    if (cap > 0)
-        slug[n] = '\0';
-}
-
-kbv_status kbv_device_arch(int device, char *buf, size_t cap)
-{
-#ifdef KBV_HAVE_CUDA
-    int major = 0, minor = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
-        return kbv_fail(KBV_ERR_CUDA, "compute capability of GPU %d", device);
-    /* sm_90a and later: the architecture-specific features (wgmma, setmaxnreg) */
-    snprintf(buf, cap, "%d%d%s", major, minor, major >= 9 ? "a" : "");
-    return KBV_OK;
-#else
-    snprintf(buf, cap, "none");
-    return kbv_fail(KBV_ERR_UNSUPPORTED, "GPU %d: this kbv was built without CUDA", device);
-#endif
-}
-
-size_t kbv_device_flush_bytes(int device)
-{
-#ifdef KBV_HAVE_CUDA
-    if (device >= 0) {
-        int l2 = 0;
-        if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess && l2 > 0)
-            return 2 * (size_t)l2;
-        return (size_t)256 << 20;   /* above 2x the L2 of every current GPU */
-    }
-#else
-    (void)device;
-#endif
-    return kbv_cpu_flush_bytes();
-}
+/* ---- sizes ------------------------------------------------------------ */
 
 const char *kbv_size_name(kbv_size s) { return s == KBV_SIZE_SMALL ? "small" : "full"; }
 

@@ -27,6 +27,7 @@
 
 #include "core/secret.h"
 #include "core/status.h"
+#include "eval/device.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
 
@@ -51,16 +52,6 @@ typedef struct kbv_baseline {
     unsigned std_sm_mhz, strict_sm_mhz;
     bool std_throttled, strict_throttled;
 } kbv_baseline;
-
-/* The device's name as baselines and results record it: "cpu", or the GPU's
- * name and the CUDA runtime version ("NVIDIA H200 / CUDA 13.0"). */
-kbv_status kbv_device_name(int device, char *buf, size_t cap);
-/* Lowercase letters, digits and '-': "nvidia-h200-cuda-13-0". */
-void kbv_device_slug(const char *name, char *slug, size_t cap);
-/* The nvcc architecture of a GPU ("90a" for sm_90a, "80" for sm_80). */
-kbv_status kbv_device_arch(int device, char *buf, size_t cap);
-/* Bytes the candidate runner writes to evict the last-level cache (2x its size). */
-size_t kbv_device_flush_bytes(int device);
 
 const char *kbv_size_name(kbv_size s);           /* "full", "small" */
 kbv_status kbv_size_parse(const char *s, kbv_size *out);

@@ -21,25 +21,12 @@
 #include "core/status.h"
 #include "exec/backend.h"
 #include "graph/problem_def.h"
+#include "wire/child_proto.h"
 
-#define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
 #define KBV_CHILD_OUTPUT_CAP (16 * 1024)  /* the runner's stdout and stderr kept */
-#define KBV_CHILD_MAX_CALLS 128   /* calls per request */
 
-/* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
-typedef enum kbv_child_fault {
-    KBV_FAULT_NONE = 0,
-    KBV_FAULT_LOAD,        /* dlopen failed, kbv_forward missing, ABI version wrong */
-    KBV_FAULT_RETURNED,    /* kbv_prepare/kbv_forward returned non-zero */
-    KBV_FAULT_CRASH,       /* killed by a signal or exited unexpectedly */
-    KBV_FAULT_TIMEOUT,     /* a request passed its deadline */
-    KBV_FAULT_CUDA,        /* a CUDA error after the call (sticky or launch) */
-    KBV_FAULT_HARNESS,     /* the harness itself failed (spawn, protocol) */
-    KBV_FAULT_SANDBOX,     /* the candidate made a system call the sandbox forbids */
-    KBV_FAULT_COUNT
-} kbv_child_fault;
-
-const char *kbv_child_fault_name(kbv_child_fault f);  /* "load", "returned", "crash", ... */
+/* "load", "returned", "crash", ... (the faults: wire/child_proto.h) */
+const char *kbv_child_fault_name(kbv_child_fault f);
 
 /* kbv-runner: $KBV_RUNNER, else beside the running program (a build tree), else
  * in ../libexec/kbv (an installation): kbv_runner_locate. Found once. */
@@ -68,32 +55,6 @@ typedef struct kbv_child_spec {
 
 typedef struct kbv_child kbv_child;
 
-#define KBV_TRACE_MAX_NAMES 32      /* distinct kernel names a traced pass reports */
-#define KBV_TRACE_NAME_MAX 128       /* longer names are cut (both sides cut alike) */
-
-/* What the device did during a traced pass (kbv_child_trace_calls), as the
- * runner saw it through CUPTI activity records: kernels, copies and sets,
- * each placed against the calls' windows (from just before kbv_forward to
- * the device being idle after it). The evaluator judges it (trace_check.h). */
-typedef struct kbv_child_trace {
-    int32_t available;         /* 0: no tracing here (the CPU, or CUPTI refused) */
-    int32_t calls;
-    int32_t records;           /* kernels, copies and sets seen during the pass */
-    int32_t lost;              /* records CUPTI dropped or the runner could not keep */
-    int32_t foreign_stream;    /* records on a stream other than the harness's */
-    int32_t outside_call;      /* records not inside any call's window */
-    int32_t policy_window;     /* kernels launched with an L2 access-policy window */
-    int32_t n_names;           /* distinct kernel names in names[] */
-    int32_t names_truncated;   /* more distinct names than KBV_TRACE_MAX_NAMES */
-    int32_t pad;
-    uint32_t call_kernels[KBV_CHILD_MAX_CALLS];  /* per call: kernels inside its window */
-    uint32_t call_names[KBV_CHILD_MAX_CALLS];    /* per call: bit i when names[i] ran in it */
-    double busy_ms;            /* time some record was active inside the windows */
-    double event_ms;           /* the calls' event-timed durations, summed */
-    char names[KBV_TRACE_MAX_NAMES][KBV_TRACE_NAME_MAX];
-    char first_offender[KBV_TRACE_NAME_MAX];   /* the first foreign or outside record */
-} kbv_child_trace;
-
 /* Result of one request. */
 typedef struct kbv_child_result {
     kbv_child_fault fault;
@@ -104,6 +65,9 @@ typedef struct kbv_child_result {
     int l2_persisting;         /* calls after which a persisting-L2 setting was found (and reset) */
     kbv_child_trace trace;     /* kbv_child_trace_calls only */
 } kbv_child_result;
+
+_Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
+               "the runner's reasons fit kbv_child_result");
 
 /* Starts the runner and loads the candidate. A candidate that cannot load is
  * not a harness error: it returns KBV_OK with *child set and res->fault. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "eval/configs.h"
+#include "eval/device.h"
 #include "sandbox/spawn.h"
 
 kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out)
@@ -34,9 +35,12 @@ kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out)
             KBV_TRY_GOTO(kbv_cuda_backend_create(opts->device, (kbv_mode)m, &ev->be[m]), st,
                          fail);
     }
-    KBV_TRY_GOTO(kbv_device_name(opts->device, ev->device_name, sizeof ev->device_name), st,
-                 fail);
-    ev->flush_bytes = kbv_device_flush_bytes(opts->device);
+    kbv_device_facts facts;
+    KBV_TRY_GOTO(kbv_device_facts_get(opts->device, &facts), st, fail);
+    kbv_device_name_of(&facts, ev->device_name, sizeof ev->device_name);
+    if (opts->device >= 0)
+        kbv_device_arch_of(&facts, ev->arch, sizeof ev->arch);
+    ev->flush_bytes = facts.flush_bytes;
     *out = ev;
     return KBV_OK;
 fail:

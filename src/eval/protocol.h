@@ -39,7 +39,8 @@ typedef struct kbv_config_cache kbv_config_cache;
 typedef struct kbv_evaluator {
     kbv_eval_opts opts;
     kbv_backend *be[KBV_MODE_COUNT];
-    char device_name[128];
+    char device_name[128];        /* kbv_device_name_of the device */
+    char arch[16];                /* what candidates are compiled for; "" on the CPU */
     size_t flush_bytes;
     kbv_config_cache *configs;    /* each problem's hidden configs, checked once (eval/configs.h) */
 } kbv_evaluator;

@@ -69,7 +69,6 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_compile_result *cr = NULL;
     kbv_graph *g = NULL;
     kbv_candidate_file file = {0};
-    char arch[16] = "";
     kbv_phase_clock clock;
     kbv_phase_clock_start(&clock, rec, KBV_PHASE_NONE);
     if (base_out)
@@ -107,9 +106,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     g = calloc(1, sizeof *g);
     if (!cr || !g)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "evaluating %s", path);
-    if (ev->opts.device >= 0)
-        KBV_TRY_GOTO(kbv_device_arch(ev->opts.device, arch, sizeof arch), st, done);
-    kbv_compile_opts co = {.source = path, .arch = arch[0] ? arch : NULL};
+    kbv_compile_opts co = {.source = path, .arch = ev->arch[0] ? ev->arch : NULL};
     kbv_phase_enter(&clock, KBV_PHASE_COMPILE);
     KBV_TRY_GOTO(kbv_compile(&co, cr), st, done);
     kbv_phase_enter(&clock, KBV_PHASE_NONE);

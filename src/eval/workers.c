@@ -18,9 +18,7 @@
 
 #include <jansson.h>
 
-#ifdef KBV_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include "eval/device.h"
 
 /* ---- I/O helpers ------------------------------------------------------ */
 
@@ -79,19 +77,6 @@ static void describe_wait(int ws, char *buf, size_t cap)
 
 /* ---- the device probe ------------------------------------------------- */
 
-static kbv_status gpu_count(int *n)
-{
-    *n = 0;
-#ifdef KBV_HAVE_CUDA
-    int c = 0;
-    cudaError_t err = cudaGetDeviceCount(&c);
-    if (err != cudaSuccess)
-        return kbv_fail(KBV_ERR_CUDA, "cudaGetDeviceCount: %s", cudaGetErrorString(err));
-    *n = c;
-#endif
-    return KBV_OK;
-}
-
 static kbv_status probe_here(const char *device, const char *size, kbv_device_probe *p)
 {
     memset(p, 0, sizeof *p);
@@ -99,12 +84,14 @@ static kbv_status probe_here(const char *device, const char *size, kbv_device_pr
     KBV_TRY(kbv_device_name(-1, p->cpu_name, sizeof p->cpu_name));
     if (p->opts.device < 0)
         return KBV_OK;
-    KBV_TRY(gpu_count(&p->n_gpus));
+    KBV_TRY(kbv_cuda_device_count(&p->n_gpus));
     if (p->n_gpus > KBV_MAX_GPUS)
         p->n_gpus = KBV_MAX_GPUS;
     for (int d = 0; d < p->n_gpus; d++) {
-        KBV_TRY(kbv_device_name(d, p->names[d], sizeof p->names[d]));
-        KBV_TRY(kbv_device_arch(d, p->arch[d], sizeof p->arch[d]));
+        kbv_device_facts facts;
+        KBV_TRY(kbv_device_facts_get(d, &facts));
+        kbv_device_name_of(&facts, p->names[d], sizeof p->names[d]);
+        kbv_device_arch_of(&facts, p->arch[d], sizeof p->arch[d]);
     }
     return KBV_OK;
 }

@@ -33,8 +33,8 @@
 typedef struct kbv_device_probe {
     kbv_eval_opts opts;              /* device (-1 CPU, 0 the first GPU) and size resolved */
     int n_gpus;                      /* GPUs visible (0 on a CPU run) */
-    char names[KBV_MAX_GPUS][128];   /* kbv_device_name of each visible GPU */
-    char arch[KBV_MAX_GPUS][16];     /* kbv_device_arch of each: what candidates are built for */
+    char names[KBV_MAX_GPUS][128];   /* kbv_device_name_of each visible GPU */
+    char arch[KBV_MAX_GPUS][16];     /* kbv_device_arch_of each: what candidates are built for */
     char cpu_name[128];              /* kbv_device_name(-1) */
 } kbv_device_probe;
 

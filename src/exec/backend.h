@@ -164,6 +164,30 @@ kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
 bool kbv_cuda_available(void);
 void kbv_backend_destroy(kbv_backend *be);
 
+/* What a device is, as its backend knows it: what records and caches name
+ * it by, what candidates are compiled for, what a cache flush must evict.
+ * Asked by device ordinal without making a backend (the device probe asks
+ * every GPU before any backend exists). Facts a device does not have, or
+ * that could not be read, are 0. */
+typedef struct kbv_device_facts {
+    int device;                /* CUDA ordinal; -1 for the CPU */
+    char name[256];            /* the device's own name: "NVIDIA H200"; "cpu" */
+    int cc_major, cc_minor;    /* CUDA compute capability */
+    int sm_count;              /* streaming multiprocessors */
+    size_t cache_bytes;        /* the GPU's L2; the CPU's last-level cache */
+    size_t flush_bytes;        /* what a cache flush writes to evict it (>= 2x cache_bytes) */
+    int sm_clock_khz;          /* peak SM clock */
+    int mem_clock_khz;         /* peak memory clock */
+    int driver_version;        /* CUDA's numbering: 13000 is 13.0 */
+    int runtime_version;
+} kbv_device_facts;
+
+kbv_status kbv_cpu_device_facts(kbv_device_facts *out);
+/* Defined in src/cuda when built with CUDA; otherwise KBV_ERR_UNSUPPORTED. */
+kbv_status kbv_cuda_device_facts(int device, kbv_device_facts *out);
+/* GPUs the CUDA runtime shows (0 when built without CUDA). */
+kbv_status kbv_cuda_device_count(int *n);
+
 /* Runs g on be: inputs and params are tensors in be's memory (float values
  * as be->float_dtype); outputs are allocated through be->alloc and returned
  * (the caller releases them with be->release). Intermediates are freed after

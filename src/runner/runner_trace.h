@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "eval/child.h"
+#include "wire/child_proto.h"
 
 #ifdef KBV_HAVE_CUDA
 #include <cuda_runtime.h>

@@ -6,13 +6,16 @@
  * a header carrying a magic, the protocol version, the message type and a
  * sequence number; a message of any other size, magic, version, type or
  * sequence is a protocol error. The evaluator sends SETUP once, then
- * requests; the runner answers each with exactly one kbv_proto_reply. */
+ * requests; the runner answers each with exactly one kbv_proto_reply.
+ * The evaluator's view of the runner is eval/child.h; this header is all
+ * the two share. */
 #ifndef KBV_CHILD_PROTO_H
 #define KBV_CHILD_PROTO_H
 
 #include <stdint.h>
 
-#include "eval/child.h"
+#include "graph/problem_def.h"
+#include "kbv/candidate.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
 #define KBV_PROTO_VERSION 3u
@@ -21,6 +24,48 @@
 #define KBV_PROTO_NAME_MAX 64
 #define KBV_PROTO_PATH_MAX 4096
 #define KBV_PROTO_REASON_MAX 512
+
+#define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
+#define KBV_CHILD_MAX_CALLS 128   /* calls per request */
+
+/* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
+typedef enum kbv_child_fault {
+    KBV_FAULT_NONE = 0,
+    KBV_FAULT_LOAD,        /* dlopen failed, kbv_forward missing, ABI version wrong */
+    KBV_FAULT_RETURNED,    /* kbv_prepare/kbv_forward returned non-zero */
+    KBV_FAULT_CRASH,       /* killed by a signal or exited unexpectedly */
+    KBV_FAULT_TIMEOUT,     /* a request passed its deadline */
+    KBV_FAULT_CUDA,        /* a CUDA error after the call (sticky or launch) */
+    KBV_FAULT_HARNESS,     /* the harness itself failed (spawn, protocol) */
+    KBV_FAULT_SANDBOX,     /* the candidate made a system call the sandbox forbids */
+    KBV_FAULT_COUNT
+} kbv_child_fault;
+
+#define KBV_TRACE_MAX_NAMES 32      /* distinct kernel names a traced pass reports */
+#define KBV_TRACE_NAME_MAX 128       /* longer names are cut (both sides cut alike) */
+
+/* What the device did during a traced pass (kbv_child_trace_calls), as the
+ * runner saw it through CUPTI activity records: kernels, copies and sets,
+ * each placed against the calls' windows (from just before kbv_forward to
+ * the device being idle after it). The evaluator judges it (eval/trace_check.h). */
+typedef struct kbv_child_trace {
+    int32_t available;         /* 0: no tracing here (the CPU, or CUPTI refused) */
+    int32_t calls;
+    int32_t records;           /* kernels, copies and sets seen during the pass */
+    int32_t lost;              /* records CUPTI dropped or the runner could not keep */
+    int32_t foreign_stream;    /* records on a stream other than the harness's */
+    int32_t outside_call;      /* records not inside any call's window */
+    int32_t policy_window;     /* kernels launched with an L2 access-policy window */
+    int32_t n_names;           /* distinct kernel names in names[] */
+    int32_t names_truncated;   /* more distinct names than KBV_TRACE_MAX_NAMES */
+    int32_t pad;
+    uint32_t call_kernels[KBV_CHILD_MAX_CALLS];  /* per call: kernels inside its window */
+    uint32_t call_names[KBV_CHILD_MAX_CALLS];    /* per call: bit i when names[i] ran in it */
+    double busy_ms;            /* time some record was active inside the windows */
+    double event_ms;           /* the calls' event-timed durations, summed */
+    char names[KBV_TRACE_MAX_NAMES][KBV_TRACE_NAME_MAX];
+    char first_offender[KBV_TRACE_NAME_MAX];   /* the first foreign or outside record */
+} kbv_child_trace;
 
 typedef enum kbv_proto_type {
     KBV_MSG_SETUP = 1,    /* evaluator -> runner: kbv_proto_setup */
@@ -88,7 +133,5 @@ typedef struct kbv_proto_reply {
 /* Both ends are built from one tree, but the runner may be a stale binary
  * ($KBV_RUNNER): the version and the sizes guard against that. */
 _Static_assert(sizeof(kbv_proto_setup) < 64 * 1024, "setup fits one socket message");
-_Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
-               "reply reasons fit kbv_child_result");
 
 #endif
