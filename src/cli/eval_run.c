@@ -39,6 +39,7 @@ void eval_run_identity(const eval_run *run, int i, kbv_record *rec)
     snprintf(rec->device, sizeof rec->device, "%s", run->device_name);
     snprintf(rec->size, sizeof rec->size, "%s", run->size_name);
     rec->gate = run->gate;
+    rec->precision = run->precision;
 }
 
 /* "1 .cu for the GPU, 2 KernelBench Python, 1 not a candidate": the entries
@@ -129,6 +130,7 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
     run->device_name = device_name;
     run->size_name = size_name;
     run->gate = cfg->gate;
+    run->precision = cfg->ro.precision;
     run->want = want;
     if (!rec) {
         fprintf(stderr, "kbv eval: out of memory\n");
@@ -322,9 +324,10 @@ kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double
     return KBV_OK;
 }
 
-/* Metrics over the records of this device, size and gate, to the table and the summary. */
+/* Metrics over the records of this device, size, gate and precision, to the
+ * table and the summary. */
 static int report(const char *out, const char *summary, const char *device, const char *size,
-                  kbv_gate gate)
+                  kbv_gate gate, kbv_precision precision)
 {
     kbv_record_list all, mine;
     memset(&mine, 0, sizeof mine);
@@ -338,7 +341,8 @@ static int report(const char *out, const char *summary, const char *device, cons
     int other = 0;
     for (int i = 0; i < all.n; i++) {
         const kbv_record *r = &all.items[i];
-        if (strcmp(r->device, device) || strcmp(r->size, size) || r->gate != gate) {
+        if (strcmp(r->device, device) || strcmp(r->size, size) || r->gate != gate ||
+            r->precision != precision) {
             other++;
             continue;
         }
@@ -348,8 +352,8 @@ static int report(const char *out, const char *summary, const char *device, cons
         }
     }
     if (other)
-        fprintf(stderr, "kbv eval: %d record%s of another device, size or gate left out of "
-                        "the summary\n", other, other == 1 ? "" : "s");
+        fprintf(stderr, "kbv eval: %d record%s of another device, size, gate or precision left "
+                        "out of the summary\n", other, other == 1 ? "" : "s");
     if (all.malformed)
         fprintf(stderr, "kbv eval: %d malformed line%s in %s ignored (first: line %d; a record "
                         "torn by an interrupted run)\n", all.malformed,
@@ -359,7 +363,9 @@ static int report(const char *out, const char *summary, const char *device, cons
         goto done;
     }
     kbv_summary_info info = {.results_path = out, .device = device, .size = size,
-                             .gate = kbv_gate_get(gate)->name, .n_records = mine.n};
+                             .gate = kbv_gate_get(gate)->name,
+                             .precision = kbv_precision_get(precision)->name,
+                             .n_records = mine.n};
     kbv_table_print(stdout, &m, &info);
     if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
         eval_print_error("writing the summary");
@@ -418,7 +424,8 @@ int eval_run_finish(eval_run *run, const eval_config *cfg)
 {
     stop_compile_ahead(run);
     eval_run_account(run);
-    int status = report(cfg->out, cfg->summary, run->device_name, run->size_name, run->gate);
+    int status = report(cfg->out, cfg->summary, run->device_name, run->size_name, run->gate,
+                        run->precision);
     return run->failed ? 1 : status;
 }
 

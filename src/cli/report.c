@@ -288,7 +288,7 @@ static int run_report(const report_opts *o)
     if (d.malformed)
         fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n", d.malformed,
                 d.malformed == 1 ? "" : "s", d.malformed_where);
-    kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate};
+    kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate, d.precision};
     kbv_table_print(stdout, &d.metrics, &info);
     int status = 0;
     if (o->out && write_report(o, &d, &info) != KBV_OK)

@@ -80,6 +80,7 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
         KBV_TRY(check_operand(strict, "strict baseline", n));
     out->n = n;
     const double max_finite = kbv_strict_max_finite(cand->dtype);
+    const double band = kbv_strict_band(cand->dtype);
 
     for (int64_t i = 0; i < n; i++) {
         double c = load(cand, i);
@@ -108,8 +109,8 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
 
         if (oracle) {
             double o = load(oracle, i);
-            kbv_strict_outcome k = kbv_strict_element(c, o, strict ? load(strict, i) : 0.0,
-                                                      strict != NULL, max_finite);
+            kbv_strict_outcome k = kbv_strict_element_in(c, o, strict ? load(strict, i) : 0.0,
+                                                         strict != NULL, max_finite, band);
             if (!kbv_strict_judged(k)) {
                 out->unjudged++;
                 if (k == KBV_STRICT_ORACLE_NONFINITE)

@@ -17,6 +17,7 @@
 
 #include "core/status.h"
 #include "kbv/candidate.h"
+#include "record/precision.h"
 
 #define KBV_RESULTS_SCHEMA 1
 #define KBV_RECORD_MAX_DRAWS 15    /* 5 base draws, up to 6 hidden configs, D5..D8 */
@@ -119,6 +120,7 @@ typedef struct kbv_record {
     char size[8];                    /* "full" or "small" */
     uint64_t seed;
     kbv_gate gate;                   /* the verified protocol's gate */
+    kbv_precision precision;         /* fp32 or bf16 (record/precision.h); absent: fp32 */
     struct {
         bool ok, cached;
         double seconds;
@@ -162,8 +164,16 @@ kbv_status kbv_file_sha256(const char *path, char hex[65]);
 kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out);
 kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
 
+/* The name a record's results are tabled under: its model, with " @bf16"
+ * for a bf16 run -- a model's fp32 and bf16 runs are two rows of every
+ * table, summary and report, never one. */
+const char *kbv_record_table_name(const kbv_record *r, char *buf, size_t cap);
+/* Orders records by model, then precision (0 when they share a table row). */
+int kbv_record_table_cmp(const kbv_record *a, const kbv_record *b);
+
 /* Identity of a record for resume: a sample is done when a record with the
- * same (model, problem, sample, source_sha256, size, device, gate) exists. */
+ * same (model, problem, sample, source_sha256, size, device, gate,
+ * precision) exists. */
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one

@@ -98,9 +98,13 @@ static void write_summary(FILE *f, const kbv_report_data *d)
     fputs("<table><thead><tr><th rowspan=\"2\">model</th><th rowspan=\"2\">level</th>"
           "<th rowspan=\"2\">problems</th>",
           f);
-    for (int p = 0; p < KBV_PROTO_COUNT; p++)
-        fprintf(f, "<th colspan=\"4\" class=\"p%d\">%s (vs %s)</th>", p,
-                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        char base[48];
+        fprintf(f, "<th colspan=\"4\" class=\"p%d\">%s (vs ", p,
+                kbv_protocol_name((kbv_protocol)p));
+        esc(f, kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base));
+        fputs(")</th>", f);
+    }
     fputs("</tr><tr>", f);
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         fprintf(f, "<th class=\"p%d\">correct</th><th class=\"p%d\">speedup</th>"
@@ -147,10 +151,13 @@ static void write_metrics(FILE *f, const kbv_report_data *d)
           "problems solved with speedup &gt; p.</p>\n",
           f);
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
-        fprintf(f, "<h3>%s (baseline %s)</h3>\n<table><thead><tr><th>model</th><th>level</th>"
-                   "<th>problems</th><th>samples</th><th>correct</th><th>correct %%</th>"
-                   "<th>speedup</th><th>fallback</th>",
-                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
+        char base[48];
+        fprintf(f, "<h3>%s (baseline ", kbv_protocol_name((kbv_protocol)p));
+        esc(f, kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base));
+        fputs(")</h3>\n<table><thead><tr><th>model</th><th>level</th>"
+              "<th>problems</th><th>samples</th><th>correct</th><th>correct %</th>"
+              "<th>speedup</th><th>fallback</th>",
+              f);
         for (int k = 0; k < KBV_FAST_COUNT; k++)
             fprintf(f, "<th>Fast@%g</th>", kbv_fast_thresholds[k]);
         fputs("<th>mem eff</th><th>mem-eff %</th><th>SOL</th></tr></thead><tbody>\n", f);
@@ -395,7 +402,7 @@ static void write_verdicts(FILE *f, const kbv_report_sample *s)
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         const kbv_proto_result *pr = &r->proto[p];
         fprintf(f, "<tr><td>%s (vs %s)</td>", kbv_protocol_name((kbv_protocol)p),
-                kbv_report_baseline_name((kbv_protocol)p));
+                kbv_precision_get(r->precision)->baseline[p]);
         if (pr->correct)
             fputs("<td class=\"ok\">correct</td>", f);
         else
@@ -516,6 +523,8 @@ static void write_sample(FILE *f, const kbv_report_data *d, const kbv_report_sam
     esc(f, r->device[0] ? r->device : "-");
     fputs(" &middot; size ", f);
     esc(f, r->size[0] ? r->size : "-");
+    fputs(" &middot; precision ", f);
+    esc(f, kbv_precision_get(r->precision)->name);
     fprintf(f, " &middot; run seed %llu &middot; compile ", (unsigned long long)r->seed);
     if (r->compile.ok)
         fputs("<span class=\"ok\">ok</span>", f);
@@ -587,6 +596,8 @@ kbv_status kbv_html_write(FILE *f, const kbv_report_data *d, const kbv_html_opts
     esc(f, d->device);
     fputs(" &middot; size ", f);
     esc(f, d->size);
+    fputs(" &middot; precision ", f);
+    esc(f, d->precision);
     fprintf(f, " &middot; kbv %s</p>\n", KBV_VERSION);
     if (d->malformed)
         fprintf(f, "<p class=\"bad\">%d malformed line%s skipped (first: ", d->malformed,

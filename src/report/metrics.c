@@ -28,7 +28,7 @@ typedef struct ref {
 static int cmp_ref(const void *pa, const void *pb)
 {
     const ref *a = pa, *b = pb;
-    int c = strcmp(a->r->model, b->r->model);
+    int c = kbv_record_table_cmp(a->r, b->r);
     if (c)
         return c;
     if (a->r->level != b->r->level)
@@ -42,7 +42,7 @@ static int cmp_ref(const void *pa, const void *pb)
 
 static bool same_problem(const kbv_record *a, const kbv_record *b)
 {
-    return !strcmp(a->model, b->model) && a->level == b->level && a->problem_id == b->problem_id;
+    return !kbv_record_table_cmp(a, b) && a->level == b->level && a->problem_id == b->problem_id;
 }
 
 static double speedup_of(const kbv_proto_result *p)
@@ -133,7 +133,8 @@ static void note_excluded(kbv_metrics *m, const kbv_record *r)
 static void group_metrics(kbv_metrics *m, const ref *u, int n, int level, kbv_group_metrics *g)
 {
     memset(g, 0, sizeof *g);
-    snprintf(g->model, sizeof g->model, "%s", u[0].r->model);
+    kbv_record_table_name(u[0].r, g->model, sizeof g->model);
+    g->precision = u[0].r->precision;
     g->level = level;
     acc a[KBV_PROTO_COUNT];
     memset(a, 0, sizeof a);
@@ -185,7 +186,7 @@ kbv_status kbv_metrics_compute(const kbv_record *recs, int n, kbv_metrics *m)
     }
     for (int i = 0; i < nu;) {
         int j = i + 1;
-        while (j < nu && !strcmp(u[i].r->model, u[j].r->model))
+        while (j < nu && !kbv_record_table_cmp(u[i].r, u[j].r))
             j++;
         group_metrics(m, u + i, j - i, 0, &m->groups[m->n++]);
         for (int k = i; k < j; k++)

@@ -26,7 +26,8 @@ typedef struct kbv_proto_metrics {
 } kbv_proto_metrics;
 
 typedef struct kbv_group_metrics {
-    char model[128];
+    char model[128];              /* kbv_record_table_name: "MODEL @bf16" for a bf16 run */
+    kbv_precision precision;
     int level;                    /* 0: all levels pooled */
     int n_problems, n_samples;
     kbv_proto_metrics p[KBV_PROTO_COUNT];
