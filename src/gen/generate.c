@@ -161,12 +161,13 @@ static json_t *sample_record(const gen_run *run, const gen_job *job)
     const kbv_problem_def *def = run->problems[job->problem];
     char key[32];
     kbv_problem_key(def, key, sizeof key);
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:b}", "problem", key,
-                     "name", def->name, "level", def->level, "problem_id", def->id, "sample",
-                     job->sample, "model", cfg->model, "api", kbv_api_name(cfg->api), "url",
-                     run->shown_url, "target", cfg->prompt.cpu ? "cpu" : "cuda", "template",
-                     kbv_prompt_template_label(&cfg->prompt), "input_blind",
-                     kbv_prompt_is_input_blind(def, &cfg->prompt));
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "problem",
+                     key, "name", def->name, "level", def->level, "problem_id", def->id,
+                     "sample", job->sample, "model", cfg->model, "api", kbv_api_name(cfg->api),
+                     "url", run->shown_url, "target", cfg->prompt.cpu ? "cpu" : "cuda",
+                     "template", kbv_prompt_template_label(&cfg->prompt), "input_blind",
+                     kbv_prompt_is_input_blind(def, &cfg->prompt), "precision",
+                     cfg->prompt.precision ? cfg->prompt.precision : "fp32");
 }
 
 /* Writes what one answer produced and classifies it. */
