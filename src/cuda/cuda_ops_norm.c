@@ -61,9 +61,9 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
     kbv_cuda *cu = kbv_cuda_of(be);
     kbv_status st = KBV_OK;
     void *copy_scratch = NULL, *scratch = NULL;
-    int is_f64;
+    int ft;
     const bool affine = node->op != KBV_OP_INSTANCE_NORM;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &ft));
     if (!node->def || args[0].ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: needs eps and an input of 2 or more dims",
                         op_name(node));
@@ -72,7 +72,7 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
     if (affine)
         for (int k = 1; k < 3; k++) {
             int f;
-            KBV_TRY(kbv_cuda_float_of(be, &args[k], &f));
+            KBV_TRY(kbv_cuda_float_kind(be, &args[k], &f));
             if (!kbv_cuda_is_contiguous(&args[k]))
                 return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: weight/bias must be contiguous",
                                 op_name(node));
@@ -112,7 +112,7 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
     KBV_TRY_GOTO(scratch_get(be, kbv_cuda_norm_scratch_bytes(kind, n, channels, spatial, groups),
                              &scratch),
                  st, done);
-    st = launched(kbv_cuda_launch_norm(cu->stream, kind, is_f64, x.data, out->data,
+    st = launched(kbv_cuda_launch_norm(cu->stream, kind, ft, x.data, out->data,
                                        affine ? args[1].data : NULL,
                                        affine ? args[2].data : NULL, n, channels, spatial,
                                        groups, node->def->f[0], scratch),
@@ -128,8 +128,8 @@ kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_t
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     void *copy_scratch = NULL;
-    int is_f64, dim = 0;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
+    int ft, dim = 0;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &ft));
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     int64_t outer, len, inner;
     split_at(&args[0], dim, &outer, &len, &inner);
@@ -138,7 +138,7 @@ kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_t
                                op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
-    kbv_status st = launched(kbv_cuda_launch_reduce_dim(cu->stream, node->op, is_f64, x.data,
+    kbv_status st = launched(kbv_cuda_launch_reduce_dim(cu->stream, node->op, ft, x.data,
                                                         out->data, outer, len, inner),
                              node);
     be->release(be, copy_scratch);
@@ -151,14 +151,14 @@ kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const k
     kbv_cuda *cu = kbv_cuda_of(be);
     kbv_status st = KBV_OK;
     void *copy_scratch = NULL, *scratch = NULL;
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
+    int ft;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &ft));
     KBV_TRY(kbv_cuda_check_out(out, 1, args[0].dtype, op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
     const int64_t n = kbv_cuda_numel(&x);
     KBV_TRY_GOTO(scratch_get(be, kbv_cuda_reduce_all_scratch_bytes(n), &scratch), st, done);
-    st = launched(kbv_cuda_launch_reduce_all(cu->stream, node->op == KBV_OP_NORM_FRO, is_f64,
+    st = launched(kbv_cuda_launch_reduce_all(cu->stream, node->op == KBV_OP_NORM_FRO, ft,
                                              x.data, out->data, n, scratch),
                   node);
 done:
@@ -172,13 +172,13 @@ kbv_status kbv_cuda_op_pointwise(kbv_backend *be, const kbv_node *node, const kb
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     void *copy_scratch = NULL;
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
+    int ft;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &ft));
     const int64_t n = kbv_cuda_numel(&args[0]);
     KBV_TRY(kbv_cuda_check_out(out, n, args[0].dtype, op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
-    kbv_status st = launched(kbv_cuda_launch_pointwise(cu->stream, node->op, is_f64,
+    kbv_status st = launched(kbv_cuda_launch_pointwise(cu->stream, node->op, ft,
                                                        node->def ? node->def->f[0] : 0.0,
                                                        x.data, out->data, n),
                              node);
@@ -191,8 +191,8 @@ kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0], *m = &args[1];
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
+    int ft;
+    KBV_TRY(kbv_cuda_float_kind(be, x, &ft));
     if (m->dtype != KBV_BOOL)
         return kbv_fail(KBV_ERR_INVALID, "mul_mask: the mask is %s, not bool",
                         kbv_dtype_name(m->dtype));
@@ -207,7 +207,7 @@ kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "mul_mask: supported are a contiguous tensor and a same-shape or "
                         "last-dim mask");
-    return launched(kbv_cuda_launch_mul_mask(cu->stream, is_f64, x->data, m->data, out->data, n,
+    return launched(kbv_cuda_launch_mul_mask(cu->stream, ft, x->data, m->data, out->data, n,
                                              nm == n ? n : nm),
                     node);
 }
@@ -217,15 +217,15 @@ kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_ten
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     void *copy_scratch = NULL;
-    int is_f64, dim = 0;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
+    int ft, dim = 0;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &ft));
     KBV_TRY(resolve_dim(node, &args[0], &dim));
     KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(&args[0]), args[0].dtype, op_name(node)));
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, &args[0], &x, &copy_scratch));
     int64_t outer, len, inner;
     split_at(&x, dim, &outer, &len, &inner);
-    kbv_status st = launched(kbv_cuda_launch_scan(cu->stream, node->op == KBV_OP_CUMPROD, is_f64,
+    kbv_status st = launched(kbv_cuda_launch_scan(cu->stream, node->op == KBV_OP_CUMPROD, ft,
                                                   x.data, len, out->data, outer, len, inner),
                              node);
     be->release(be, copy_scratch);
@@ -313,12 +313,12 @@ kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_ten
     kbv_cuda *cu = kbv_cuda_of(be);
     kbv_status st = KBV_OK;
     void *scratch = NULL;
-    int is_f64;
+    int ft;
     const int n_float = node->op == KBV_OP_TRIPLET_MARGIN ? 3
                         : node->op == KBV_OP_CROSS_ENTROPY ? 1
                                                             : 2;
     for (int k = 0; k < n_float; k++) {
-        KBV_TRY(kbv_cuda_float_of(be, &args[k], &is_f64));
+        KBV_TRY(kbv_cuda_float_kind(be, &args[k], &ft));
         if (!kbv_cuda_is_contiguous(&args[k]))
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is not contiguous",
                             op_name(node), k);
@@ -342,22 +342,22 @@ kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_ten
             args[1].shape[0] != rows || !kbv_cuda_is_contiguous(&args[1]))
             KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID,
                           "cross_entropy: [N, C] logits and [N] int64 targets");
-        err = kbv_cuda_launch_cross_entropy(cu->stream, is_f64, a->data, args[1].data, out->data,
+        err = kbv_cuda_launch_cross_entropy(cu->stream, ft, a->data, args[1].data, out->data,
                                             rows, a->shape[1], scratch);
         break;
     case KBV_OP_SMOOTH_L1:
-        err = kbv_cuda_launch_smooth_l1(cu->stream, is_f64, a->data, args[1].data, out->data, n,
+        err = kbv_cuda_launch_smooth_l1(cu->stream, ft, a->data, args[1].data, out->data, n,
                                         f[0], scratch);
         break;
     case KBV_OP_KL_DIV:
-        err = kbv_cuda_launch_kl_div(cu->stream, is_f64, a->data, args[1].data, out->data, n,
+        err = kbv_cuda_launch_kl_div(cu->stream, ft, a->data, args[1].data, out->data, n,
                                      rows, scratch);
         break;
     case KBV_OP_TRIPLET_MARGIN:
         if (a->ndim != 2 || f[1] != 2.0)
             KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED,
                           "triplet_margin_loss: [N, D] operands and p = 2");
-        err = kbv_cuda_launch_triplet(cu->stream, is_f64, a->data, args[1].data, args[2].data,
+        err = kbv_cuda_launch_triplet(cu->stream, ft, a->data, args[1].data, args[2].data,
                                       out->data, rows, a->shape[1], f[0], f[2], scratch);
         break;
     default:

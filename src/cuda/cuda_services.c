@@ -1,6 +1,6 @@
 /* The evaluator's device services on CUDA: drawing inputs and parameters,
- * float <-> double conversion, poisoning outputs, comparing outputs and
- * hashing buffers. Each service finishes before it returns (the stream is
+ * conversion between float32, float64, float16 and bfloat16, poisoning
+ * outputs, comparing outputs and hashing buffers. Each service finishes before it returns (the stream is
  * synchronised), so a buffer it wrote can be handed to the candidate process
  * at once, as with the CPU backend. */
 #include <string.h>
@@ -27,7 +27,10 @@ static kbv_status need_contiguous(const kbv_tensor *t, const char *what)
     return KBV_OK;
 }
 
-static bool is_float(kbv_dtype dt) { return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16; }
+static bool is_float(kbv_dtype dt)
+{
+    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
+}
 
 static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_index,
                             const kbv_draw *draw, kbv_tensor *t)
@@ -61,8 +64,6 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     }
     if (!t->data && sp.n > 0)
         return kbv_fail(KBV_ERR_INVALID, "fill %s: tensor without memory", name);
-    if (t->dtype == KBV_BF16)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "fill %s: bfloat16 storage", name);
     switch (in->gen) {
     case KBV_GEN_RAND:
     case KBV_GEN_RANDN:
@@ -147,7 +148,8 @@ static kbv_status cuda_convert(kbv_backend *be, const kbv_tensor *src, kbv_tenso
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
                         (long long)kbv_cuda_numel(dst));
     if (!is_float(src->dtype) || !is_float(dst->dtype))
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "convert: %s to %s (float32/float64/float16 only)",
+        return kbv_fail(KBV_ERR_UNSUPPORTED,
+                        "convert: %s to %s (float32/float64/float16/bfloat16 only)",
                         kbv_dtype_name(src->dtype), kbv_dtype_name(dst->dtype));
     KBV_TRY(finish(cu,
                    kbv_cuda_launch_convert(cu->stream, cu->sms, src->data, src->dtype, dst->data,
@@ -161,7 +163,9 @@ static kbv_status cuda_poison(kbv_backend *be, kbv_tensor *t)
     kbv_cuda *cu = kbv_cuda_of(be);
     KBV_TRY(need_contiguous(t, "poison"));
     size_t bytes = (size_t)kbv_cuda_numel(t) * kbv_dtype_size(t->dtype);
-    KBV_TRY(finish(cu, kbv_cuda_launch_poison(cu->stream, cu->sms, t->data, bytes),
+    KBV_TRY(finish(cu,
+                   kbv_cuda_launch_poison(cu->stream, cu->sms, t->data, bytes,
+                                          kbv_poison_word(t->dtype)),
                    "kbv_cuda_launch_poison"));
     return KBV_OK;
 }
@@ -183,8 +187,6 @@ static kbv_status service_ready(kbv_cuda *cu)
 
 static kbv_status check_operand(const kbv_tensor *t, int64_t n, const char *role)
 {
-    if (t->dtype == KBV_BF16)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "compare: %s is %s", role, kbv_dtype_name(t->dtype));
     if (kbv_cuda_numel(t) != n)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld", role,
                         (long long)kbv_cuda_numel(t), (long long)n);
