@@ -580,8 +580,11 @@ kbv_status kbv_cuda_op_conv(kbv_backend *be, const kbv_node *node, const kbv_ten
     KBV_TRY(kbv_cuda_float_kind(be, &args[0], &kind));
     KBV_TRY(kbv_cuda_float_kind(be, &args[1], &kind_other));
     const kbv_tensor *b = win.has_bias ? &args[2] : NULL;
+    int kind_bias = kind;
     if (b)
-        KBV_TRY(kbv_cuda_float_kind(be, b, &kind_other));
+        KBV_TRY(kbv_cuda_float_kind(be, b, &kind_bias));
+    if (kind_other != kind || kind_bias != kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", op);
     conv_shape sh;
     KBV_TRY(conv_shape_of(op, &win, &args[0], &args[1], out, &sh));
     KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(out), args[0].dtype, op));

@@ -142,6 +142,8 @@ static kbv_status run_matmul(kbv_backend *be, const kbv_tensor *a_in, const kbv_
     int kind, b_kind;
     KBV_TRY(kbv_cuda_float_kind(be, a_in, &kind));
     KBV_TRY(kbv_cuda_float_kind(be, b_in, &b_kind));
+    if (kind != b_kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", what);
     if (a.ndim < 1 || b.ndim < 1)
         return kbv_fail(KBV_ERR_INVALID, "%s: 0-d operand", what);
     if (!matrix_viewable(a_in, true))
@@ -316,6 +318,8 @@ kbv_status kbv_cuda_op_einsum(kbv_backend *be, const kbv_node *node, const kbv_t
     int kind, b_kind;
     KBV_TRY(kbv_cuda_float_kind(be, &args[0], &kind));
     KBV_TRY(kbv_cuda_float_kind(be, &args[1], &b_kind));
+    if (kind != b_kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "einsum: operands of two float types");
     kbv_gemm g;
     int64_t n = 0;
     st = einsum_gemm(eq, &args[0], &args[1], kind, out->data, &n, &g);

@@ -107,6 +107,9 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
     int kind, b_kind;
     KBV_TRY(kbv_cuda_float_kind(be, a, &kind));
     KBV_TRY(kbv_cuda_float_kind(be, b, &b_kind));
+    if (kind != b_kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types (%s, %s)",
+                        op_name(node->op), kbv_dtype_name(a->dtype), kbv_dtype_name(b->dtype));
     KBV_TRY(kbv_cuda_check_out(out, n, a->dtype, op_name(node->op)));
     kbv_cuda_layout la, lb;
     KBV_TRY(kbv_cuda_broadcast_layout(a, out->ndim, out->shape, &la));
