@@ -25,8 +25,10 @@ typedef struct audit_state {
     kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];    /* shapes, dtypes and names, for the judge */
     kbv_tensor zeros;                           /* an all-zero first output, when it is float */
     bool float_out, copy_fits;
-    bool have_first;                            /* first_hash is set */
-    uint64_t first_hash;                        /* of the first draw's oracle output */
+    bool have_first;                            /* first is set */
+    kbv_tensor first;                           /* the first draw's oracle output (a copy) */
+    double tol;                                 /* what "no difference" allows: DEGENERATE_REL
+                                                   x max(1, max |first|) */
     bool varies, depends[KBV_DEF_MAX_INPUTS];
     int trivial_judged;                         /* base draws the trivial outputs were judged on */
 } audit_state;
@@ -152,6 +154,8 @@ static void state_free(audit_state *a)
     }
     if (a->zeros.data)
         a->svc->release(a->svc, a->zeros.data);
+    if (a->first.data)
+        a->be[KBV_MODE_FP64]->release(a->be[KBV_MODE_FP64], a->first.data);
     free(a);
 }
 
@@ -213,10 +217,15 @@ static kbv_status run_mode(audit_state *a, kbv_mode m, mode_outputs *o)
     return KBV_OK;
 }
 
-/* Does the output hold one value throughout? One host copy per problem
- * (the first draw's); later draws are told apart by device hashes, as
- * full-size outputs run to GBs. */
-static kbv_status oracle_is_uniform(audit_state *a, const kbv_tensor *t, bool *uniform)
+/* Degenerate means numerically so: an output that moves by no more than
+ * float64 rounding (DEGENERATE_REL of its scale) when the inputs are drawn
+ * anew is constant, as L2/23's mean of a group norm is (exactly 0, ~1e-17 in
+ * float64), however its last bits move; exact comparisons would miss it. */
+#define DEGENERATE_REL 1e-9
+
+/* The spread (max - min) and the largest magnitude of a float64 or float32
+ * output, on the host (one copy per problem: the first draw's). */
+static kbv_status oracle_range(audit_state *a, const kbv_tensor *t, double *spread, double *scale)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     size_t bytes = tensor_bytes(t), es = kbv_dtype_size(t->dtype);
@@ -224,17 +233,37 @@ static kbv_status oracle_is_uniform(audit_state *a, const kbv_tensor *t, bool *u
     if (!host)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes", bytes);
     kbv_status st = be64->to_host(be64, host, t->data, bytes);
-    *uniform = true;
-    for (size_t k = es; st == KBV_OK && k < bytes && *uniform; k += es)
-        *uniform = memcmp(host + k, host, es) == 0;
+    double lo = INFINITY, hi = -INFINITY, big = 0;
+    bool nonfinite = false;
+    for (size_t k = 0; st == KBV_OK && k < bytes; k += es) {
+        double v = t->dtype == KBV_F64   ? *(const double *)(host + k)
+                   : t->dtype == KBV_F32 ? *(const float *)(host + k)
+                   : t->dtype == KBV_I64 ? (double)*(const int64_t *)(host + k)
+                                         : 0.0;
+        if (!isfinite(v)) {
+            nonfinite = true;
+            continue;
+        }
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+        big = fmax(big, fabs(v));
+    }
     free(host);
+    *spread = nonfinite ? INFINITY : hi >= lo ? hi - lo : 0.0;
+    *scale = big;
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
-static kbv_status oracle_hash(audit_state *a, const kbv_tensor *t, uint64_t *h)
+/* Whether two oracle outputs differ by more than a->tol anywhere (a NaN
+ * where the other is finite differs). */
+static kbv_status oracle_differs(audit_state *a, const kbv_tensor *x, const kbv_tensor *y,
+                                 bool *differs)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    return be64->hash(be64, t->data, tensor_bytes(t), h);
+    kbv_compare_stats cs;
+    KBV_TRY(be64->compare(be64, x, y, NULL, NULL, a->tol, 0.0, &cs));
+    *differs = cs.allclose_fail > 0;
+    return KBV_OK;
 }
 
 /* The degenerate checks on draw d, under the base params: does the oracle's
@@ -246,16 +275,20 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     kbv_tensor alt_out[KBV_DEF_MAX_OUTPUTS];
     bool have_alt = false;
-    uint64_t h_this = 0, h_alt = 0;
-    KBV_TRY_GOTO(oracle_hash(a, oracle0, &h_this), st, done);
     if (!a->have_first) {
-        bool uniform = true;
-        KBV_TRY_GOTO(oracle_is_uniform(a, oracle0, &uniform), st, done);
-        a->varies = !uniform;
-        a->first_hash = h_this;
+        double spread, scale;
+        KBV_TRY_GOTO(oracle_range(a, oracle0, &spread, &scale), st, done);
+        a->tol = DEGENERATE_REL * fmax(1.0, scale);
+        a->varies = !(spread <= a->tol);
+        a->first = *oracle0;
+        KBV_TRY_GOTO(be64->alloc(be64, tensor_bytes(oracle0), &a->first.data), st, done);
+        KBV_TRY_GOTO(be64->copy(be64, a->first.data, oracle0->data, tensor_bytes(oracle0)), st,
+                     done);
         a->have_first = true;
-    } else {
-        a->varies |= h_this != a->first_hash;
+    } else if (!a->varies) {
+        bool differs = false;
+        KBV_TRY_GOTO(oracle_differs(a, oracle0, &a->first, &differs), st, done);
+        a->varies = differs;
     }
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
@@ -265,10 +298,12 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
         KBV_TRY_GOTO(fill_input(a, i, &other), st, done);
         KBV_TRY_GOTO(kbv_graph_run(g, be64, a->in64, a->par64, alt_out), st, done);
         have_alt = true;
-        KBV_TRY_GOTO(oracle_hash(a, &alt_out[0], &h_alt), st, done);
+        KBV_TRY_GOTO(be64->sync(be64), st, done);
+        bool differs = false;
+        KBV_TRY_GOTO(oracle_differs(a, &alt_out[0], oracle0, &differs), st, done);
         release_outputs(be64, g, alt_out);
         have_alt = false;
-        a->depends[i] = h_alt != h_this;
+        a->depends[i] = differs;
         KBV_TRY_GOTO(fill_input(a, i, d), st, done);
     }
 done:

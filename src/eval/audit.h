@@ -43,7 +43,8 @@ typedef struct kbv_audit_result {
     double tf32_max_diff;                         /* largest |tf32 - fp32| on the standard gate's draws */
 } kbv_audit_result;
 
-/* degenerate: constant, or ignores an input. */
+/* degenerate: constant, or ignores an input -- up to float64 rounding (1e-9 of
+ * the output's scale), not bit for bit. */
 bool kbv_audit_degenerate(const kbv_audit_result *r);
 
 /* Audits g on the backends of one device (be indexed by kbv_mode), with

@@ -60,6 +60,16 @@ static const kbv_problem_def constant = {
               {.op = KBV_OP_ABS, .args = {"t"}, .out = "out"}},
 };
 
+/* (x + 1000) - x: 1000 whatever the input, but only up to float64 rounding
+ * (its last bits move with x), as L2/23's mean of a group norm is 0. */
+static const kbv_problem_def rounding_constant = {
+    .level = 9, .id = 4, .name = "rounding_constant",
+    .dims = {{"B", 8, 8}, {"D", 16, 16}},
+    .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "D"}, .gen = KBV_GEN_RANDN}},
+    .nodes = {{.op = KBV_OP_ADD_SCALAR, .args = {"x"}, .out = "t", .f = {1000.0}},
+              {.op = KBV_OP_SUB, .args = {"t", "x"}, .out = "out"}},
+};
+
 /* x * 1e-6: not degenerate, but an all-zero output passes atol 1e-3. */
 static const kbv_problem_def tiny = {
     .level = 9, .id = 3, .name = "tiny",
@@ -88,6 +98,17 @@ static void test_constant_output_is_found(void **state)
     assert_true(r.constant);
     assert_true(kbv_audit_degenerate(&r));
     assert_true(r.zeros_pass);
+}
+
+static void test_constant_up_to_rounding_is_found(void **state)
+{
+    (void)state;
+    kbv_audit_result r;
+    audit(&rounding_constant, &r);
+    assert_true(r.constant);
+    assert_true(kbv_audit_degenerate(&r));
+    assert_int_equal(r.n_ignored, 1);   /* and x, its one input, is ignored */
+    assert_false(r.zeros_pass);
 }
 
 static void test_tiny_output_is_weak_not_degenerate(void **state)
@@ -217,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ignored_input_is_found),
         cmocka_unit_test(test_constant_output_is_found),
+        cmocka_unit_test(test_constant_up_to_rounding_is_found),
         cmocka_unit_test(test_tiny_output_is_weak_not_degenerate),
         cmocka_unit_test(test_real_problems),
         cmocka_unit_test(test_tf32_gates_are_counted),
