@@ -14,6 +14,13 @@ peak there also holds the float32 buffers, so its mem ratio reads low). Each sid
 medians; the noise beside each figure is the interquartile range / median.
 
 Writes a TSV (--out) and prints a table; the last lines are a summary.
+
+Level 2 (--problems L2/1-100): the module stays in training mode, as kbv's
+semantics are; where a problem's dropout is active (L2/66, p = 0.2) PyTorch
+runs its dropout kernel and kbv the identity (docs/METHODOLOGY.md), so that
+problem's time and memory ratios compare different work. --profile lists
+each side's kernels: linear layers should show the same cuBLASLt kernel
+(the bias epilogue) on both sides.
 """
 import argparse
 import copy
@@ -36,12 +43,18 @@ MODES = {
 }
 
 
+LEVEL_SIZES = {1: 100, 2: 100, 3: 50}
+
+
 def parse_problems(spec):
     keys = []
     for part in spec.split(","):
+        whole = re.fullmatch(r"L(\d+)", part.strip())   # a whole level, as kbv's selectors
+        if whole and int(whole.group(1)) in LEVEL_SIZES:
+            part = f"L{whole.group(1)}/1-{LEVEL_SIZES[int(whole.group(1))]}"
         m = re.fullmatch(r"L(\d+)/(\d+)(?:-(\d+))?", part.strip())
         if not m:
-            sys.exit(f"bad problem spec '{part}': use L1/1-32 or L1/19,L1/23")
+            sys.exit(f"bad problem spec '{part}': use L1, L1/1-32 or L1/19,L1/23")
         lvl, lo, hi = int(m.group(1)), int(m.group(2)), int(m.group(3) or m.group(2))
         keys += [f"L{lvl}/{i}" for i in range(lo, hi + 1)]
     return keys

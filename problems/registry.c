@@ -112,6 +112,106 @@ extern const kbv_problem_def kbv_problem_l1_098;
 extern const kbv_problem_def kbv_problem_l1_099;
 extern const kbv_problem_def kbv_problem_l1_100;
 /* (level 1, 33-100: one line per problem, in id order) */
+extern const kbv_problem_def kbv_problem_l2_001;
+extern const kbv_problem_def kbv_problem_l2_002;
+extern const kbv_problem_def kbv_problem_l2_003;
+extern const kbv_problem_def kbv_problem_l2_004;
+extern const kbv_problem_def kbv_problem_l2_005;
+extern const kbv_problem_def kbv_problem_l2_006;
+extern const kbv_problem_def kbv_problem_l2_007;
+extern const kbv_problem_def kbv_problem_l2_008;
+extern const kbv_problem_def kbv_problem_l2_009;
+extern const kbv_problem_def kbv_problem_l2_010;
+extern const kbv_problem_def kbv_problem_l2_011;
+extern const kbv_problem_def kbv_problem_l2_012;
+extern const kbv_problem_def kbv_problem_l2_013;
+extern const kbv_problem_def kbv_problem_l2_014;
+extern const kbv_problem_def kbv_problem_l2_015;
+extern const kbv_problem_def kbv_problem_l2_016;
+extern const kbv_problem_def kbv_problem_l2_017;
+extern const kbv_problem_def kbv_problem_l2_018;
+extern const kbv_problem_def kbv_problem_l2_019;
+extern const kbv_problem_def kbv_problem_l2_020;
+extern const kbv_problem_def kbv_problem_l2_021;
+extern const kbv_problem_def kbv_problem_l2_022;
+extern const kbv_problem_def kbv_problem_l2_023;
+extern const kbv_problem_def kbv_problem_l2_024;
+extern const kbv_problem_def kbv_problem_l2_025;
+extern const kbv_problem_def kbv_problem_l2_026;
+extern const kbv_problem_def kbv_problem_l2_027;
+extern const kbv_problem_def kbv_problem_l2_028;
+extern const kbv_problem_def kbv_problem_l2_029;
+extern const kbv_problem_def kbv_problem_l2_030;
+extern const kbv_problem_def kbv_problem_l2_031;
+extern const kbv_problem_def kbv_problem_l2_032;
+extern const kbv_problem_def kbv_problem_l2_033;
+extern const kbv_problem_def kbv_problem_l2_034;
+extern const kbv_problem_def kbv_problem_l2_035;
+extern const kbv_problem_def kbv_problem_l2_036;
+extern const kbv_problem_def kbv_problem_l2_037;
+extern const kbv_problem_def kbv_problem_l2_038;
+extern const kbv_problem_def kbv_problem_l2_039;
+extern const kbv_problem_def kbv_problem_l2_040;
+extern const kbv_problem_def kbv_problem_l2_041;
+extern const kbv_problem_def kbv_problem_l2_042;
+extern const kbv_problem_def kbv_problem_l2_043;
+extern const kbv_problem_def kbv_problem_l2_044;
+extern const kbv_problem_def kbv_problem_l2_045;
+extern const kbv_problem_def kbv_problem_l2_046;
+extern const kbv_problem_def kbv_problem_l2_047;
+extern const kbv_problem_def kbv_problem_l2_048;
+extern const kbv_problem_def kbv_problem_l2_049;
+extern const kbv_problem_def kbv_problem_l2_050;
+extern const kbv_problem_def kbv_problem_l2_051;
+extern const kbv_problem_def kbv_problem_l2_052;
+extern const kbv_problem_def kbv_problem_l2_053;
+extern const kbv_problem_def kbv_problem_l2_054;
+extern const kbv_problem_def kbv_problem_l2_055;
+extern const kbv_problem_def kbv_problem_l2_056;
+extern const kbv_problem_def kbv_problem_l2_057;
+extern const kbv_problem_def kbv_problem_l2_058;
+extern const kbv_problem_def kbv_problem_l2_059;
+extern const kbv_problem_def kbv_problem_l2_060;
+extern const kbv_problem_def kbv_problem_l2_061;
+extern const kbv_problem_def kbv_problem_l2_062;
+extern const kbv_problem_def kbv_problem_l2_063;
+extern const kbv_problem_def kbv_problem_l2_064;
+extern const kbv_problem_def kbv_problem_l2_065;
+extern const kbv_problem_def kbv_problem_l2_066;
+extern const kbv_problem_def kbv_problem_l2_067;
+extern const kbv_problem_def kbv_problem_l2_068;
+extern const kbv_problem_def kbv_problem_l2_069;
+extern const kbv_problem_def kbv_problem_l2_070;
+extern const kbv_problem_def kbv_problem_l2_071;
+extern const kbv_problem_def kbv_problem_l2_072;
+extern const kbv_problem_def kbv_problem_l2_073;
+extern const kbv_problem_def kbv_problem_l2_074;
+extern const kbv_problem_def kbv_problem_l2_075;
+extern const kbv_problem_def kbv_problem_l2_076;
+extern const kbv_problem_def kbv_problem_l2_077;
+extern const kbv_problem_def kbv_problem_l2_078;
+extern const kbv_problem_def kbv_problem_l2_079;
+extern const kbv_problem_def kbv_problem_l2_080;
+extern const kbv_problem_def kbv_problem_l2_081;
+extern const kbv_problem_def kbv_problem_l2_082;
+extern const kbv_problem_def kbv_problem_l2_083;
+extern const kbv_problem_def kbv_problem_l2_084;
+extern const kbv_problem_def kbv_problem_l2_085;
+extern const kbv_problem_def kbv_problem_l2_086;
+extern const kbv_problem_def kbv_problem_l2_087;
+extern const kbv_problem_def kbv_problem_l2_088;
+extern const kbv_problem_def kbv_problem_l2_089;
+extern const kbv_problem_def kbv_problem_l2_090;
+extern const kbv_problem_def kbv_problem_l2_091;
+extern const kbv_problem_def kbv_problem_l2_092;
+extern const kbv_problem_def kbv_problem_l2_093;
+extern const kbv_problem_def kbv_problem_l2_094;
+extern const kbv_problem_def kbv_problem_l2_095;
+extern const kbv_problem_def kbv_problem_l2_096;
+extern const kbv_problem_def kbv_problem_l2_097;
+extern const kbv_problem_def kbv_problem_l2_098;
+extern const kbv_problem_def kbv_problem_l2_099;
+extern const kbv_problem_def kbv_problem_l2_100;
 
 static const kbv_problem_def *const level1[] = {
     &kbv_problem_l1_001,
@@ -217,6 +317,109 @@ static const kbv_problem_def *const level1[] = {
     /* (level 1, 33-100: one line per problem, in id order) */
 };
 
+static const kbv_problem_def *const level2[] = {
+    &kbv_problem_l2_001,
+    &kbv_problem_l2_002,
+    &kbv_problem_l2_003,
+    &kbv_problem_l2_004,
+    &kbv_problem_l2_005,
+    &kbv_problem_l2_006,
+    &kbv_problem_l2_007,
+    &kbv_problem_l2_008,
+    &kbv_problem_l2_009,
+    &kbv_problem_l2_010,
+    &kbv_problem_l2_011,
+    &kbv_problem_l2_012,
+    &kbv_problem_l2_013,
+    &kbv_problem_l2_014,
+    &kbv_problem_l2_015,
+    &kbv_problem_l2_016,
+    &kbv_problem_l2_017,
+    &kbv_problem_l2_018,
+    &kbv_problem_l2_019,
+    &kbv_problem_l2_020,
+    &kbv_problem_l2_021,
+    &kbv_problem_l2_022,
+    &kbv_problem_l2_023,
+    &kbv_problem_l2_024,
+    &kbv_problem_l2_025,
+    &kbv_problem_l2_026,
+    &kbv_problem_l2_027,
+    &kbv_problem_l2_028,
+    &kbv_problem_l2_029,
+    &kbv_problem_l2_030,
+    &kbv_problem_l2_031,
+    &kbv_problem_l2_032,
+    &kbv_problem_l2_033,
+    &kbv_problem_l2_034,
+    &kbv_problem_l2_035,
+    &kbv_problem_l2_036,
+    &kbv_problem_l2_037,
+    &kbv_problem_l2_038,
+    &kbv_problem_l2_039,
+    &kbv_problem_l2_040,
+    &kbv_problem_l2_041,
+    &kbv_problem_l2_042,
+    &kbv_problem_l2_043,
+    &kbv_problem_l2_044,
+    &kbv_problem_l2_045,
+    &kbv_problem_l2_046,
+    &kbv_problem_l2_047,
+    &kbv_problem_l2_048,
+    &kbv_problem_l2_049,
+    &kbv_problem_l2_050,
+    &kbv_problem_l2_051,
+    &kbv_problem_l2_052,
+    &kbv_problem_l2_053,
+    &kbv_problem_l2_054,
+    &kbv_problem_l2_055,
+    &kbv_problem_l2_056,
+    &kbv_problem_l2_057,
+    &kbv_problem_l2_058,
+    &kbv_problem_l2_059,
+    &kbv_problem_l2_060,
+    &kbv_problem_l2_061,
+    &kbv_problem_l2_062,
+    &kbv_problem_l2_063,
+    &kbv_problem_l2_064,
+    &kbv_problem_l2_065,
+    &kbv_problem_l2_066,
+    &kbv_problem_l2_067,
+    &kbv_problem_l2_068,
+    &kbv_problem_l2_069,
+    &kbv_problem_l2_070,
+    &kbv_problem_l2_071,
+    &kbv_problem_l2_072,
+    &kbv_problem_l2_073,
+    &kbv_problem_l2_074,
+    &kbv_problem_l2_075,
+    &kbv_problem_l2_076,
+    &kbv_problem_l2_077,
+    &kbv_problem_l2_078,
+    &kbv_problem_l2_079,
+    &kbv_problem_l2_080,
+    &kbv_problem_l2_081,
+    &kbv_problem_l2_082,
+    &kbv_problem_l2_083,
+    &kbv_problem_l2_084,
+    &kbv_problem_l2_085,
+    &kbv_problem_l2_086,
+    &kbv_problem_l2_087,
+    &kbv_problem_l2_088,
+    &kbv_problem_l2_089,
+    &kbv_problem_l2_090,
+    &kbv_problem_l2_091,
+    &kbv_problem_l2_092,
+    &kbv_problem_l2_093,
+    &kbv_problem_l2_094,
+    &kbv_problem_l2_095,
+    &kbv_problem_l2_096,
+    &kbv_problem_l2_097,
+    &kbv_problem_l2_098,
+    &kbv_problem_l2_099,
+    &kbv_problem_l2_100,
+};
+
 typedef struct level_table {
     int level;
     const kbv_problem_def *const *defs;
@@ -225,6 +428,7 @@ typedef struct level_table {
 
 static const level_table levels[] = {
     {1, level1, (int)(sizeof level1 / sizeof level1[0])},
+    {2, level2, (int)(sizeof level2 / sizeof level2[0])},
 };
 
 #define N_LEVELS ((int)(sizeof levels / sizeof levels[0]))

@@ -24,8 +24,7 @@ const kbv_problem_def kbv_problem_l1_058 = {
         {.name = "conv_transpose3d.weight",
          .dtype = KBV_F32,
          .shape = {"in_channels", "out_channels", "3", "5", "7"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 1680},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "in_channels"}, {"out_channels", "out_channels"},

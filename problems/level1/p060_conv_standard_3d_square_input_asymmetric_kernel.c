@@ -24,8 +24,7 @@ const kbv_problem_def kbv_problem_l1_060 = {
         {.name = "conv3d.weight",
          .dtype = KBV_F32,
          .shape = {"out_channels", "in_channels", "3", "5", "7"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 315},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "in_channels"}, {"out_channels", "out_channels"},

@@ -23,8 +23,7 @@ const kbv_problem_def kbv_problem_l1_063 = {
         {.name = "conv2d.weight",
          .dtype = KBV_F32,
          .shape = {"out_channels", "in_channels", "3", "3"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 144},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "3"},

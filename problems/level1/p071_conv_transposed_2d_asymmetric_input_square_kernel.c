@@ -23,8 +23,7 @@ const kbv_problem_def kbv_problem_l1_071 = {
         {.name = "conv_transpose2d.weight",
          .dtype = KBV_F32,
          .shape = {"in_channels", "out_channels", "3", "3"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 288},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "3"},

@@ -18,8 +18,7 @@ const kbv_problem_def kbv_problem_l1_072 = {
         {.name = "conv_transpose3d.weight",
          .dtype = KBV_F32,
          .shape = {"32", "8", "3", "5", "7"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 840},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "32"}, {"out_channels", "32"}, {"kernel_size", "(3, 5, 7)"},

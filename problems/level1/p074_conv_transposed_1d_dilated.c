@@ -22,8 +22,7 @@ const kbv_problem_def kbv_problem_l1_074 = {
         {.name = "conv1d_transpose.weight",
          .dtype = KBV_F32,
          .shape = {"in_channels", "out_channels", "5"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 320},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "5"},

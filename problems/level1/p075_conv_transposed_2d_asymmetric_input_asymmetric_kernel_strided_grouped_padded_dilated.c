@@ -18,8 +18,7 @@ const kbv_problem_def kbv_problem_l1_075 = {
         {.name = "conv_transpose2d.weight",
          .dtype = KBV_F32,
          .shape = {"32", "16", "3", "5"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 240},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "32"}, {"out_channels", "64"}, {"kernel_size", "(3, 5)"},

@@ -22,8 +22,7 @@ const kbv_problem_def kbv_problem_l1_076 = {
         {.name = "conv1d.weight",
          .dtype = KBV_F32,
          .shape = {"out_channels", "in_channels", "3"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 192},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "in_channels"}, {"out_channels", "out_channels"}, {"kernel_size", "3"},

@@ -17,8 +17,7 @@ const kbv_problem_def kbv_problem_l1_082 = {
         {.name = "conv2d.weight",
          .dtype = KBV_F32,
          .shape = {"64", "1", "3", "3"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 9},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {{"in_channels", "64"}, {"kernel_size", "3"}, {"stride", "1"}, {"padding", "0"}},
     .nodes = {

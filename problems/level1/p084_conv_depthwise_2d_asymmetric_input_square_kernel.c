@@ -17,8 +17,7 @@ const kbv_problem_def kbv_problem_l1_084 = {
         {.name = "conv2d.weight",
          .dtype = KBV_F32,
          .shape = {"128", "1", "3", "3"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 9},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {
         {"in_channels", "128"}, {"out_channels", "128"}, {"kernel_size", "3"}, {"stride", "1"},

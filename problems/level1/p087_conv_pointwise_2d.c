@@ -22,8 +22,7 @@ const kbv_problem_def kbv_problem_l1_087 = {
         {.name = "conv1d.weight",
          .dtype = KBV_F32,
          .shape = {"out_channels", "in_channels", "1", "1"},
-         .init = KBV_INIT_UNIFORM_FAN_IN,
-         .fan_in = 64},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
     },
     .init_args = {{"in_channels", "in_channels"}, {"out_channels", "out_channels"}},
     .nodes = {

@@ -11,6 +11,8 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "cli/vendor_option.h"
+#include "core/vendor_libs.h"
 #include "dist/draws.h"
 #include "eval/precision.h"
 #include "eval/protocol.h"
@@ -21,7 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kbv check PROBLEM FILE [--device cpu|cuda] [--size full|small] [--seed N]\n"
             "                 [--timeout S] [--gate text|leaderboard] [--precision fp32|bf16]\n"
-            "                 [--json]\n\n"
+            "                 [--allow-vendor-libs[=LIST]] [--json]\n\n"
             "Compiles FILE (a .cu candidate for the GPU, a .c candidate for the CPU backend),\n"
             "runs it on PROBLEM (e.g. L1/19) and prints, per protocol (standard, verified,\n"
             "strict), the verdict and the reason of a failure, a table of the 13 draws (5 base\n"
@@ -34,6 +36,7 @@ static void usage(FILE *f)
             "  --seed N           the run seed (0 .. 2^53-1); default: a fresh secret seed\n");
     kbv_gate_print_help(f);
     kbv_precision_print_help(f);
+    kbv_vendor_option_help_run(f);
     fprintf(f,
             "  --timeout S        deadline of each request to the candidate, seconds (default 60)\n"
             "  --json             print the results record (one JSON object) instead\n"
@@ -78,10 +81,13 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
 {
     char a[32], b[32], c[32], d[32], e[32];
     printf("kbv check: %s %s, %s\n", rec->problem, def->name, rec->file);
-    printf("device %s, size %s, seed %llu%s, verified gate %s, precision %s\n", rec->device,
-           rec->size, (unsigned long long)rec->seed,
+    char libs[64];
+    printf("device %s, size %s, seed %llu%s, verified gate %s, precision %s, vendor libraries "
+           "%s\n",
+           rec->device, rec->size, (unsigned long long)rec->seed,
            seed_given ? "" : " (fresh; pass --seed to repeat)", kbv_gate_get(rec->gate)->name,
-           kbv_precision_get(rec->precision)->name);
+           kbv_precision_get(rec->precision)->name,
+           kbv_vendor_format(rec->vendor_libs, libs, sizeof libs));
     if (rec->sandbox[0])
         printf("sandbox: %s\n", rec->sandbox);
     if (!rec->compile.ok) {
@@ -205,6 +211,7 @@ int kbv_cmd_check(int argc, char **argv)
     const char *problem = NULL, *file = NULL;
     kbv_run_options ro = {0};
     kbv_gate gate = KBV_GATE_TEXT;
+    unsigned vendor_libs = 0;
     bool json = false;
     int taken;
     for (int a = 1; a < argc; a++) {
@@ -215,7 +222,8 @@ int kbv_cmd_check(int argc, char **argv)
         } else if (!strcmp(arg, "--json")) {
             json = true;
         } else if ((taken = kbv_run_option_take("kbv check", argc, argv, &a, true, &ro)) != 0 ||
-                   (taken = kbv_gate_option_take("kbv check", argc, argv, &a, &gate)) != 0) {
+                   (taken = kbv_gate_option_take("kbv check", argc, argv, &a, &gate)) != 0 ||
+                   (taken = kbv_vendor_option_take("kbv check", arg, &vendor_libs)) != 0) {
             if (taken < 0)
                 return 2;
         } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -276,7 +284,8 @@ int kbv_cmd_check(int argc, char **argv)
     bool cache_open = false;
     kbv_record *rec = malloc(sizeof *rec);
     kbv_baseline base[KBV_MODE_COUNT];
-    kbv_eval_opts opts = {.call_timeout_s = timeout, .gate = gate, .precision = ro.precision};
+    kbv_eval_opts opts = {.call_timeout_s = timeout, .gate = gate, .precision = ro.precision,
+                          .vendor_libs = vendor_libs};
     char what[1100];
     if (!rec) {
         fprintf(stderr, "kbv check: out of memory\n");

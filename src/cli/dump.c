@@ -432,7 +432,7 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, kbv_backend *be64,
         size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
         KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
         n_params = p + 1;
-        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[p], p, draw, t), st, done);
+        KBV_TRY_GOTO(be->fill_param(be, g, p, draw, t), st, done);
     }
     if (be != be64) {
         KBV_TRY_GOTO(kbv_graph_run(g, be, inputs, params, base_out), st, done);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/eval_run.h"
 #include "cli/run_options.h"
+#include "cli/vendor_option.h"
 #include "core/clock.h"
 #include "core/secret.h"
 #include "dist/draws.h"
@@ -23,18 +24,18 @@ static void usage(FILE *f)
             "usage: kbv eval RUN_DIR... --out RESULTS.jsonl [--summary FILE] [--device cpu|cuda]\n"
             "                [--size full|small] [--seed N] [--timeout S] [--problems SEL]\n"
             "                [--protocols LIST] [--shard I/N] [--workers K] [--gpus LIST]\n"
-            "                [--gate text|leaderboard] [--precision fp32|bf16] [--compile-jobs N]\n"
-            "                [--mpi]\n\n"
+            "                [--gate text|leaderboard] [--precision fp32|bf16]\n"
+            "                [--allow-vendor-libs[=LIST]] [--compile-jobs N] [--mpi]\n\n"
             "Each RUN_DIR holds one model's candidates, named level_L_problem_P_sample_S.cu\n"
             "(or .c for the CPU backend); the model name is the directory's basename. Every\n"
             "candidate is compiled and evaluated under the three protocols (standard,\n"
             "verified, strict) and one JSON record per candidate is appended to RESULTS.jsonl\n"
             "(flushed to disk as it is written). A rerun with the same --out resumes: samples\n"
-            "already recorded with the same source, size and device are skipped. Baselines\n"
-            "come from this device's baseline cache, where an entry whose MAC does not\n"
-            "verify under the user's key (docs/THREATS.md) is not used but measured again.\n"
-            "One line per finished sample goes to stderr; at the end a table per model\n"
-            "(correct %%, speedup, Fast@1, fallback speedup, memory efficiency,\n"
+            "already recorded with the same source, size, device, gate and vendor libraries\n"
+            "are skipped. Baselines come from this device's baseline cache, where an entry\n"
+            "whose MAC does not verify under the user's key (docs/THREATS.md) is not used but\n"
+            "measured again. One line per finished sample goes to stderr; at the end a table\n"
+            "per model (correct %%, speedup, Fast@1, fallback speedup, memory efficiency,\n"
             "memory-efficient %%, SOL fraction for each protocol) goes to stdout and the same\n"
             "numbers to the summary.\n\n"
             "Every file named like a candidate gets its record. A\n"
@@ -76,7 +77,9 @@ static void usage(FILE *f)
     fprintf(f,
             "                     The same: a rerun in the other precision evaluates the\n"
             "                     samples again, and the summary counts this run's records.\n"
-            "                     Reports table a bf16 run's records as 'MODEL @bf16'\n"
+            "                     Reports table a bf16 run's records as 'MODEL @bf16'\n");
+    kbv_vendor_option_help_run(f);
+    fprintf(f,
             "  --shard I/N        only shard I of N (0 <= I < N): every sample belongs to\n"
             "                     exactly one shard, by a hash of its model, problem and sample\n"
             "                     number. The results go to RESULTS.shard-I-of-N.jsonl instead\n"
@@ -156,7 +159,8 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
         } else if (!strcmp(arg, "--protocols") && a + 1 < argc) {
             if (kbv_protocols_parse("kbv eval", argv[++a], &cfg->protocols))
                 return 2;
-        } else if ((taken = kbv_gate_option_take("kbv eval", argc, argv, &a, &cfg->gate)) != 0) {
+        } else if ((taken = kbv_gate_option_take("kbv eval", argc, argv, &a, &cfg->gate)) != 0 ||
+                   (taken = kbv_vendor_option_take("kbv eval", arg, &cfg->vendor_libs)) != 0) {
             if (taken < 0)
                 return 2;
         } else if (!strcmp(arg, "--shard") && a + 1 < argc) {
@@ -349,7 +353,8 @@ static int eval_local(eval_config *cfg)
     kbv_device_probe *probe = malloc(sizeof *probe);
     int n_workers = 0, devices[KBV_MAX_WORKERS];
     kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols,
-                          .gate = cfg->gate, .precision = cfg->ro.precision};
+                          .gate = cfg->gate, .precision = cfg->ro.precision,
+                          .vendor_libs = cfg->vendor_libs};
     if (!probe) {
         fprintf(stderr, "kbv eval: out of memory\n");
         goto done;

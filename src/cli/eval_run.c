@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli_error.h"
+#include "core/vendor_libs.h"
 #include "eval/protocol.h"
 #include "report/metrics.h"
 #include "report/table.h"
@@ -40,6 +41,7 @@ void eval_run_identity(const eval_run *run, int i, kbv_record *rec)
     snprintf(rec->size, sizeof rec->size, "%s", run->size_name);
     rec->gate = run->gate;
     rec->precision = run->precision;
+    rec->vendor_libs = run->vendor_libs;
 }
 
 /* "1 .cu for the GPU, 2 KernelBench Python, 1 not a candidate": the entries
@@ -131,6 +133,7 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
     run->size_name = size_name;
     run->gate = cfg->gate;
     run->precision = cfg->ro.precision;
+    run->vendor_libs = cfg->vendor_libs;
     run->want = want;
     if (!rec) {
         fprintf(stderr, "kbv eval: out of memory\n");
@@ -228,8 +231,11 @@ void eval_run_announce(const eval_run *run, const eval_config *cfg, const char *
         fprintf(stderr, ")");
     }
     fprintf(stderr, "\n");
-    fprintf(stderr, "kbv eval: device %s, size %s%s; sandbox: %s\n", run->device_name,
-            run->size_name, extra ? extra : "", kbv_sandbox_mode_get()->describe);
+    char libs[64];
+    fprintf(stderr, "kbv eval: device %s, size %s%s; vendor libraries: %s; sandbox: %s\n",
+            run->device_name, run->size_name, extra ? extra : "",
+            kbv_vendor_format(run->vendor_libs, libs, sizeof libs),
+            kbv_sandbox_mode_get()->describe);
 }
 
 void eval_run_compile_ahead(eval_run *run, const eval_config *cfg, const char *arch)
@@ -250,7 +256,7 @@ void eval_run_compile_ahead(eval_run *run, const eval_config *cfg, const char *a
     kbv_compile_ahead_opts o = {.sources = run->sources, .n = run->n_plan,
                                 .parallel = cfg->compile_jobs < run->n_plan ? cfg->compile_jobs
                                                                             : run->n_plan,
-                                .arch = arch};
+                                .arch = arch, .vendor_libs = cfg->vendor_libs};
     if (kbv_compile_ahead_start(&o, &run->pool) != KBV_OK)
         eval_print_error("starting compile-ahead (evaluators compile for themselves)");
 }
@@ -324,11 +330,12 @@ kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double
     return KBV_OK;
 }
 
-/* Metrics over the records of this device, size, gate and precision, to the
- * table and the summary. */
+/* Metrics over the records of this device, size, gate, precision and vendor libraries, to
+ * the table and the summary. */
 static int report(const char *out, const char *summary, const char *device, const char *size,
-                  kbv_gate gate, kbv_precision precision)
+                  kbv_gate gate, kbv_precision precision, unsigned vendor_libs)
 {
+    char libs[64];
     kbv_record_list all, mine;
     memset(&mine, 0, sizeof mine);
     kbv_metrics m;
@@ -342,7 +349,7 @@ static int report(const char *out, const char *summary, const char *device, cons
     for (int i = 0; i < all.n; i++) {
         const kbv_record *r = &all.items[i];
         if (strcmp(r->device, device) || strcmp(r->size, size) || r->gate != gate ||
-            r->precision != precision) {
+            r->precision != precision || r->vendor_libs != vendor_libs) {
             other++;
             continue;
         }
@@ -352,8 +359,8 @@ static int report(const char *out, const char *summary, const char *device, cons
         }
     }
     if (other)
-        fprintf(stderr, "kbv eval: %d record%s of another device, size, gate or precision left "
-                        "out of the summary\n", other, other == 1 ? "" : "s");
+        fprintf(stderr, "kbv eval: %d record%s of another device, size, gate, precision or "
+                        "vendor libraries left out of the summary\n", other, other == 1 ? "" : "s");
     if (all.malformed)
         fprintf(stderr, "kbv eval: %d malformed line%s in %s ignored (first: line %d; a record "
                         "torn by an interrupted run)\n", all.malformed,
@@ -365,7 +372,8 @@ static int report(const char *out, const char *summary, const char *device, cons
     kbv_summary_info info = {.results_path = out, .device = device, .size = size,
                              .gate = kbv_gate_get(gate)->name,
                              .precision = kbv_precision_get(precision)->name,
-                             .n_records = mine.n};
+                             .n_records = mine.n,
+                             .vendor_libs = kbv_vendor_format(vendor_libs, libs, sizeof libs)};
     kbv_table_print(stdout, &m, &info);
     if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
         eval_print_error("writing the summary");
@@ -425,7 +433,7 @@ int eval_run_finish(eval_run *run, const eval_config *cfg)
     stop_compile_ahead(run);
     eval_run_account(run);
     int status = report(cfg->out, cfg->summary, run->device_name, run->size_name, run->gate,
-                        run->precision);
+                        run->precision, run->vendor_libs);
     return run->failed ? 1 : status;
 }
 

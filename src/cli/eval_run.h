@@ -10,7 +10,7 @@
 
 #include "cli/run_options.h"
 #include "core/status.h"
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "eval/compile_ahead.h"
 #include "eval/runset.h"
 #include "eval/shard.h"
@@ -34,6 +34,7 @@ typedef struct eval_config {
     int compile_jobs;                /* --compile-jobs (0: no compile-ahead) */
     unsigned protocols;              /* --protocols (bit p: protocol p), 0 when not given: all */
     kbv_gate gate;                   /* --gate */
+    unsigned vendor_libs;            /* --allow-vendor-libs (core/vendor_libs.h), 0: none */
     bool mpi;
 } eval_config;
 
@@ -60,6 +61,7 @@ typedef struct eval_run {
     const char *size_name;
     kbv_gate gate;                   /* the verified gate (resume compares it too) */
     kbv_precision precision;         /* fp32 or bf16 (resume compares it too) */
+    unsigned vendor_libs;            /* the vendor libraries allowed (resume compares them too) */
     kbv_cand_kind want;              /* the run's candidates: .c (CPU) or .cu (GPU) */
     int candidates;                  /* in every shard */
     int evaluated;                   /* recorded by this run */
@@ -79,7 +81,7 @@ void eval_run_init(eval_run *run);
 /* Scans the run directories for candidates of kind want, opens the results
  * file and plans: the selected samples of this shard not yet recorded there
  * with this device and size (a file that cannot be read is planned too, with
- * the identity eval/candidate_file.h gives it). Errors are reported on
+ * the identity record/candidate_file.h gives it). Errors are reported on
  * stderr; false then. Directories that hold entries but no candidate to
  * account for are such an error (the reason is said). */
 bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/prompt_options.h"
+#include "cli/vendor_option.h"
 #include "eval/runset.h"
 #include "gen/chat.h"
 #include "gen/generate.h"
@@ -90,6 +91,7 @@ static void usage(FILE *f)
     kbv_cli_options_print(f, options);
     fprintf(f, "\nThe prompt, as for kbv prompt (--cpu also writes .c files):\n");
     kbv_cli_options_print(f, kbv_prompt_cli_options);
+    kbv_vendor_option_help_prompt(f);
     kbv_cli_options_print(f, kbv_cli_help_option);
     fprintf(f, "\nExit status: 0 when every sample is ok or failed (a result), 1 when some got no\n"
                "answer (rerun to retry them), 2 on bad usage.\n");
@@ -190,6 +192,11 @@ int kbv_cmd_generate(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+        int taken = kbv_vendor_option_take("kbv generate", a, &cfg.prompt.vendor_libs);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         const kbv_cli_option *o = kbv_cli_option_find(options, a);
         const kbv_cli_option *po = o ? NULL : kbv_cli_option_find(kbv_prompt_cli_options, a);

@@ -15,6 +15,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "core/vendor_libs.h"
 #include "report/metrics.h"
 #include "record/results.h"
 #include "report/table.h"
@@ -28,19 +29,22 @@ static void usage(FILE *f)
             "Joins results files, such as the shards written by kbv eval --shard I/N\n"
             "(RESULTS.shard-I-of-N.jsonl), into one. Records are kept in the order read,\n"
             "files in the order given; a record of a sample already seen (same model,\n"
-            "problem, sample, source_sha256, size, device, verified gate and precision)\n"
-            "is dropped.\n"
+            "problem, sample, source_sha256, size, device, verified gate, precision and\n"
+            "vendor libraries) is dropped.\n"
             "When the two disagree on a verdict (correct under some protocol) that is a\n"
             "conflict: it is reported on stderr and the first record kept. Lines that are\n"
-            "not records (a record torn by a killed run) are counted and left out.\n"
+            "not records (a record torn by a killed run) are counted and left out. Records\n"
+            "of a later schema (written by a newer kbv) are kept whole, unread; records an\n"
+            "earlier kbv wrote are read, with a note of what they lack.\n"
             "MERGED.jsonl is written whole or not at all (a temporary file renamed into\n"
             "place), so it may be one of the inputs; kbv merge holds it (as kbv eval holds\n"
             "its --out) from before the inputs are read until it ends, and refuses an\n"
             "existing MERGED.jsonl that another kbv process holds or that is not a kbv\n"
             "results file (lines that are not records, such as a CSV or notes: it is left\n"
             "as it is). Then, as kbv eval does, a table per model goes to stdout and the\n"
-            "same numbers to the summary JSON; records of several devices, sizes, gates or\n"
-            "precisions get a table each and no summary (kbv report covers them).\n\n"
+            "same numbers to the summary JSON; records of several devices, sizes, gates,\n"
+            "precisions or vendor library sets get a table each and no summary (kbv report\n"
+            "covers them).\n\n"
             "  --out FILE      the merged results file (required)\n"
             "  --summary FILE  the summary JSON (default: MERGED.jsonl.summary.json)\n"
             "  --help          this text\n\n"
@@ -63,7 +67,7 @@ typedef struct merge_state {
     int n, cap;
     int *table;            /* open addressing over items, -1 empty */
     size_t table_cap;
-    int duplicates, conflicts, malformed;
+    int duplicates, conflicts, malformed, newer;
     const char *const *inputs;
 } merge_state;
 
@@ -121,6 +125,40 @@ static void verdict_text(unsigned v, char *buf, size_t cap)
                               kbv_protocol_name((kbv_protocol)p), v >> p & 1 ? "PASS" : "FAIL");
 }
 
+/* The identity of a record of a later schema, from the fields schema 1 has
+ * (a newer kbv keeps them: its records are copied whole, not read). */
+static bool newer_record(const json_t *o, kbv_record *rec)
+{
+    const json_t *model = json_object_get(o, "model"), *problem = json_object_get(o, "problem"),
+                 *sample = json_object_get(o, "sample");
+    if (!json_is_string(model) || !json_is_string(problem) || !json_is_integer(sample))
+        return false;
+    kbv_record_init(rec);
+    snprintf(rec->model, sizeof rec->model, "%s", json_string_value(model));
+    snprintf(rec->problem, sizeof rec->problem, "%s", json_string_value(problem));
+    rec->sample = (int)json_integer_value(sample);
+    static const struct {
+        const char *key;
+        size_t offset, cap;
+    } text[] = {{"source_sha256", offsetof(kbv_record, source_sha256), 65},
+                {"size", offsetof(kbv_record, size), 8},
+                {"device", offsetof(kbv_record, device), 128}};
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
+        const char *v = json_string_value(json_object_get(o, text[i].key));
+        snprintf((char *)rec + text[i].offset, text[i].cap, "%s", v ? v : "");
+    }
+    const char *gate = json_string_value(json_object_get(o, "gate"));
+    if (gate && kbv_gate_parse(gate, &rec->gate) != KBV_OK) {
+        kbv_clear_error();
+        rec->gate = KBV_GATE_COUNT;   /* a gate this kbv does not know: its own identity */
+    }
+    const json_t *protos = json_object_get(o, "protocols");
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        rec->proto[p].correct = json_is_true(json_object_get(
+            json_object_get(protos, kbv_protocol_name((kbv_protocol)p)), "correct"));
+    return true;
+}
+
 /* One line of input `in`: kept, dropped as a duplicate, or counted malformed. */
 static kbv_status take_line(merge_state *m, int in, int lineno, const char *line, size_t len,
                             kbv_record *rec)
@@ -129,8 +167,17 @@ static kbv_status take_line(merge_state *m, int in, int lineno, const char *line
     char *id = NULL;
     json_error_t jerr;
     json_t *o = json_loadb(line, len, 0, &jerr);
-    if (!o || kbv_record_from_json(o, rec) != KBV_OK) {
-        kbv_clear_error();
+    kbv_status read = o ? kbv_record_from_json(o, rec) : KBV_ERR_PARSE;
+    kbv_clear_error();
+    if (read == KBV_ERR_UNSUPPORTED && newer_record(o, rec)) {
+        /* a newer kbv's record: kept as it is, never dropped */
+        if (m->newer++ == 0)
+            fprintf(stderr, "kbv merge: %s line %d is a record of schema %lld, written by a "
+                            "newer kbv: kept whole (this kbv reads schema %d)\n",
+                    m->inputs[in], lineno, kbv_record_schema(o), KBV_RESULTS_SCHEMA);
+        read = KBV_OK;
+    }
+    if (read != KBV_OK) {
         json_decref(o);
         if (m->malformed++ < 5)
             fprintf(stderr, "kbv merge: %s line %d is not a results record; left out\n",
@@ -139,16 +186,17 @@ static kbv_status take_line(merge_state *m, int in, int lineno, const char *line
     }
     json_decref(o);
     /* the identity kbv_record_same_job compares */
-    const char *gate = kbv_gate_get(rec->gate)->name;
+    const char *gate = rec->gate < KBV_GATE_COUNT ? kbv_gate_get(rec->gate)->name : "?";
     const char *precision = kbv_precision_get(rec->precision)->name;
     size_t id_len = strlen(rec->model) + strlen(rec->problem) + strlen(rec->source_sha256) +
                     strlen(rec->size) + strlen(rec->device) + strlen(gate) + strlen(precision) +
-                    32;
+                    48;
     id = malloc(id_len);
     if (!id)
         return kbv_fail(KBV_ERR_NOMEM, "merging records");
-    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s\n%s\n%s", rec->model, rec->problem,
-             rec->sample, rec->source_sha256, rec->size, rec->device, gate, precision);
+    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s\n%s\n%s\n%x", rec->model, rec->problem,
+             rec->sample, rec->source_sha256, rec->size, rec->device, gate, precision,
+             rec->vendor_libs);
     unsigned verdicts = 0;
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         verdicts |= (unsigned)rec->proto[p].correct << p;
@@ -280,11 +328,12 @@ done:
     return st;
 }
 
-/* Records summarised together: one device, size, verified gate and precision. */
+/* Records summarised together: one device, size, verified gate, precision and set of vendor
+ * libraries. */
 static bool same_group(const kbv_record *a, const kbv_record *b)
 {
     return !strcmp(a->device, b->device) && !strcmp(a->size, b->size) && a->gate == b->gate &&
-           a->precision == b->precision;
+           a->precision == b->precision && a->vendor_libs == b->vendor_libs;
 }
 
 /* The metrics of the merged file: a table per (device, size, gate, precision), and the
@@ -305,6 +354,14 @@ static int report(const char *out, const char *summary)
     if (!done) {
         fprintf(stderr, "kbv merge: out of memory\n");
         goto end;
+    }
+    for (int k = 0; k < KBV_LEGACY_COUNT; k++) {
+        int n = 0;
+        for (int i = 0; i < all.n; i++)
+            n += (all.items[i].legacy >> k) & 1;
+        if (n)
+            fprintf(stderr, "kbv merge: note: %d record%s %s\n", n, n == 1 ? "" : "s",
+                    kbv_legacy_note(k));
     }
     int groups = 0;
     for (int i = 0; i < all.n; i++)
@@ -335,10 +392,13 @@ static int report(const char *out, const char *summary)
             kbv_cli_error("kbv merge", "computing the metrics");
             goto end;
         }
+        char libs[64];
         kbv_summary_info info = {.results_path = out, .device = first->device,
                                  .size = first->size, .n_records = group.n,
                                  .gate = kbv_gate_get(first->gate)->name,
-                                 .precision = kbv_precision_get(first->precision)->name};
+                                 .precision = kbv_precision_get(first->precision)->name,
+                                 .vendor_libs = kbv_vendor_format(first->vendor_libs, libs,
+                                                                  sizeof libs)};
         kbv_table_print(stdout, &m, &info);
         if (groups == 1) {
             if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
@@ -349,8 +409,9 @@ static int report(const char *out, const char *summary)
         }
     }
     if (groups > 1)
-        fprintf(stderr, "kbv merge: records of %d devices, sizes, verified gates or precisions: "
-                        "a table each, no summary (kbv report covers them)\n", groups);
+        fprintf(stderr, "kbv merge: records of %d devices, sizes, verified gates, precisions or "
+                        "vendor library sets: a table each, no summary (kbv report covers "
+                        "them)\n", groups);
     status = 0;
 end:
     free(done);
@@ -426,6 +487,9 @@ int kbv_cmd_merge(int argc, char **argv)
                     "%d conflicting\n", m.n, m.n == 1 ? "" : "s", n_inputs,
             n_inputs == 1 ? "" : "s", out, m.duplicates, m.duplicates == 1 ? "" : "s",
             m.conflicts);
+    if (m.newer)
+        fprintf(stderr, "kbv merge: %d of them of a newer schema, kept whole and left out of the "
+                        "table (a newer kbv reports them)\n", m.newer);
     status = report(out, summary);
 done:
     if (!written && held.created)

@@ -6,6 +6,7 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "cli/prompt_options.h"
+#include "cli/vendor_option.h"
 
 enum { OPT_CPU, OPT_TEMPLATE, OPT_BLIND, OPT_NO_BLIND, OPT_GPU, OPT_PRECISION };
 
@@ -58,12 +59,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kbv prompt KEY [--cpu] [--template NAME|FILE]\n"
             "                      [--input-blind|--no-input-blind] [--gpu NAME]\n"
-            "                      [--precision fp32|bf16]\n\n"
+            "                      [--precision fp32|bf16] [--allow-vendor-libs[=LIST]]\n\n"
             "Prints the prompt for problem KEY (L1/19). By default it is the paper's prompt\n"
             "adapted to kbv: the task, the candidate ABI (docs/ABI.md without how candidates\n"
             "are judged), one worked example and the PyTorch reference. docs/GENERATE.md\n"
             "describes it.\n\n");
     kbv_cli_options_print(f, kbv_prompt_cli_options);
+    kbv_vendor_option_help_prompt(f);
     kbv_cli_options_print(f, kbv_cli_help_option);
 }
 
@@ -74,9 +76,14 @@ int kbv_cmd_prompt(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const kbv_cli_option *o = kbv_cli_option_find(kbv_prompt_cli_options, a);
+        int taken = kbv_vendor_option_take("kbv prompt", a, &opt.vendor_libs);
+        if (taken < 0)
+            return 2;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (taken) {
+            continue;
         } else if (o && (!o->arg || i + 1 < argc)) {
             kbv_prompt_cli_apply(o, o->arg ? argv[++i] : NULL, &opt);
         } else if (a[0] != '-' && !key) {

@@ -22,8 +22,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv report RESULTS.jsonl... [--out DIR] [--protocol P] [--title TEXT]\n"
+            "                  [--denominator suite|sampled] [--degenerate FILE] [--torch FILE]\n"
             "       kbv report --compare A.jsonl B.jsonl [--out DIR] [--protocol P]\n"
-            "                  [--model-a NAME] [--model-b NAME]\n\n"
+            "                  [--model-a NAME] [--model-b NAME] [--noise RUN.jsonl]...\n\n"
             "Reads results files (records of the same model, problem and sample: the last\n"
             "wins), prints the metrics table, and with --out writes into DIR (created):\n"
             "  tables.md      per model, level and pooled: the three protocols side by side,\n"
@@ -37,9 +38,31 @@ static void usage(FILE *f)
             "  --protocol P     standard, verified (default) or strict: the protocol of the\n"
             "                   scatter and heat map, and of the --compare terminal table\n"
             "  --title TEXT     the page's title (default \"kbv report\")\n"
+            "  --denominator D  what every percentage is over:\n"
+            "                   suite (default): per level the suite's problems less\n"
+            "                     the degenerate ones (100, 97, 50 for levels 1-3), a\n"
+            "                     problem without a sample counting as failed, as the\n"
+            "                     paper counts; the levels are those of the records\n"
+            "                   sampled: per model, the problems it has samples for\n"
+            "                     (the view of kbv eval's table)\n"
+            "  --degenerate FILE\n"
+            "                   the problems to leave out as degenerate: kbv audit --json\n"
+            "                   lines, or one problem key (L2/23) per line; default: the\n"
+            "                   paper's list (L2/23, L2/80, L2/83)\n"
+            "  --torch FILE     PyTorch eager and torch.compile times on this device\n"
+            "                   (bench/torch_baselines.py writes them beside the baselines):\n"
+            "                   each model's speedup against both where measured\n"
             "  --compare A B    per problem, what changed from run A to run B: verdicts, and\n"
-            "                   kernel times with their noise (a difference within\n"
-            "                   2 sqrt(sdA^2 + sdB^2) is \"no change\"); --out writes compare.md\n"
+            "                   kernel times judged against the noise between runs (a\n"
+            "                   difference within 2 sqrt(n^2 + rA^2 + rB^2) in log time is\n"
+            "                   \"no change\"; n the run-to-run noise, rA and rB each\n"
+            "                   run's own spread); --out writes compare.md\n"
+            "  --noise RUN.jsonl\n"
+            "                   a run of the same code as another --noise run (repeat the\n"
+            "                   option: bench/repeatability.sh's run-N/results.jsonl): the\n"
+            "                   run-to-run noise, per problem. Without it, the noise of\n"
+            "                   A's and B's baselines when each measured them anew; when\n"
+            "                   they share them, differences are shown, not judged\n"
             "  --model-a NAME, --model-b NAME\n"
             "                   the model to compare in a file that holds several\n"
             "  --help           this text\n\n"
@@ -67,6 +90,11 @@ typedef struct report_opts {
     bool compare;
     const char *model_a, *model_b;
     kbv_protocol protocol;
+    kbv_denominator denominator;
+    const char *degenerate;
+    const char *torch;
+    const char *noise[MAX_INPUTS];
+    int n_noise;
 } report_opts;
 
 static bool parse_protocol(const char *s, kbv_protocol *out)
@@ -99,6 +127,20 @@ static int parse_args(int argc, char **argv, report_opts *o)
             o->model_a = argv[++a];
         } else if (!strcmp(arg, "--model-b") && has_value) {
             o->model_b = argv[++a];
+        } else if (!strcmp(arg, "--noise") && has_value) {
+            if (o->n_noise == MAX_INPUTS)
+                return fail_line("too many --noise runs (at most 256)");
+            o->noise[o->n_noise++] = argv[++a];
+        } else if (!strcmp(arg, "--torch") && has_value) {
+            o->torch = argv[++a];
+        } else if (!strcmp(arg, "--degenerate") && has_value) {
+            o->degenerate = argv[++a];
+        } else if (!strcmp(arg, "--denominator") && has_value) {
+            if (kbv_denominator_parse(argv[++a], &o->denominator) != KBV_OK) {
+                kbv_clear_error();
+                snprintf(msg, sizeof msg, "unknown denominator '%s' (suite or sampled)", argv[a]);
+                return fail_line(msg);
+            }
         } else if (!strcmp(arg, "--compare")) {
             o->compare = true;
         } else if (!strcmp(arg, "--protocol") && has_value) {
@@ -121,8 +163,10 @@ static int parse_args(int argc, char **argv, report_opts *o)
         return fail_line("--compare takes exactly two results files: A.jsonl B.jsonl");
     if (!o->compare && o->n_inputs == 0)
         return fail_line("no results file given (usage: kbv report RESULTS.jsonl... --out DIR)");
-    if (!o->compare && (o->model_a || o->model_b))
-        return fail_line("--model-a and --model-b go with --compare");
+    if (!o->compare && (o->model_a || o->model_b || o->n_noise))
+        return fail_line("--model-a, --model-b and --noise go with --compare");
+    if (o->n_noise == 1)
+        return fail_line("--noise needs two runs or more of the same code (repeat the option)");
     return -1;
 }
 
@@ -277,18 +321,39 @@ static int run_report(const report_opts *o)
     for (int i = 0; i < o->n_inputs && used < sizeof joined; i++)
         used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", i ? ", " : "",
                                  o->inputs[i]);
-    if (kbv_report_data_load(o->inputs, o->n_inputs, &d) != KBV_OK)
+    kbv_suite suite;
+    if (kbv_suite_default(o->degenerate, &suite) != KBV_OK)
         return fail_status();
+    kbv_report_config cfg = {o->denominator, &suite};
+    kbv_status loaded = kbv_report_data_load(o->inputs, o->n_inputs, &cfg, &d);
+    kbv_suite_free(&suite);
+    if (loaded != KBV_OK)
+        return fail_status();
+    if (o->torch && kbv_torch_load(o->torch, &d.torch) != KBV_OK) {
+        kbv_report_data_free(&d);
+        return fail_status();
+    }
     if (d.malformed && d.records.n == 0) {
-        fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)\n",
-                joined, d.malformed, d.malformed == 1 ? "" : "s", d.malformed_where);
+        fprintf(stderr, "kbv report: %s: no results records, %d malformed line%s (first: %s)%s\n",
+                joined, d.malformed, d.malformed == 1 ? "" : "s", d.malformed_where,
+                d.newer ? "; of them records of a later schema: a newer kbv reads them" : "");
         kbv_report_data_free(&d);
         return 2;
     }
-    if (d.malformed)
-        fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n", d.malformed,
-                d.malformed == 1 ? "" : "s", d.malformed_where);
-    kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate, d.precision};
+    if (d.malformed > d.newer)
+        fprintf(stderr, "kbv report: %d malformed line%s skipped (first: %s)\n",
+                d.malformed - d.newer, d.malformed - d.newer == 1 ? "" : "s", d.malformed_where);
+    if (d.newer)
+        fprintf(stderr, "kbv report: %d record%s of schema %d, written by a newer kbv, not read "
+                        "(this kbv reads schema %d; first: %s): a newer kbv reports them\n",
+                d.newer, d.newer == 1 ? "" : "s", d.newest_schema, KBV_RESULTS_SCHEMA,
+                d.newer_where);
+    for (int k = 0; k < KBV_LEGACY_COUNT; k++)
+        if (d.legacy[k])
+            fprintf(stderr, "kbv report: note: %d record%s %s\n", d.legacy[k],
+                    d.legacy[k] == 1 ? "" : "s", kbv_legacy_note(k));
+    kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate, d.precision,
+                             d.vendor_libs};
     kbv_table_print(stdout, &d.metrics, &info);
     int status = 0;
     if (o->out && write_report(o, &d, &info) != KBV_OK)
@@ -302,7 +367,8 @@ static int run_report(const report_opts *o)
 static int run_compare(const report_opts *o)
 {
     kbv_comparison c;
-    if (kbv_compare_load(o->inputs[0], o->inputs[1], o->model_a, o->model_b, &c) != KBV_OK)
+    if (kbv_compare_load(o->inputs[0], o->inputs[1], o->model_a, o->model_b, o->noise, o->n_noise,
+                         &c) != KBV_OK)
         return fail_status();
     kbv_compare_print(stdout, &c, o->protocol);
     int status = 0;

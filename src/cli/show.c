@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "dist/draws.h"
 #include "graph/graph.h"
+#include "graph/ops_table.h"
 #include "graph/torch_render.h"
 #include "eval/ceilings.h"
 
@@ -65,13 +66,15 @@ static void print_generator(const kbv_input_def *in)
     }
 }
 
-static void print_init(const kbv_param_def *p)
+static void print_init(const kbv_param_def *p, const kbv_value *v)
 {
     switch (p->init) {
     case KBV_INIT_ONES: printf("ones"); break;
     case KBV_INIT_UNIFORM_FAN_IN:
-        printf("U(-1/sqrt(%lld), 1/sqrt(%lld))", (long long)p->fan_in, (long long)p->fan_in);
+        printf("U(-1/sqrt(%lld), 1/sqrt(%lld))", (long long)v->fan_in, (long long)v->fan_in);
         break;
+    case KBV_INIT_RANDN: printf("randn: N(0, 1)"); break;
+    case KBV_INIT_CONST: printf("constant %.17g", p->value); break;
     default: printf("zeros"); break;
     }
 }
@@ -133,7 +136,7 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
         printf("  %s: %s ", v->name, kbv_dtype_name(v->dtype));
         print_shape(v->shape, v->ndim);
         printf(", %s", def->params[p].is_buffer ? "buffer, " : "");
-        print_init(&def->params[p]);
+        print_init(&def->params[p], v);
         printf("\n");
     }
     printf("constructor arguments:%s\n", def->init_args[0].name ? "" : " none");
@@ -146,7 +149,7 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
         const kbv_value *out = &g->values[g->nodes[n].out];
         printf("  %s = %s  -> %s ", out->name, expr, kbv_dtype_name(out->dtype));
         print_shape(out->shape, out->ndim);
-        printf("%s\n", g->nodes[n].op == KBV_OP_TRANSPOSE ? " (a view, no copy)" : "");
+        printf("%s\n", kbv_op_table[g->nodes[n].op].is_view ? " (a view, no copy)" : "");
     }
     printf("outputs:\n");
     for (int o = 0; o < g->n_outputs; o++) {

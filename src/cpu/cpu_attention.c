@@ -10,19 +10,8 @@
 #include <stdlib.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_half.h"
-
-static bool is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
 
 static inline double load(const kbv_tensor *t, int64_t i)
 {
@@ -48,20 +37,20 @@ kbv_status kbv_cpu_sdpa(kbv_backend *be, const kbv_node *node, const kbv_tensor 
         if (dt != KBV_F16 && dt != KBV_F32 && dt != KBV_F64)
             return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: operand %d is %s",
                             a, kbv_dtype_name(dt));
-        if (!is_contiguous(&args[a]) || (!args[a].data && kbv_cpu_numel(&args[a]) > 0))
+        if (!kbv_tensor_is_contiguous(&args[a]) || (!args[a].data && kbv_tensor_numel(&args[a]) > 0))
             return kbv_fail(KBV_ERR_UNSUPPORTED,
                             "scaled_dot_product_attention: operand %d is not contiguous memory",
                             a);
     }
     const int nd = q->ndim;
-    if (nd < 2 || k->ndim != nd || v->ndim != nd || out->ndim != nd || !is_contiguous(out))
+    if (nd < 2 || k->ndim != nd || v->ndim != nd || out->ndim != nd || !kbv_tensor_is_contiguous(out))
         return kbv_fail(KBV_ERR_INVALID, "scaled_dot_product_attention: operands of %d dims", nd);
     const int64_t L = q->shape[nd - 2], E = q->shape[nd - 1], S = k->shape[nd - 2],
                   Ev = v->shape[nd - 1];
     if (k->shape[nd - 1] != E || v->shape[nd - 2] != S || out->shape[nd - 2] != L ||
         out->shape[nd - 1] != Ev || E == 0 || S == 0)
         return kbv_fail(KBV_ERR_INVALID, "scaled_dot_product_attention: shapes do not match");
-    const int64_t batch = L ? kbv_cpu_numel(q) / (L * E) : 0;
+    const int64_t batch = L ? kbv_tensor_numel(q) / (L * E) : 0;
     const bool to_half = node->def && node->def->i[0] && out->dtype != KBV_F64;
     const double scale = 1.0 / sqrt((double)E);
     double *p = malloc(sizeof *p * (size_t)S);

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "cpu/cpu_conv_pool.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
+#include "exec/view.h"
 #include "graph/ops_table.h"
 
 /* Every block is 256-byte aligned, as kbv_env.alloc promises candidates, and
@@ -100,6 +101,36 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_AVG_POOL2D] = kbv_cpu_pool,
     [KBV_OP_AVG_POOL3D] = kbv_cpu_pool,
     /* (end of convolution and pooling ops) */
+
+    /* the level-2 ops */
+    [KBV_OP_LINEAR] = kbv_cpu_linear,
+    [KBV_OP_CLAMP] = kbv_cpu_unary,
+    [KBV_OP_CLAMP_MAX] = kbv_cpu_unary,
+    [KBV_OP_SUB_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_DIV_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_MISH] = kbv_cpu_unary,
+    [KBV_OP_HARDSWISH] = kbv_cpu_unary,
+    [KBV_OP_GELU_TANH] = kbv_cpu_unary,
+    [KBV_OP_SILU] = kbv_cpu_unary,
+    [KBV_OP_MINIMUM] = kbv_cpu_binary,
+    [KBV_OP_MAXIMUM] = kbv_cpu_binary,
+    [KBV_OP_MIN_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_MAX_SCALAR] = kbv_cpu_unary,
+    [KBV_OP_SUM_DIMS] = kbv_cpu_reduce_dims,
+    [KBV_OP_MEAN_DIMS] = kbv_cpu_reduce_dims,
+    [KBV_OP_AMAX_DIMS] = kbv_cpu_reduce_dims,
+    [KBV_OP_LOGSUMEXP] = kbv_cpu_reduce_dims,
+    [KBV_OP_ADAPTIVE_AVG_POOL1D] = kbv_cpu_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL2D] = kbv_cpu_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL3D] = kbv_cpu_adaptive_pool,
+    [KBV_OP_UNSQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE_ALL] = kbv_view_op,
+    [KBV_OP_VIEW] = kbv_view_op,
+    [KBV_OP_FLATTEN] = kbv_view_op,
+    [KBV_OP_CLONE] = kbv_cpu_clone,
+    [KBV_OP_DROPOUT] = kbv_view_op,
+    /* (end of the level-2 ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }
@@ -224,14 +255,6 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
     return KBV_OK;
 }
 
-int64_t kbv_cpu_numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
-}
-
 const char *kbv_cpu_op_name(const kbv_node *node)
 {
     if ((unsigned)node->op >= KBV_OP_COUNT || !kbv_op_table[node->op].name)
@@ -249,13 +272,13 @@ kbv_status kbv_cpu_check_float(const kbv_node *node, const kbv_tensor *args, int
     if (out->dtype != KBV_F32 && out->dtype != KBV_F64)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: output dtype %s (the CPU ops compute in "
                         "float32 or float64)", op, kbv_dtype_name(out->dtype));
-    if (!out->data && kbv_cpu_numel(out) > 0)
+    if (!out->data && kbv_tensor_numel(out) > 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: output has no memory", op);
     for (int k = 0; k < n_args; k++) {
         if (args[k].dtype != out->dtype)
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is %s, output %s", op, k,
                             kbv_dtype_name(args[k].dtype), kbv_dtype_name(out->dtype));
-        if (!args[k].data && kbv_cpu_numel(&args[k]) > 0)
+        if (!args[k].data && kbv_tensor_numel(&args[k]) > 0)
             return kbv_fail(KBV_ERR_INVALID, "%s: operand %d has no memory", op, k);
     }
     return KBV_OK;

@@ -36,12 +36,16 @@ kbv_status kbv_cpu_bmm(kbv_backend *be, const kbv_node *node, const kbv_tensor *
                        kbv_tensor *out);
 kbv_status kbv_cpu_einsum(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                           kbv_tensor *out);
+kbv_status kbv_cpu_linear(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                          kbv_tensor *out);
 kbv_status kbv_cpu_transpose(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                              kbv_tensor *out);
 kbv_status kbv_cpu_diag(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                         kbv_tensor *out);
 kbv_status kbv_cpu_triangle(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                             kbv_tensor *out);
+kbv_status kbv_cpu_clone(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out);
 kbv_status kbv_cpu_binary(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                           kbv_tensor *out);
 kbv_status kbv_cpu_unary(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
@@ -57,7 +61,7 @@ kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *d
 kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t);
 kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_index,
                         const kbv_draw *draw, kbv_tensor *t);
-kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_graph *g, int param,
                               const kbv_draw *draw, kbv_tensor *t);
 kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
                            const kbv_tensor *oracle, const kbv_tensor *strict,
@@ -72,8 +76,6 @@ size_t kbv_cpu_flush_bytes(void);
 
 /* Helpers shared by the ops. */
 
-/* Elements of t (product of its shape; 1 for a 0-dim tensor). */
-int64_t kbv_cpu_numel(const kbv_tensor *t);
 /* Name of the op a node runs, for messages. */
 const char *kbv_cpu_op_name(const kbv_node *node);
 /* OK when out and every arg are float tensors of one dtype (F32 or F64). */

@@ -33,7 +33,7 @@ static int64_t offset_of(const kbv_tensor *t, int64_t i)
 /* A contiguous float32 tensor of t's shape, holding t's values widened. */
 static kbv_status widen(const kbv_tensor *t, kbv_tensor *wide)
 {
-    int64_t n = kbv_cpu_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     *wide = *t;
     wide->dtype = KBV_F32;
     int64_t s = 1;
@@ -73,13 +73,13 @@ kbv_status kbv_cpu_bf16_op(kbv_backend *be, const kbv_node *node, const kbv_tens
         wide[a] = args[a];
         if (args[a].dtype != KBV_BF16)
             continue;
-        if (!args[a].data && kbv_cpu_numel(&args[a]) > 0)
+        if (!args[a].data && kbv_tensor_numel(&args[a]) > 0)
             KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s: operand %d has no memory",
                           kbv_cpu_op_name(node), a);
         KBV_TRY_GOTO(widen(&args[a], &wide[a]), st, done);
         owned[a] = true;
     }
-    const int64_t n = kbv_cpu_numel(out);
+    const int64_t n = kbv_tensor_numel(out);
     if (out->dtype == KBV_BF16) {
         if (!out->data && n > 0)
             KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s: output has no memory",

@@ -54,9 +54,9 @@ static inline bool is_poison(const kbv_tensor *t, int64_t i)
 
 static kbv_status check_operand(const kbv_tensor *t, const char *role, int64_t n)
 {
-    if (kbv_cpu_numel(t) != n)
+    if (kbv_tensor_numel(t) != n)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld",
-                        role, (long long)kbv_cpu_numel(t), (long long)n);
+                        role, (long long)kbv_tensor_numel(t), (long long)n);
     if (!t->data && n > 0)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s without memory", role);
     return KBV_OK;
@@ -70,7 +70,7 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
     memset(out, 0, sizeof *out);
     out->allclose_first = -1;
     out->strict_first = -1;
-    int64_t n = kbv_cpu_numel(cand);
+    int64_t n = kbv_tensor_numel(cand);
     KBV_TRY(check_operand(cand, "candidate", n));
     if (ref)
         KBV_TRY(check_operand(ref, "reference", n));

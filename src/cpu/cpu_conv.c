@@ -41,17 +41,6 @@ static void tap_range(int64_t len, int64_t n, int64_t s, int64_t p, int64_t off,
 #include "cpu/cpu_template.h"
 #include "cpu/cpu_conv_t.h"
 
-static bool is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
-
 /* The geometry of node's convolution over x, w into out, checked against
  * the shapes the op's shape rule gives. */
 static kbv_status conv_geometry(const char *op, const kbv_window *win, const kbv_tensor *x,
@@ -62,7 +51,7 @@ static kbv_status conv_geometry(const char *op, const kbv_window *win, const kbv
     if (x->ndim != sp + 2 || w->ndim != sp + 2 || out->ndim != sp + 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: input, weight and output need %d dims (have %d, "
                         "%d, %d)", op, sp + 2, x->ndim, w->ndim, out->ndim);
-    if (!is_contiguous(out))
+    if (!kbv_tensor_is_contiguous(out))
         return kbv_fail(KBV_ERR_INVALID, "%s: the output must be contiguous", op);
     memset(g, 0, sizeof *g);
     g->batch = x->shape[0];
@@ -120,7 +109,7 @@ kbv_status kbv_cpu_conv(kbv_backend *be, const kbv_node *node, const kbv_tensor 
     const kbv_tensor *b = win.has_bias ? &args[2] : NULL;
     if (b && (b->ndim != 1 || b->shape[0] != g.cout))
         return kbv_fail(KBV_ERR_INVALID, "%s: bias needs %lld elements", op, (long long)g.cout);
-    if (kbv_cpu_numel(out) == 0)
+    if (kbv_tensor_numel(out) == 0)
         return KBV_OK;
     bool transposed = win.kind == KBV_WINDOW_CONV_TRANSPOSE;
     if (out->dtype == KBV_F32) {

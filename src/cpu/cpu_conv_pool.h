@@ -13,5 +13,8 @@ kbv_status kbv_cpu_conv(kbv_backend *be, const kbv_node *node, const kbv_tensor 
 /* max_pool{1,2,3}d and avg_pool{1,2,3}d. */
 kbv_status kbv_cpu_pool(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                         kbv_tensor *out);
+/* adaptive_avg_pool{1,2,3}d (cpu_adaptive_pool.c). */
+kbv_status kbv_cpu_adaptive_pool(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
 
 #endif

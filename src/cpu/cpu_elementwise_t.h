@@ -4,12 +4,24 @@
 
 /* hardsigmoid as PyTorch writes it: std::min(std::max(x + 3, 0), 6) / 6,
  * where std::max(a, b) is (a < b) ? b : a, so a NaN stays NaN. */
-static inline KBV_T KBV_FN(hardsigmoid)(KBV_T x)
+static inline KBV_T KBV_FN(relu6_of_plus3)(KBV_T x)
 {
     KBV_T y = x + (KBV_T)3;
     y = y < (KBV_T)0 ? (KBV_T)0 : y;
-    y = (KBV_T)6 < y ? (KBV_T)6 : y;
-    return y / (KBV_T)6;
+    return (KBV_T)6 < y ? (KBV_T)6 : y;
+}
+
+static inline KBV_T KBV_FN(hardsigmoid)(KBV_T x) { return KBV_FN(relu6_of_plus3)(x) / (KBV_T)6; }
+
+/* torch.minimum / torch.maximum: a NaN operand wins (the first one). */
+static inline KBV_T KBV_FN(nan_min)(KBV_T a, KBV_T b)
+{
+    return a != a ? a : (b != b ? b : (b < a ? b : a));
+}
+
+static inline KBV_T KBV_FN(nan_max)(KBV_T a, KBV_T b)
+{
+    return a != a ? a : (b != b ? b : (a < b ? b : a));
 }
 
 /* Runs EXPR (in terms of x) over every element of operand 1 into operand 0. */
@@ -92,6 +104,54 @@ static kbv_status KBV_FN(unary_run)(const kbv_node *node, kbv_cpu_iter *it, cons
         KBV_UNARY_LOOP(x < lo ? lo : (x > hi ? hi : x));
         break;
     }
+    /* the level-2 ops, with PyTorch's CPU formulas (ATen/native/cpu) */
+    case KBV_OP_CLAMP: { /* clamp_scalar: NaN stays NaN; min > max gives max */
+        const KBV_T lo = (KBV_T)f[0], hi = (KBV_T)f[1];
+        KBV_UNARY_LOOP(x != x ? x : ((x < lo ? lo : x) > hi ? hi : (x < lo ? lo : x)));
+        break;
+    }
+    case KBV_OP_CLAMP_MAX: {
+        const KBV_T hi = (KBV_T)f[0];
+        KBV_UNARY_LOOP(x != x ? x : (x > hi ? hi : x));
+        break;
+    }
+    case KBV_OP_SUB_SCALAR: {
+        const KBV_T c = (KBV_T)f[0];
+        KBV_UNARY_LOOP(x - c);
+        break;
+    }
+    case KBV_OP_DIV_SCALAR: {
+        const KBV_T c = (KBV_T)f[0];
+        KBV_UNARY_LOOP(x / c);
+        break;
+    }
+    case KBV_OP_MISH: /* x * tanh(log1p(exp(x))), no threshold, as PyTorch */
+        KBV_UNARY_LOOP(x * KBV_MATH(tanh)(KBV_MATH(log1p)(KBV_MATH(exp)(x))));
+        break;
+    case KBV_OP_HARDSWISH: /* x * min(max(x + 3, 0), 6) / 6; NaN stays NaN */
+        KBV_UNARY_LOOP(x * KBV_FN(relu6_of_plus3)(x) / (KBV_T)6);
+        break;
+    case KBV_OP_GELU_TANH: {
+        /* 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
+        const KBV_T beta = (KBV_T)(0.79788456080286535587989211986876);
+        const KBV_T kappa = (KBV_T)0.044715;
+        KBV_UNARY_LOOP((KBV_T)0.5 * x *
+                       ((KBV_T)1 + KBV_MATH(tanh)(beta * (x + kappa * (x * x * x)))));
+        break;
+    }
+    case KBV_OP_SILU:
+        KBV_UNARY_LOOP(x / ((KBV_T)1 + KBV_MATH(exp)(-x)));
+        break;
+    case KBV_OP_MIN_SCALAR: { /* the constant is a float32 0-dim tensor */
+        const KBV_T c = (KBV_T)(float)f[0];
+        KBV_UNARY_LOOP(KBV_FN(nan_min)(x, c));
+        break;
+    }
+    case KBV_OP_MAX_SCALAR: {
+        const KBV_T c = (KBV_T)(float)f[0];
+        KBV_UNARY_LOOP(KBV_FN(nan_max)(x, c));
+        break;
+    }
     default:
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s is not a unary elementwise op",
                         kbv_cpu_op_name(node));
@@ -131,6 +191,12 @@ static kbv_status KBV_FN(binary_run)(const kbv_node *node, kbv_cpu_iter *it, con
         break;
     case KBV_OP_DIV:
         KBV_BINARY_LOOP(a / b);
+        break;
+    case KBV_OP_MINIMUM:
+        KBV_BINARY_LOOP(KBV_FN(nan_min)(a, b));
+        break;
+    case KBV_OP_MAXIMUM:
+        KBV_BINARY_LOOP(KBV_FN(nan_max)(a, b));
         break;
     default:
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s is not a binary elementwise op",

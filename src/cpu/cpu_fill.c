@@ -38,7 +38,7 @@ static kbv_status store_value(kbv_dtype dt, void *data, int64_t i, double v)
 
 static kbv_status check_tensor(const kbv_tensor *t, const char *what)
 {
-    if (!t->data && kbv_cpu_numel(t) > 0)
+    if (!t->data && kbv_tensor_numel(t) > 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: tensor without memory", what);
     return KBV_OK;
 }
@@ -81,7 +81,7 @@ static double scale_factor(const kbv_input_def *in, const kbv_draw *draw, uint32
 static kbv_status fill_derived(const kbv_input_def *in, const kbv_draw *draw, uint32_t key,
                                int64_t row_len, double factor, kbv_tensor *t)
 {
-    int64_t n = kbv_cpu_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     bool scaled = in->structure == KBV_STRUCT_SCALED ||
                   in->structure == KBV_STRUCT_SCALED_SOFTMAX;
     double s = scaled ? scale_factor(in, draw, key) : 1.0;
@@ -134,7 +134,7 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     (void)be;
     KBV_TRY(check_tensor(t, in->name ? in->name : "input"));
     const char *name = in->name ? in->name : "input";
-    int64_t n = kbv_cpu_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     uint32_t key = kbv_input_key(input_index);
     int nd = t->ndim;
     const double factor = kbv_draw_factor(draw, in);
@@ -220,28 +220,27 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     return KBV_OK;
 }
 
-kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_graph *g, int param,
                               const kbv_draw *draw, kbv_tensor *t)
 {
     (void)be;
+    if (param < 0 || param >= g->n_params)
+        return kbv_fail(KBV_ERR_INVALID, "fill_param: no param %d", param);
+    const kbv_value *pv = &g->values[g->n_inputs + param];
+    const int param_index = pv->def_index;
+    const kbv_param_def *p = &g->def->params[param_index];
     const char *name = p->name ? p->name : "param";
     KBV_TRY(check_tensor(t, name));
     int kind;
-    switch (p->init) {
-    case KBV_INIT_NONE:
-    case KBV_INIT_ZEROS: kind = 0; break;
-    case KBV_INIT_ONES: kind = 1; break;
-    case KBV_INIT_UNIFORM_FAN_IN: kind = 2; break;
-    default:
+    double value;
+    if (!kbv_param_kind_of(p->init, p->value, &kind, &value))
         return kbv_fail(KBV_ERR_INVALID, "param %s: unknown initialiser %d", name, (int)p->init);
-    }
     /* Integer buffers (counters) are never perturbed. */
-    bool is_float = p->dtype == KBV_F32 || p->dtype == KBV_F64;
-    int d5 = draw->dist == KBV_DIST_D5 && is_float;
+    int d5 = draw->dist == KBV_DIST_D5 && kbv_dtype_is_float(p->dtype);
     uint32_t key = kbv_param_key(param_index);
-    int64_t n = kbv_cpu_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     for (int64_t i = 0; i < n; i++) {
-        double v = kbv_param_value(kind, p->fan_in, d5, draw->seed, key, (uint64_t)i);
+        double v = kbv_param_value(kind, pv->fan_in, value, d5, draw->seed, key, (uint64_t)i);
         if (p->dtype == KBV_F32)
             v = (double)(float)v;
         KBV_TRY(store_value(t->dtype, t->data, i, v));

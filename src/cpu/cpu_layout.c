@@ -1,5 +1,6 @@
-/* Layout ops: transpose (a view), diag, triu and tril. */
+/* Layout ops: transpose (a view), diag, triu, tril and clone. */
 #include <stdbool.h>
+#include <string.h>
 
 #include "cpu/cpu_backend.h"
 #include "cpu/cpu_iter.h"
@@ -118,5 +119,30 @@ kbv_status kbv_cpu_triangle(kbv_backend *be, const kbv_node *node, const kbv_ten
                              out->stride[nd - 1], R, C, diag, upper);
         }
     }
+    return KBV_OK;
+}
+
+/* a.clone(): the values into out's own (contiguous) memory, any dtype. */
+kbv_status kbv_cpu_clone(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out)
+{
+    (void)be;
+    const kbv_tensor *a = &args[0];
+    size_t es = kbv_dtype_size(a->dtype);
+    if (out->dtype != a->dtype || out->ndim != a->ndim || es == 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: a %s operand for a %s result",
+                        kbv_cpu_op_name(node), kbv_dtype_name(a->dtype),
+                        kbv_dtype_name(out->dtype));
+    if (kbv_tensor_numel(out) > 0 && (!a->data || !out->data))
+        return kbv_fail(KBV_ERR_INVALID, "%s: an operand has no memory", kbv_cpu_op_name(node));
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[1] = {a};
+    KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 1));
+    const unsigned char *src = a->data;
+    unsigned char *dst = out->data;
+    for (int64_t r = 0; r < it.outer_count; r++, kbv_cpu_iter_advance(&it))
+        for (int64_t j = 0; j < it.inner; j++)
+            memcpy(dst + (size_t)(it.offset[0] + j * it.inner_stride[0]) * es,
+                   src + (size_t)(it.offset[1] + j * it.inner_stride[1]) * es, es);
     return KBV_OK;
 }

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 
 #define KBV_CPU_TYPE_F32
 #include "cpu/cpu_template.h"
@@ -13,17 +13,6 @@
 #define KBV_CPU_TYPE_F64
 #include "cpu/cpu_template.h"
 #include "cpu/cpu_loss_t.h"
-
-static bool is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
 
 static kbv_status store_scalar(kbv_tensor *out, double v)
 {
@@ -47,8 +36,8 @@ kbv_status kbv_cpu_loss(kbv_backend *be, const kbv_node *node, const kbv_tensor 
         return kbv_fail(KBV_ERR_INVALID, "%s: no attributes", op);
     if (is_ce) {
         if (node->n_args != 2 || args[1].dtype != KBV_I64 ||
-            (!args[1].data && kbv_cpu_numel(&args[1]) > 0) ||
-            (!args[0].data && kbv_cpu_numel(&args[0]) > 0) || !out->data)
+            (!args[1].data && kbv_tensor_numel(&args[1]) > 0) ||
+            (!args[0].data && kbv_tensor_numel(&args[0]) > 0) || !out->data)
             return kbv_fail(KBV_ERR_INVALID,
                             "cross_entropy: logits and int64 targets with memory needed");
         if ((out->dtype != KBV_F32 && out->dtype != KBV_F64) || args[0].dtype != out->dtype)
@@ -58,14 +47,14 @@ kbv_status kbv_cpu_loss(kbv_backend *be, const kbv_node *node, const kbv_tensor 
         KBV_TRY(kbv_cpu_check_float(node, args, n_args, out));
     }
     for (int k = 0; k < n_args; k++)
-        if (!is_contiguous(&args[k]))
+        if (!kbv_tensor_is_contiguous(&args[k]))
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is not contiguous", op, k);
     const kbv_tensor *a = &args[0];
-    const int64_t n = kbv_cpu_numel(a);
+    const int64_t n = kbv_tensor_numel(a);
     for (int k = 1; k < n_args && !is_ce; k++)
-        if (kbv_cpu_numel(&args[k]) != n)
+        if (kbv_tensor_numel(&args[k]) != n)
             return kbv_fail(KBV_ERR_INVALID, "%s: operands of %lld and %lld elements", op,
-                            (long long)n, (long long)kbv_cpu_numel(&args[k]));
+                            (long long)n, (long long)kbv_tensor_numel(&args[k]));
     const bool f32 = out->dtype == KBV_F32;
     const double *f = node->def->f;
     double v = 0.0;

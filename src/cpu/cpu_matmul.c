@@ -190,3 +190,41 @@ kbv_status kbv_cpu_einsum(kbv_backend *be, const kbv_node *node, const kbv_tenso
     KBV_TRY(matmul_tensors(node, &args[0], &args[1], out));
     return KBV_OK;
 }
+
+/* F.linear: a @ weight.T (the weight's transposed view, packed by the
+ * GEMM), then the bias added to every row, as torch.addmm's result is the
+ * product plus the bias. */
+kbv_status kbv_cpu_linear(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                          kbv_tensor *out)
+{
+    (void)be;
+    const bool has_bias = node->n_args == 3;
+    KBV_TRY(kbv_cpu_check_float(node, args, has_bias ? 3 : 2, out));
+    const kbv_tensor *w = &args[1];
+    if (w->ndim != 2 || out->ndim < 1 || out->shape[out->ndim - 1] != w->shape[0])
+        return kbv_fail(KBV_ERR_INVALID, "linear: the weight is not [N, K] for the output");
+    kbv_tensor wt = *w;
+    wt.shape[0] = w->shape[1];
+    wt.shape[1] = w->shape[0];
+    wt.stride[0] = w->stride[1];
+    wt.stride[1] = w->stride[0];
+    KBV_TRY(matmul_tensors(node, &args[0], &wt, out));
+    if (!has_bias)
+        return KBV_OK;
+    const kbv_tensor *c = &args[2];
+    if (c->ndim != 1 || c->shape[0] != w->shape[0])
+        return kbv_fail(KBV_ERR_INVALID, "linear: the bias is not [%lld]", (long long)w->shape[0]);
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[1] = {c};
+    KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 1));
+    for (int64_t r = 0; r < it.outer_count; r++, kbv_cpu_iter_advance(&it))
+        for (int64_t j = 0; j < it.inner; j++) {
+            int64_t oo = it.offset[0] + j * it.inner_stride[0];
+            int64_t oc = it.offset[1] + j * it.inner_stride[1];
+            if (out->dtype == KBV_F32)
+                ((float *)out->data)[oo] += ((const float *)c->data)[oc];
+            else
+                ((double *)out->data)[oo] += ((const double *)c->data)[oc];
+        }
+    return KBV_OK;
+}

@@ -100,10 +100,10 @@ static bool convertible(kbv_dtype dt)
 kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst)
 {
     (void)be;
-    int64_t n = kbv_cpu_numel(src);
-    if (kbv_cpu_numel(dst) != n)
+    int64_t n = kbv_tensor_numel(src);
+    if (kbv_tensor_numel(dst) != n)
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
-                        (long long)kbv_cpu_numel(dst));
+                        (long long)kbv_tensor_numel(dst));
     if (!convertible(src->dtype) || !convertible(dst->dtype))
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "convert: %s to %s (float32/float64/float16/bfloat16 only)",
@@ -133,7 +133,7 @@ kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *d
 kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t)
 {
     (void)be;
-    int64_t n = kbv_cpu_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     size_t bytes = (size_t)n * kbv_dtype_size(t->dtype);
     if (bytes == 0)
         return KBV_OK;

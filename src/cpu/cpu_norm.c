@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 
 #define KBV_CPU_TYPE_F32
 #include "cpu/cpu_template.h"
@@ -15,17 +15,6 @@
 #define KBV_CPU_TYPE_F64
 #include "cpu/cpu_template.h"
 #include "cpu/cpu_norm_t.h"
-
-static bool is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
 
 kbv_status kbv_cpu_norm(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                         kbv_tensor *out)
@@ -38,9 +27,9 @@ kbv_status kbv_cpu_norm(kbv_backend *be, const kbv_node *node, const kbv_tensor 
         return kbv_fail(KBV_ERR_INVALID, "%s: no attributes (eps)", op);
     const kbv_tensor *x = &args[0];
     for (int k = 0; k < (affine ? 3 : 1); k++)
-        if (!is_contiguous(&args[k]))
+        if (!kbv_tensor_is_contiguous(&args[k]))
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is not contiguous", op, k);
-    if (!is_contiguous(out) || out->ndim != x->ndim || kbv_cpu_numel(out) != kbv_cpu_numel(x))
+    if (!kbv_tensor_is_contiguous(out) || out->ndim != x->ndim || kbv_tensor_numel(out) != kbv_tensor_numel(x))
         return kbv_fail(KBV_ERR_INVALID, "%s: the output must be contiguous in x's shape", op);
     if (x->ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: input needs at least 2 dims", op);
@@ -56,15 +45,15 @@ kbv_status kbv_cpu_norm(kbv_backend *be, const kbv_node *node, const kbv_tensor 
                             (long long)channels, (long long)groups);
     }
     if (affine && node->op != KBV_OP_LAYER_NORM &&
-        (kbv_cpu_numel(&args[1]) != channels || kbv_cpu_numel(&args[2]) != channels))
+        (kbv_tensor_numel(&args[1]) != channels || kbv_tensor_numel(&args[2]) != channels))
         return kbv_fail(KBV_ERR_INVALID, "%s: weight and bias need %lld elements", op,
                         (long long)channels);
     if (node->op == KBV_OP_LAYER_NORM) {
-        int64_t size = kbv_cpu_numel(&args[1]);
-        if (size == 0 || kbv_cpu_numel(&args[2]) != size || kbv_cpu_numel(x) % size != 0)
+        int64_t size = kbv_tensor_numel(&args[1]);
+        if (size == 0 || kbv_tensor_numel(&args[2]) != size || kbv_tensor_numel(x) % size != 0)
             return kbv_fail(KBV_ERR_INVALID, "layer_norm: weight and bias of %lld elements",
                             (long long)size);
-        n = kbv_cpu_numel(x) / size;
+        n = kbv_tensor_numel(x) / size;
         channels = 1;
         spatial = size;
     }

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_iter.h"
 
 #define KBV_CPU_TYPE_F32
@@ -36,8 +36,8 @@ kbv_status kbv_cpu_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_ten
     if ((out->dtype != KBV_F32 && out->dtype != KBV_F64) || args[0].dtype != out->dtype)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "mul_mask: %s tensor into a %s output",
                         kbv_dtype_name(args[0].dtype), kbv_dtype_name(out->dtype));
-    if ((!args[0].data && kbv_cpu_numel(&args[0]) > 0) ||
-        (!args[1].data && kbv_cpu_numel(&args[1]) > 0) || (!out->data && kbv_cpu_numel(out) > 0))
+    if ((!args[0].data && kbv_tensor_numel(&args[0]) > 0) ||
+        (!args[1].data && kbv_tensor_numel(&args[1]) > 0) || (!out->data && kbv_tensor_numel(out) > 0))
         return kbv_fail(KBV_ERR_INVALID, "mul_mask: an operand has no memory");
     kbv_cpu_iter it;
     const kbv_tensor *ins[2] = {&args[0], &args[1]};

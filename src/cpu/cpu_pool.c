@@ -25,17 +25,6 @@ typedef struct pool_geom {
 #include "cpu/cpu_template.h"
 #include "cpu/cpu_pool_t.h"
 
-static bool is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
-
 static kbv_status pool_geometry(const char *op, const kbv_window *win, const kbv_tensor *x,
                                 const kbv_tensor *out, pool_geom *g)
 {
@@ -43,7 +32,7 @@ static kbv_status pool_geometry(const char *op, const kbv_window *win, const kbv
     if ((lead != 1 && lead != 2) || out->ndim != x->ndim)
         return kbv_fail(KBV_ERR_INVALID, "%s: input of %d dims and output of %d, expected %d or "
                         "%d", op, x->ndim, out->ndim, sp + 1, sp + 2);
-    if (!is_contiguous(out))
+    if (!kbv_tensor_is_contiguous(out))
         return kbv_fail(KBV_ERR_INVALID, "%s: the output must be contiguous", op);
     memset(g, 0, sizeof *g);
     g->batch = lead == 2 ? x->shape[0] : 1;
@@ -86,7 +75,7 @@ kbv_status kbv_cpu_pool(kbv_backend *be, const kbv_node *node, const kbv_tensor 
     KBV_TRY(kbv_cpu_check_float(node, args, 1, out));
     pool_geom g;
     KBV_TRY(pool_geometry(op, &win, &args[0], out, &g));
-    if (kbv_cpu_numel(out) == 0)
+    if (kbv_tensor_numel(out) == 0)
         return KBV_OK;
     bool is_max = win.kind == KBV_WINDOW_MAX_POOL;
     if (out->dtype == KBV_F32) {

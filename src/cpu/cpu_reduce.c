@@ -1,12 +1,14 @@
 /* Reductions: along one dim (sum, mean, max, min, argmax, argmin, 2-norm;
- * keepdim i[1]) and over the whole tensor (mean, Frobenius norm). Operands
+ * keepdim i[1]), over several dims (sum, mean, amax; logsumexp over one)
+ * and over the whole tensor (mean, Frobenius norm). Operands
  * may be strided views. */
 #include <math.h>
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_lines.h"
+#include "graph/ops_rules.h"
 
 #define KBV_CPU_TYPE_F32
 #include "cpu/cpu_template.h"
@@ -57,10 +59,61 @@ kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_t
     const kbv_tensor *x = &args[0];
     bool fro = node->op == KBV_OP_NORM_FRO;
     double acc = x->dtype == KBV_F32 ? reduce_all_f32(x, fro) : reduce_all_f64(x, fro);
-    double v = fro ? sqrt(acc) : acc / (double)kbv_cpu_numel(x);
+    double v = fro ? sqrt(acc) : acc / (double)kbv_tensor_numel(x);
     if (out->dtype == KBV_F32)
         *(float *)out->data = (float)v;
     else
         *(double *)out->data = v;
+    return KBV_OK;
+}
+
+/* sum_dims, mean_dims, amax_dims (a bitmask of dims) and logsumexp (one
+ * dim), keepdim i[1]: x splits into its kept dims, walked with the output,
+ * and its reduced dims, walked for each output element. */
+kbv_status kbv_cpu_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out)
+{
+    (void)be;
+    const char *op = kbv_cpu_op_name(node);
+    const kbv_tensor *x = &args[0];
+    KBV_TRY(kbv_cpu_check_float(node, args, 1, out));
+    if (!node->def)
+        return kbv_fail(KBV_ERR_INVALID, "%s: no attributes (dims, keepdim)", op);
+    unsigned mask = 0;
+    KBV_TRY(kbv_reduce_dims_mask(node->def, x->ndim, &mask));
+    const bool keepdim = node->def->i[1] != 0;
+    kbv_tensor kept = {.data = x->data, .dtype = x->dtype}, red = {.data = x->data,
+                                                                    .dtype = x->dtype};
+    kbv_tensor out_kept = {.data = out->data, .dtype = out->dtype};
+    int64_t count = 1;
+    int o = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        if ((mask >> d) & 1u) {
+            red.shape[red.ndim] = x->shape[d];
+            red.stride[red.ndim++] = x->stride[d];
+            count *= x->shape[d];
+            if (keepdim)
+                o++;
+            continue;
+        }
+        if (o >= out->ndim || out->shape[o] != x->shape[d])
+            return kbv_fail(KBV_ERR_INVALID, "%s: the output's shape does not fit the input's",
+                            op);
+        kept.shape[kept.ndim] = x->shape[d];
+        kept.stride[kept.ndim++] = x->stride[d];
+        out_kept.shape[out_kept.ndim] = out->shape[o];
+        out_kept.stride[out_kept.ndim++] = out->stride[o];
+        o++;
+    }
+    if (o != out->ndim)
+        return kbv_fail(KBV_ERR_INVALID, "%s: the output has %d dims, expected %d", op,
+                        out->ndim, o);
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[1] = {&kept};
+    KBV_TRY(kbv_cpu_iter_init(&it, &out_kept, ins, 1));
+    if (x->dtype == KBV_F32)
+        reduce_dims_run_f32(node->op, &it, x->data, &red, count, out->data);
+    else
+        reduce_dims_run_f64(node->op, &it, x->data, &red, count, out->data);
     return KBV_OK;
 }

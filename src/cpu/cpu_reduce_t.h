@@ -79,3 +79,56 @@ static double KBV_FN(reduce_all)(const kbv_tensor *t, bool squares)
         acc += KBV_FN(line_sum)(src + it.offset[1], it.inner_stride[1], it.inner, squares);
     return acc;
 }
+
+/* One result of a reduction over several dims: the elements of x at base
+ * offsets walked by `red` (the reduced dims' shape and strides). amax and
+ * logsumexp's max propagate NaN; logsumexp follows PyTorch's
+ * log(sum(exp(x - m))) + m with m = 0 where the max is infinite. */
+static KBV_T KBV_FN(reduce_dims_one)(kbv_op op, const KBV_T *x, const kbv_tensor *red,
+                                     int64_t count)
+{
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[1] = {red};
+    if (kbv_cpu_iter_init(&it, red, ins, 1) != KBV_OK)
+        return (KBV_T)NAN;
+    if (op == KBV_OP_SUM_DIMS || op == KBV_OP_MEAN_DIMS) {
+        double acc = 0.0;
+        for (int64_t r = 0; r < it.outer_count; r++, kbv_cpu_iter_advance(&it))
+            acc += KBV_FN(line_sum)(x + it.offset[1], it.inner_stride[1], it.inner, false);
+        return (KBV_T)(op == KBV_OP_MEAN_DIMS ? acc / (double)count : acc);
+    }
+    KBV_T m = (KBV_T)-INFINITY;
+    for (int64_t r = 0; r < it.outer_count; r++, kbv_cpu_iter_advance(&it)) {
+        const KBV_T *line = x + it.offset[1];
+        for (int64_t j = 0; j < it.inner && m == m; j++) {
+            KBV_T v = line[j * it.inner_stride[1]];
+            m = (v != v || v > m) ? v : m;
+        }
+    }
+    if (op == KBV_OP_AMAX_DIMS || m != m)
+        return m;
+    if (isinf(m))
+        m = 0;
+    kbv_cpu_iter it2;
+    if (kbv_cpu_iter_init(&it2, red, ins, 1) != KBV_OK)
+        return (KBV_T)NAN;
+    double acc = 0.0;
+    for (int64_t r = 0; r < it2.outer_count; r++, kbv_cpu_iter_advance(&it2)) {
+        const KBV_T *line = x + it2.offset[1];
+        for (int64_t j = 0; j < it2.inner; j++)
+            acc += (double)KBV_MATH(exp)(line[j * it2.inner_stride[1]] - m);
+    }
+    return KBV_MATH(log)((KBV_T)acc) + m;
+}
+
+/* out[kept index] = the reduction over `red` at each kept index of x. */
+static void KBV_FN(reduce_dims_run)(kbv_op op, kbv_cpu_iter *it, const void *in,
+                                    const kbv_tensor *red, int64_t count, void *out)
+{
+    const KBV_T *src = in;
+    KBV_T *dst = out;
+    for (int64_t r = 0; r < it->outer_count; r++, kbv_cpu_iter_advance(it))
+        for (int64_t j = 0; j < it->inner; j++)
+            dst[it->offset[0] + j * it->inner_stride[0]] = KBV_FN(reduce_dims_one)(
+                op, src + it->offset[1] + j * it->inner_stride[1], red, count);
+}

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_ops_norm.h"
+#include "cpu/cpu_ops.h"
 #include "cpu/cpu_lines.h"
 
 #define KBV_CPU_TYPE_F32
@@ -28,7 +28,7 @@ static kbv_status same_shape(const char *op, const kbv_tensor *a, const kbv_tens
 
 static kbv_status check_data(const char *op, const kbv_tensor *t)
 {
-    if (!t->data && kbv_cpu_numel(t) > 0)
+    if (!t->data && kbv_tensor_numel(t) > 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: a tensor without memory", op);
     if (kbv_dtype_size(t->dtype) == 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: unknown dtype %d", op, (int)t->dtype);
@@ -102,7 +102,7 @@ kbv_status kbv_cpu_zeros_slice(kbv_backend *be, const kbv_node *node, const kbv_
     (void)be;
     (void)args;
     KBV_TRY(check_data(kbv_cpu_op_name(node), out));
-    memset(out->data, 0, (size_t)kbv_cpu_numel(out) * kbv_dtype_size(out->dtype));
+    memset(out->data, 0, (size_t)kbv_tensor_numel(out) * kbv_dtype_size(out->dtype));
     return KBV_OK;
 }
 

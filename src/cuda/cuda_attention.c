@@ -24,7 +24,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_norm_launch.h"
-#include "cuda/cuda_ops_norm.h"
+#include "cuda/cuda_ops.h"
 #include "graph/ops_table.h"
 
 #define SDPA_CHUNK_SCORE_BYTES ((size_t)256 << 20)
@@ -115,14 +115,14 @@ kbv_status kbv_cuda_op_sdpa(kbv_backend *be, const kbv_node *node, const kbv_ten
     const kbv_tensor *q = &args[0], *k = &args[1], *v = &args[2];
     const int nd = q->ndim;
     for (int a = 0; a < 3; a++)
-        if (!kbv_cuda_is_contiguous(&args[a]) || args[a].ndim != nd || args[a].dtype != q->dtype)
+        if (!kbv_tensor_is_contiguous(&args[a]) || args[a].ndim != nd || args[a].dtype != q->dtype)
             return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: operands must "
                             "be contiguous, of one dtype and rank");
     if (nd < 2)
         return kbv_fail(KBV_ERR_INVALID, "scaled_dot_product_attention: %d-dim operands", nd);
     const int64_t L = q->shape[nd - 2], E = q->shape[nd - 1], S = k->shape[nd - 2],
                   Ev = v->shape[nd - 1];
-    const int64_t batch = L > 0 && E > 0 ? kbv_cuda_numel(q) / (L * E) : 0;
+    const int64_t batch = L > 0 && E > 0 ? kbv_tensor_numel(q) / (L * E) : 0;
     if (k->shape[nd - 1] != E || v->shape[nd - 2] != S || E == 0 || S == 0)
         return kbv_fail(KBV_ERR_INVALID, "scaled_dot_product_attention: shapes do not match");
     if (L > INT32_MAX || S > INT32_MAX || E > INT32_MAX || Ev > INT32_MAX || batch > INT32_MAX)

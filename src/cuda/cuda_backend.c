@@ -216,6 +216,8 @@ static void cuda_destroy(kbv_backend *be)
     cudaSetDevice(cu->device);
     if (cu->stream)
         cudaStreamSynchronize(cu->stream);
+    if (cu->blaslt)
+        cublasLtDestroy(cu->blaslt);
     if (cu->blas)
         cublasDestroy(cu->blas);
     kbv_cuda_alloc_destroy(&cu->alloc); /* the cuBLAS workspace with it */

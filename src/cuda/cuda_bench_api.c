@@ -163,9 +163,7 @@ static kbv_status time_baseline(const char *key, int small, const char *mode_nam
             (size_t)kbv_value_numel(&g->values[v]) * kbv_dtype_size(params[p].dtype);
         KBV_TRY_GOTO(be->alloc(be, bytes, &params[p].data), st, done);
         owned[n_owned++] = params[p].data;
-        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[g->values[v].def_index], p, &draw,
-                                    &params[p]),
-                     st, done);
+        KBV_TRY_GOTO(be->fill_param(be, g, p, &draw, &params[p]), st, done);
         resident += kbv_cuda_round_bytes(bytes);
     }
 

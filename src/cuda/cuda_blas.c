@@ -16,10 +16,6 @@
 #include "cuda/cuda_blas.h"
 #include "cuda/cuda_check.h"
 
-/* PyTorch gives cuBLAS 32 MiB of workspace on Hopper (4096 KiB x 8), from
- * its caching allocator, so it shows in max_memory_allocated. */
-#define KBV_CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
-
 kbv_status kbv_cuda_blas_ready(kbv_backend *be)
 {
     kbv_cuda *cu = kbv_cuda_of(be);

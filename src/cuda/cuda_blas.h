@@ -8,6 +8,11 @@
 
 #include "cuda/cuda_impl.h"
 
+/* PyTorch gives cuBLAS 32 MiB of workspace on Hopper (4096 KiB x 8), from
+ * its caching allocator, so it shows in max_memory_allocated; cuBLASLt
+ * shares the same buffer (PyTorch's unified cuBLAS/cuBLASLt workspace). */
+#define KBV_CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
+
 /* A matrix operand of every batch entry: element (r, c) of entry (b...) at
  * data + r * rs + c * cs + sum(b_i * batch_stride[i]). */
 typedef struct kbv_gemm_matrix {
@@ -31,5 +36,27 @@ typedef struct kbv_gemm {
 bool kbv_cuda_gemm_viewable(int64_t rows, int64_t cols, int64_t rs, int64_t cs);
 
 kbv_status kbv_cuda_gemm(kbv_backend *be, const kbv_gemm *g);
+
+/* torch.matmul(a, b) into the contiguous out, operands made readable by
+ * cuBLAS first (cuda_matmul.c); what names the op in messages. */
+kbv_status kbv_cuda_matmul_into(kbv_backend *be, const kbv_tensor *a, const kbv_tensor *b,
+                                kbv_tensor *out, const char *what);
+
+/* c [M, N] = x [M, K] @ w[N, K]^T + bias [N], all row-major with leading
+ * dims ldx, ldw and N, as PyTorch's addmm calls cuBLASLt
+ * (at::cuda::blas::gemm_and_bias): the bias epilogue, beta 0, the compute
+ * type by mode (32F, 32F_FAST_TF32 in tf32, 64F), the operands' alignments
+ * as preferences, the cuBLAS workspace, the first heuristic result
+ * (cuda_blas_lt.c). KBV_ERR_UNSUPPORTED when cuBLASLt has no algorithm,
+ * as PyTorch then falls back to cuBLAS. */
+typedef struct kbv_gemm_bias {
+    int is_f64;
+    int64_t m, n, k;
+    const void *x, *w, *bias;
+    int64_t ldx, ldw;
+    void *c;
+} kbv_gemm_bias;
+
+kbv_status kbv_cuda_gemm_bias(kbv_backend *be, const kbv_gemm_bias *g);
 
 #endif

@@ -587,10 +587,10 @@ kbv_status kbv_cuda_op_conv(kbv_backend *be, const kbv_node *node, const kbv_ten
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", op);
     conv_shape sh;
     KBV_TRY(conv_shape_of(op, &win, &args[0], &args[1], out, &sh));
-    KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(out), args[0].dtype, op));
+    KBV_TRY(kbv_cuda_check_out(out, kbv_tensor_numel(out), args[0].dtype, op));
     if (b && (b->ndim != 1 || b->shape[0] != sh.cout))
         return kbv_fail(KBV_ERR_INVALID, "%s: bias needs %lld elements", op, (long long)sh.cout);
-    if (kbv_cuda_numel(out) == 0)
+    if (kbv_tensor_numel(out) == 0)
         return KBV_OK;
     kbv_tensor x, w, bc;
     void *scratch_b = NULL;
@@ -641,7 +641,7 @@ kbv_status kbv_cuda_op_pool(kbv_backend *be, const kbv_node *node, const kbv_ten
     if ((lead != 1 && lead != 2) || out->ndim != xin->ndim)
         return kbv_fail(KBV_ERR_INVALID, "%s: input of %d dims and output of %d", op, xin->ndim,
                         out->ndim);
-    KBV_TRY(kbv_cuda_check_out(out, kbv_cuda_numel(out), xin->dtype, op));
+    KBV_TRY(kbv_cuda_check_out(out, kbv_tensor_numel(out), xin->dtype, op));
     int64_t ks[3], outs[3];
     for (int d = 0; d < win.spatial; d++) {
         ks[d] = win.kernel[d];
@@ -655,7 +655,7 @@ kbv_status kbv_cuda_op_pool(kbv_backend *be, const kbv_node *node, const kbv_ten
     for (int d = 0; d < lead; d++)
         if (out->shape[d] != xin->shape[d])
             return kbv_fail(KBV_ERR_INVALID, "%s: output dim %d differs from the input's", op, d);
-    if (kbv_cuda_numel(out) == 0)
+    if (kbv_tensor_numel(out) == 0)
         return KBV_OK;
     kbv_tensor x;
     KBV_TRY(kbv_cuda_contiguous(be, xin, &x, &scratch));

@@ -17,5 +17,8 @@ kbv_status kbv_cuda_op_conv(kbv_backend *be, const kbv_node *node, const kbv_ten
 /* max_pool{1,2,3}d and avg_pool{1,2,3}d. */
 kbv_status kbv_cuda_op_pool(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                             kbv_tensor *out);
+/* adaptive_avg_pool{1,2,3}d (cuda_adaptive_pool.c). */
+kbv_status kbv_cuda_op_adaptive_pool(kbv_backend *be, const kbv_node *node,
+                                     const kbv_tensor *args, kbv_tensor *out);
 
 #endif

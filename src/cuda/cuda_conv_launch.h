@@ -44,6 +44,12 @@ cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int kind,
                                       int count_include_pad, const kbv_cuda_window *w,
                                       int64_t planes, const void *x, void *y, int algo);
 
+/* Adaptive average pooling (cuda_adaptive_pool.cu): w->in and w->out are
+ * the spatial sizes (k, stride, pad, dil unused); PyTorch's windows. */
+cudaError_t kbv_cuda_launch_adaptive_avg_pool(cudaStream_t s, int is_f64,
+                                              const kbv_cuda_window *w, int64_t planes,
+                                              const void *x, void *y);
+
 /* ---- convolution helpers (cuda_conv_kernels.cu) ---- */
 
 /* Depthwise convolution: groups == input channels; output channel oc reads

@@ -1,5 +1,6 @@
-/* Elementwise kernels: unary activations, ops with a Python-number constant,
- * and binary arithmetic with broadcasting. Formulas are PyTorch's CUDA
+/* Elementwise kernels: unary activations, ops with a Python-number constant
+ * (clamps, a float32 0-dim constant's minimum/maximum), and binary
+ * arithmetic and minimum/maximum with broadcasting. Formulas are PyTorch's CUDA
  * kernels' (ATen/native/cuda/Activation*.cu, BinaryOps), computed in the
  * tensor's opmath type: its own for float and double, float for bfloat16
  * (loaded, computed in float with the op's constants in float, rounded once
@@ -54,9 +55,30 @@ template <int OP, typename T> __device__ __forceinline__ T unary_op(T x, T p0, T
         return x != x ? x : k_min(k_max(x, p0), p1);
     } else if constexpr (OP == KBV_OP_ADD_SCALAR) {
         return x + p0;
-    } else {
-        static_assert(OP == KBV_OP_MUL_SCALAR, "unhandled unary op");
+    } else if constexpr (OP == KBV_OP_MUL_SCALAR) {
         return x * p0;
+    } else if constexpr (OP == KBV_OP_CLAMP) { /* clamp_scalar: NaN passes, min > max gives max */
+        return x != x ? x : k_min(k_max(x, p0), p1);
+    } else if constexpr (OP == KBV_OP_CLAMP_MAX) {
+        return x != x ? x : k_min(x, p0);
+    } else if constexpr (OP == KBV_OP_SUB_SCALAR) { /* add with alpha -1: x + (-c) */
+        return x - p0;
+    } else if constexpr (OP == KBV_OP_DIV_SCALAR) { /* p0 = 1 / c: PyTorch's div by a CPU scalar */
+        return x * p0;
+    } else if constexpr (OP == KBV_OP_MISH) { /* x * tanh(log1p(exp(x))), no threshold */
+        return x * k_tanh(k_log1p(k_exp(x)));
+    } else if constexpr (OP == KBV_OP_HARDSWISH) { /* x * min(max(x + 3, 0), 6) * (1 / 6) */
+        return x * k_min(k_max(x + T(3), T(0)), T(6)) * (T(1) / T(6));
+    } else if constexpr (OP == KBV_OP_GELU_TANH) {
+        const T beta = T(0.79788456080286535587989211986876), kappa = T(0.044715);
+        return T(0.5) * x * (T(1) + k_tanh(beta * (x + kappa * (x * x * x))));
+    } else if constexpr (OP == KBV_OP_SILU) {
+        return x / (T(1) + k_exp(-x));
+    } else if constexpr (OP == KBV_OP_MIN_SCALAR) { /* minimum_kernel_cuda: a NaN wins */
+        return x != x ? x : (p0 != p0 ? p0 : (p0 < x ? p0 : x));
+    } else {
+        static_assert(OP == KBV_OP_MAX_SCALAR, "unhandled unary op");
+        return x != x ? x : (p0 != p0 ? p0 : (x < p0 ? p0 : x));
     }
 }
 
@@ -68,9 +90,13 @@ template <int OP, typename T> __device__ __forceinline__ T binary_op(T a, T b)
         return a - b;
     else if constexpr (OP == KBV_OP_MUL)
         return a * b;
-    else {
-        static_assert(OP == KBV_OP_DIV, "unhandled binary op");
+    else if constexpr (OP == KBV_OP_DIV)
         return a / b;
+    else if constexpr (OP == KBV_OP_MINIMUM) /* a NaN operand wins, the first one */
+        return a != a ? a : (b != b ? b : (b < a ? b : a));
+    else {
+        static_assert(OP == KBV_OP_MAXIMUM, "unhandled binary op");
+        return a != a ? a : (b != b ? b : (a < b ? b : a));
     }
 }
 
@@ -468,9 +494,13 @@ cudaError_t binary_strided_typed(cudaStream_t s, const void *a, const kbv_cuda_l
 #define KBV_UNARY_OPS(X)                                                                   \
     X(KBV_OP_ABS) X(KBV_OP_RELU) X(KBV_OP_LEAKY_RELU) X(KBV_OP_SIGMOID) X(KBV_OP_TANH)      \
     X(KBV_OP_GELU) X(KBV_OP_SELU) X(KBV_OP_HARDSIGMOID) X(KBV_OP_SOFTPLUS) X(KBV_OP_ELU)    \
-    X(KBV_OP_HARDTANH) X(KBV_OP_ADD_SCALAR) X(KBV_OP_MUL_SCALAR)
+    X(KBV_OP_HARDTANH) X(KBV_OP_ADD_SCALAR) X(KBV_OP_MUL_SCALAR) X(KBV_OP_CLAMP)             \
+    X(KBV_OP_CLAMP_MAX) X(KBV_OP_SUB_SCALAR) X(KBV_OP_DIV_SCALAR) X(KBV_OP_MISH)            \
+    X(KBV_OP_HARDSWISH) X(KBV_OP_GELU_TANH) X(KBV_OP_SILU) X(KBV_OP_MIN_SCALAR)             \
+    X(KBV_OP_MAX_SCALAR)
 
-#define KBV_BINARY_OPS(X) X(KBV_OP_ADD) X(KBV_OP_SUB) X(KBV_OP_MUL) X(KBV_OP_DIV)
+#define KBV_BINARY_OPS(X)                                                                  \
+    X(KBV_OP_ADD) X(KBV_OP_SUB) X(KBV_OP_MUL) X(KBV_OP_DIV) X(KBV_OP_MINIMUM) X(KBV_OP_MAXIMUM)
 
 } /* namespace */
 

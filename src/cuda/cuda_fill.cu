@@ -152,12 +152,12 @@ __global__ void __launch_bounds__(kThreads) fill_softmax_kernel(kbv_cuda_fill_sp
 
 template <typename S>
 __global__ void __launch_bounds__(kThreads)
-fill_param_kernel(int logical, int kind, int64_t fan_in, int d5, uint64_t seed, uint32_t key,
-                  int64_t n, S *out)
+fill_param_kernel(int logical, int kind, int64_t fan_in, double value, int d5, uint64_t seed,
+                  uint32_t key, int64_t n, S *out)
 {
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-        double v = kbv_param_value(kind, fan_in, d5, seed, key, (uint64_t)i);
+        double v = kbv_param_value(kind, fan_in, value, d5, seed, key, (uint64_t)i);
         out[i] = store<S>(logical == KBV_F32 ? (double)(float)v : v);
     }
 }
@@ -180,11 +180,12 @@ cudaError_t fill_input_typed(cudaStream_t s, int sms, const kbv_cuda_fill_spec *
 
 template <typename S>
 cudaError_t fill_param_typed(cudaStream_t s, int sms, int logical, int kind, int64_t fan_in,
-                             int d5, uint64_t seed, uint32_t key, int64_t n, void *out)
+                             double value, int d5, uint64_t seed, uint32_t key, int64_t n,
+                             void *out)
 {
     auto kernel = fill_param_kernel<S>;
-    kernel<<<grid_for(kernel, kThreads, sms, n), kThreads, 0, s>>>(logical, kind, fan_in, d5, seed,
-                                                                    key, n, static_cast<S *>(out));
+    kernel<<<grid_for(kernel, kThreads, sms, n), kThreads, 0, s>>>(
+        logical, kind, fan_in, value, d5, seed, key, n, static_cast<S *>(out));
     return cudaGetLastError();
 }
 
@@ -211,24 +212,24 @@ extern "C" cudaError_t kbv_cuda_launch_fill_input(cudaStream_t s, int sms,
 
 extern "C" cudaError_t kbv_cuda_launch_fill_param(cudaStream_t s, int sms, kbv_dtype dtype,
                                                   kbv_dtype logical, int kind, int64_t fan_in,
-                                                  int d5, uint64_t seed, uint32_t key, int64_t n,
-                                                  void *out)
+                                                  double value, int d5, uint64_t seed,
+                                                  uint32_t key, int64_t n, void *out)
 {
     if (n <= 0)
         return cudaSuccess;
     switch (dtype) {
     case KBV_F32:
-        return fill_param_typed<float>(s, sms, logical, kind, fan_in, d5, seed, key, n, out);
+        return fill_param_typed<float>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_F64:
-        return fill_param_typed<double>(s, sms, logical, kind, fan_in, d5, seed, key, n, out);
+        return fill_param_typed<double>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_F16:
-        return fill_param_typed<__half>(s, sms, logical, kind, fan_in, d5, seed, key, n, out);
+        return fill_param_typed<__half>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_BF16:
-        return fill_param_typed<bf16>(s, sms, logical, kind, fan_in, d5, seed, key, n, out);
+        return fill_param_typed<bf16>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_I32:
-        return fill_param_typed<int32_t>(s, sms, logical, kind, fan_in, d5, seed, key, n, out);
+        return fill_param_typed<int32_t>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_I64:
-        return fill_param_typed<int64_t>(s, sms, logical, kind, fan_in, d5, seed, key, n, out);
+        return fill_param_typed<int64_t>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -55,7 +56,9 @@ typedef struct kbv_cuda {
     cudaEvent_t ev_start, ev_stop;
     kbv_cuda_alloc alloc;
     cublasHandle_t blas;              /* created at the first matmul */
-    void *blas_workspace;             /* from alloc: counted, as PyTorch's is */
+    void *blas_workspace;             /* from alloc: counted, as PyTorch's is; cuBLASLt
+                                         shares it, as PyTorch's unified workspace does */
+    cublasLtHandle_t blaslt;          /* created at the first linear with a bias */
     void *flush_buf;                  /* cudaMalloc'd at the first flush, not counted */
     size_t flush_bytes;
     unsigned flush_count;
@@ -80,6 +83,9 @@ kbv_status kbv_cuda_op_bmm(kbv_backend *be, const kbv_node *node, const kbv_tens
                            kbv_tensor *out);
 kbv_status kbv_cuda_op_einsum(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);
+/* F.linear (cuda_linear.c): cuBLASLt with the bias epilogue, as torch.addmm. */
+kbv_status kbv_cuda_op_linear(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                              kbv_tensor *out);
 
 /* Device services (cuda_services.c): fill the backend's function pointers. */
 void kbv_cuda_install_services(kbv_backend *be);
@@ -89,8 +95,6 @@ kbv_status kbv_cuda_blas_ready(kbv_backend *be);
 
 /* ---- tensors (cuda_tensor.c) ---- */
 
-int64_t kbv_cuda_numel(const kbv_tensor *t);
-bool kbv_cuda_is_contiguous(const kbv_tensor *t);
 /* *is_f64 for a float32 or float64 tensor in this backend's float dtype;
  * KBV_ERR_UNSUPPORTED otherwise, bfloat16 included: an op that calls this
  * has no bf16 kernel. */

@@ -115,11 +115,11 @@ typedef struct kbv_cuda_fill_spec {
 
 cudaError_t kbv_cuda_launch_fill_input(cudaStream_t s, int sms, const kbv_cuda_fill_spec *spec,
                                        void *out);
-/* kind as kbv_param_value takes it: 0 zeros, 1 ones, 2 uniform fan-in;
+/* kind (kbv_param_kind), fan_in and value as kbv_param_value takes them;
  * values rounded to float when the parameter is float32 in the problem. */
 cudaError_t kbv_cuda_launch_fill_param(cudaStream_t s, int sms, kbv_dtype dtype, kbv_dtype logical,
-                                       int kind, int64_t fan_in, int d5, uint64_t seed,
-                                       uint32_t key, int64_t n, void *out);
+                                       int kind, int64_t fan_in, double value, int d5,
+                                       uint64_t seed, uint32_t key, int64_t n, void *out);
 
 /* ---- comparison, hashing, poison, conversion (cuda_compare.cu) ---- */
 

@@ -132,9 +132,10 @@ static kbv_status matmul_gemm(const kbv_tensor *a, const kbv_tensor *b, int kind
     return KBV_OK;
 }
 
-/* matmul and bmm: operands made readable by cuBLAS, then one gemm. */
-static kbv_status run_matmul(kbv_backend *be, const kbv_tensor *a_in, const kbv_tensor *b_in,
-                             kbv_tensor *out, const char *what)
+/* matmul and bmm (and linear without its bias): operands made readable by
+ * cuBLAS, then one gemm. */
+kbv_status kbv_cuda_matmul_into(kbv_backend *be, const kbv_tensor *a_in, const kbv_tensor *b_in,
+                                kbv_tensor *out, const char *what)
 {
     kbv_status st = KBV_OK;
     void *scratch_a = NULL, *scratch_b = NULL;
@@ -166,7 +167,7 @@ kbv_status kbv_cuda_op_matmul(kbv_backend *be, const kbv_node *node, const kbv_t
                             kbv_tensor *out)
 {
     (void)node;
-    return run_matmul(be, &args[0], &args[1], out, "matmul");
+    return kbv_cuda_matmul_into(be, &args[0], &args[1], out, "matmul");
 }
 
 kbv_status kbv_cuda_op_bmm(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
@@ -176,7 +177,7 @@ kbv_status kbv_cuda_op_bmm(kbv_backend *be, const kbv_node *node, const kbv_tens
     const kbv_tensor *a = &args[0], *b = &args[1];
     if (a->ndim != 3 || b->ndim != 3 || a->shape[0] != b->shape[0])
         return kbv_fail(KBV_ERR_INVALID, "bmm: needs [B,M,K] and [B,K,N] with the same B");
-    return run_matmul(be, a, b, out, "bmm");
+    return kbv_cuda_matmul_into(be, a, b, out, "bmm");
 }
 
 /* ---- einsum ---- */

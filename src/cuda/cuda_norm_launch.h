@@ -64,6 +64,10 @@ typedef enum kbv_cuda_reduce_algo {
 cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int ft, const void *x,
                                             void *y, int64_t outer, int64_t len, int64_t inner,
                                             int algo);
+/* torch.logsumexp along the middle dim of [outer, len, inner] into
+ * [outer, inner] (cuda_logsumexp.cu). */
+cudaError_t kbv_cuda_launch_logsumexp(cudaStream_t s, int is_f64, const void *x, void *y,
+                                      int64_t outer, int64_t len, int64_t inner);
 /* Mean (squares = 0) or sqrt of the sum of squares (squares = 1) of n
  * elements into the 0-dim y. */
 size_t kbv_cuda_reduce_all_scratch_bytes(int64_t n);

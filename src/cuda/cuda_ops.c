@@ -1,12 +1,13 @@
 /* The CUDA backend's op table, and the ops that run kbv's own kernels:
- * elementwise, softmax, diag, triu/tril, and the transpose view. (The
+ * elementwise, softmax, diag, triu/tril, clone, and the transpose view. (The
  * cuBLAS ops are in cuda_matmul.c.) Each op checks its operands, picks the
  * fastest kernel that applies (contiguous 16-byte paths first, strided
  * index math otherwise) and enqueues it on the backend's stream. */
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_impl.h"
-#include "cuda/cuda_ops_norm.h"
+#include "cuda/cuda_ops.h"
+#include "exec/view.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
 
@@ -46,7 +47,7 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
     const kbv_tensor *x = &args[0];
     int kind;
     KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
-    const int64_t n = kbv_cuda_numel(x);
+    const int64_t n = kbv_tensor_numel(x);
     KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, op_name(node->op)));
     double p0 = 0.0, p1 = 0.0;
     const double *f = node->def ? node->def->f : NULL;
@@ -60,10 +61,31 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
         p0 = f[0];
         break;
     case KBV_OP_HARDTANH:
+    case KBV_OP_CLAMP:
         if (!f)
-            return kbv_fail(KBV_ERR_INVALID, "hardtanh: no bounds f[0], f[1]");
+            return kbv_fail(KBV_ERR_INVALID, "%s: no bounds f[0], f[1]", op_name(node->op));
         p0 = f[0];
         p1 = f[1];
+        break;
+    case KBV_OP_CLAMP_MAX:
+    case KBV_OP_SUB_SCALAR:
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "%s: no attribute f[0]", op_name(node->op));
+        p0 = f[0];
+        break;
+    case KBV_OP_DIV_SCALAR:
+        /* PyTorch divides by a CPU scalar as a product with its reciprocal,
+         * computed in the tensor's opmath type (float for bfloat16) */
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "div_scalar: no divisor f[0]");
+        p0 = kind == KBV_CUDA_KIND_F64 ? 1.0 / f[0] : (double)(1.0f / (float)f[0]);
+        break;
+    case KBV_OP_MIN_SCALAR:
+    case KBV_OP_MAX_SCALAR:
+        /* torch.tensor(f0): a float32 0-dim tensor, also against float64 */
+        if (!f)
+            return kbv_fail(KBV_ERR_INVALID, "%s: no constant f[0]", op_name(node->op));
+        p0 = (double)(float)f[0];
         break;
     case KBV_OP_SELU:
         p0 = KBV_SELU_ALPHA;
@@ -72,7 +94,7 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
     default:
         break;
     }
-    if (kbv_cuda_is_contiguous(x))
+    if (kbv_tensor_is_contiguous(x))
         return launched(kbv_cuda_launch_unary(cu->stream, node->op, kind, p0, p1, x->data,
                                               out->data, n),
                         node->op);
@@ -88,7 +110,7 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *a = &args[0], *b = &args[1];
-    const int64_t n = kbv_cuda_numel(out);
+    const int64_t n = kbv_tensor_numel(out);
     /* a bf16 tensor meets a float32 0-d one (a Python number) as an opmath float */
     const bool a_f32_scalar = a->dtype == KBV_F32 && a->ndim == 0;
     const bool b_f32_scalar = b->dtype == KBV_F32 && b->ndim == 0;
@@ -97,7 +119,7 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
         int tk;
         KBV_TRY(kbv_cuda_float_kind(be, t, &tk));
         KBV_TRY(kbv_cuda_check_out(out, n, t->dtype, op_name(node->op)));
-        if (kbv_cuda_numel(t) != n || !kbv_cuda_is_contiguous(t))
+        if (kbv_tensor_numel(t) != n || !kbv_tensor_is_contiguous(t))
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: a bf16 tensor and a float32 scalar need "
                             "the tensor contiguous in the output's shape", op_name(node->op));
         return launched(kbv_cuda_launch_binary_f32_scalar(cu->stream, node->op, t->data,
@@ -114,11 +136,11 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
     kbv_cuda_layout la, lb;
     KBV_TRY(kbv_cuda_broadcast_layout(a, out->ndim, out->shape, &la));
     KBV_TRY(kbv_cuda_broadcast_layout(b, out->ndim, out->shape, &lb));
-    const int64_t na = kbv_cuda_numel(a), nb = kbv_cuda_numel(b);
+    const int64_t na = kbv_tensor_numel(a), nb = kbv_tensor_numel(b);
     /* a broadcastable operand with as many elements as the output is the
      * output's shape up to leading 1s: contiguous, it is read in order */
-    const bool a_full = na == n && kbv_cuda_is_contiguous(a);
-    const bool b_full = nb == n && kbv_cuda_is_contiguous(b);
+    const bool a_full = na == n && kbv_tensor_is_contiguous(a);
+    const bool b_full = nb == n && kbv_tensor_is_contiguous(b);
     cudaError_t err;
     if ((a_full || na == 1) && (b_full || nb == 1))
         err = kbv_cuda_launch_binary(cu->stream, node->op, kind, a->data, !a_full,
@@ -147,7 +169,7 @@ static kbv_status op_softmax(kbv_backend *be, const kbv_node *node, const kbv_te
     if (dim < 0 || dim >= (nd > 0 ? nd : 1))
         return kbv_fail(KBV_ERR_INVALID, "%s: dim %lld out of range for %d dims",
                         op_name(node->op), (long long)(node->def ? node->def->i[0] : -1), nd);
-    const int64_t n = kbv_cuda_numel(x_in);
+    const int64_t n = kbv_tensor_numel(x_in);
     KBV_TRY(kbv_cuda_check_out(out, n, x_in->dtype, op_name(node->op)));
     if (n == 0)
         return KBV_OK;
@@ -217,7 +239,7 @@ static kbv_status op_tri(kbv_backend *be, const kbv_node *node, const kbv_tensor
     if (x_in->ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: expects at least 2 dims, got %d",
                         op_name(node->op), x_in->ndim);
-    const int64_t n = kbv_cuda_numel(x_in);
+    const int64_t n = kbv_tensor_numel(x_in);
     KBV_TRY(kbv_cuda_check_out(out, n, x_in->dtype, op_name(node->op)));
     if (n == 0)
         return KBV_OK;
@@ -247,6 +269,28 @@ static kbv_status op_transpose(kbv_backend *be, const kbv_node *node, const kbv_
         out->stride[d] = x->stride[x->ndim - 1 - d];
     }
     return KBV_OK;
+}
+
+/* a.clone(): a contiguous copy, as PyTorch's copy_ makes it (one device
+ * copy for a contiguous operand). */
+static kbv_status op_clone(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *x = &args[0];
+    const int64_t n = kbv_tensor_numel(x);
+    KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, "clone"));
+    if (n == 0)
+        return KBV_OK;
+    const size_t esize = kbv_dtype_size(x->dtype);
+    if (kbv_tensor_is_contiguous(x))
+        return launched(cudaMemcpyAsync(out->data, x->data, (size_t)n * esize,
+                                        cudaMemcpyDeviceToDevice, cu->stream),
+                        node->op);
+    kbv_cuda_layout l;
+    strides_of(x, &l);
+    return launched(kbv_cuda_launch_copy_strided(cu->stream, esize, x->data, &l, out->data),
+                    node->op);
 }
 
 static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
@@ -331,6 +375,36 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_AVG_POOL2D] = kbv_cuda_op_pool,
     [KBV_OP_AVG_POOL3D] = kbv_cuda_op_pool,
     /* (end of convolution and pooling ops) */
+
+    /* the level-2 ops */
+    [KBV_OP_LINEAR] = kbv_cuda_op_linear,
+    [KBV_OP_CLAMP] = op_unary,
+    [KBV_OP_CLAMP_MAX] = op_unary,
+    [KBV_OP_SUB_SCALAR] = op_unary,
+    [KBV_OP_DIV_SCALAR] = op_unary,
+    [KBV_OP_MISH] = op_unary,
+    [KBV_OP_HARDSWISH] = op_unary,
+    [KBV_OP_GELU_TANH] = op_unary,
+    [KBV_OP_SILU] = op_unary,
+    [KBV_OP_MINIMUM] = op_binary,
+    [KBV_OP_MAXIMUM] = op_binary,
+    [KBV_OP_MIN_SCALAR] = op_unary,
+    [KBV_OP_MAX_SCALAR] = op_unary,
+    [KBV_OP_SUM_DIMS] = kbv_cuda_op_reduce_dims,
+    [KBV_OP_MEAN_DIMS] = kbv_cuda_op_reduce_dims,
+    [KBV_OP_AMAX_DIMS] = kbv_cuda_op_reduce_dims,
+    [KBV_OP_LOGSUMEXP] = kbv_cuda_op_logsumexp,
+    [KBV_OP_ADAPTIVE_AVG_POOL1D] = kbv_cuda_op_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL2D] = kbv_cuda_op_adaptive_pool,
+    [KBV_OP_ADAPTIVE_AVG_POOL3D] = kbv_cuda_op_adaptive_pool,
+    [KBV_OP_UNSQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE] = kbv_view_op,
+    [KBV_OP_SQUEEZE_ALL] = kbv_view_op,
+    [KBV_OP_VIEW] = kbv_view_op,
+    [KBV_OP_FLATTEN] = kbv_view_op,
+    [KBV_OP_CLONE] = op_clone,
+    [KBV_OP_DROPOUT] = kbv_view_op,
+    /* (end of the level-2 ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

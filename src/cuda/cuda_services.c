@@ -21,16 +21,12 @@ static kbv_status finish(kbv_cuda *cu, cudaError_t launch, const char *what)
 
 static kbv_status need_contiguous(const kbv_tensor *t, const char *what)
 {
-    if (!kbv_cuda_is_contiguous(t))
+    if (!kbv_tensor_is_contiguous(t))
         return kbv_fail(KBV_ERR_INVALID, "%s: tensor %s is not contiguous", what,
                         t->name ? t->name : "(unnamed)");
     return KBV_OK;
 }
 
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
 
 static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_index,
                             const kbv_draw *draw, kbv_tensor *t)
@@ -47,7 +43,7 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     sp.dist = draw->dist;
     sp.seed = draw->seed;
     sp.key = kbv_input_key(input_index);
-    sp.n = kbv_cuda_numel(t);
+    sp.n = kbv_tensor_numel(t);
     sp.low = in->low;
     sp.high = in->high;
     sp.value = in->value;
@@ -67,7 +63,7 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     switch (in->gen) {
     case KBV_GEN_RAND:
     case KBV_GEN_RANDN:
-        if (!is_float(t->dtype))
+        if (!kbv_dtype_is_float(t->dtype))
             return kbv_fail(KBV_ERR_INVALID, "fill %s: a float generator into a %s tensor", name,
                             kbv_dtype_name(t->dtype));
         break;
@@ -109,30 +105,30 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     return KBV_OK;
 }
 
-static kbv_status cuda_fill_param(kbv_backend *be, const kbv_param_def *p, int param_index,
+static kbv_status cuda_fill_param(kbv_backend *be, const kbv_graph *g, int param,
                                   const kbv_draw *draw, kbv_tensor *t)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
+    if (param < 0 || param >= g->n_params)
+        return kbv_fail(KBV_ERR_INVALID, "fill_param: no param %d", param);
+    const kbv_value *pv = &g->values[g->n_inputs + param];
+    const int param_index = pv->def_index;
+    const kbv_param_def *p = &g->def->params[param_index];
     const char *name = p->name ? p->name : "param";
     KBV_TRY(need_contiguous(t, "fill_param"));
-    if (!t->data && kbv_cuda_numel(t) > 0)
+    if (!t->data && kbv_tensor_numel(t) > 0)
         return kbv_fail(KBV_ERR_INVALID, "fill_param %s: tensor without memory", name);
     int kind;
-    switch (p->init) {
-    case KBV_INIT_NONE:
-    case KBV_INIT_ZEROS: kind = 0; break;
-    case KBV_INIT_ONES: kind = 1; break;
-    case KBV_INIT_UNIFORM_FAN_IN: kind = 2; break;
-    default:
+    double value;
+    if (!kbv_param_kind_of(p->init, p->value, &kind, &value))
         return kbv_fail(KBV_ERR_INVALID, "fill_param %s: unknown initialiser %d", name,
                         (int)p->init);
-    }
     /* integer buffers (counters) are never perturbed */
-    const int d5 = draw->dist == KBV_DIST_D5 && (p->dtype == KBV_F32 || p->dtype == KBV_F64);
+    const int d5 = draw->dist == KBV_DIST_D5 && kbv_dtype_is_float(p->dtype);
     KBV_TRY(finish(cu,
                    kbv_cuda_launch_fill_param(cu->stream, cu->sms, t->dtype, p->dtype, kind,
-                                              p->fan_in, d5, draw->seed,
-                                              kbv_param_key(param_index), kbv_cuda_numel(t),
+                                              pv->fan_in, value, d5, draw->seed,
+                                              kbv_param_key(param_index), kbv_tensor_numel(t),
                                               t->data),
                    "kbv_cuda_launch_fill_param"));
     return KBV_OK;
@@ -143,11 +139,11 @@ static kbv_status cuda_convert(kbv_backend *be, const kbv_tensor *src, kbv_tenso
     kbv_cuda *cu = kbv_cuda_of(be);
     KBV_TRY(need_contiguous(src, "convert"));
     KBV_TRY(need_contiguous(dst, "convert"));
-    const int64_t n = kbv_cuda_numel(src);
-    if (kbv_cuda_numel(dst) != n)
+    const int64_t n = kbv_tensor_numel(src);
+    if (kbv_tensor_numel(dst) != n)
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
-                        (long long)kbv_cuda_numel(dst));
-    if (!is_float(src->dtype) || !is_float(dst->dtype))
+                        (long long)kbv_tensor_numel(dst));
+    if (!kbv_dtype_is_float(src->dtype) || !kbv_dtype_is_float(dst->dtype))
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "convert: %s to %s (float32/float64/float16/bfloat16 only)",
                         kbv_dtype_name(src->dtype), kbv_dtype_name(dst->dtype));
@@ -162,7 +158,7 @@ static kbv_status cuda_poison(kbv_backend *be, kbv_tensor *t)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     KBV_TRY(need_contiguous(t, "poison"));
-    size_t bytes = (size_t)kbv_cuda_numel(t) * kbv_dtype_size(t->dtype);
+    size_t bytes = (size_t)kbv_tensor_numel(t) * kbv_dtype_size(t->dtype);
     KBV_TRY(finish(cu,
                    kbv_cuda_launch_poison(cu->stream, cu->sms, t->data, bytes,
                                           kbv_poison_word(t->dtype)),
@@ -187,9 +183,9 @@ static kbv_status service_ready(kbv_cuda *cu)
 
 static kbv_status check_operand(const kbv_tensor *t, int64_t n, const char *role)
 {
-    if (kbv_cuda_numel(t) != n)
+    if (kbv_tensor_numel(t) != n)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld", role,
-                        (long long)kbv_cuda_numel(t), (long long)n);
+                        (long long)kbv_tensor_numel(t), (long long)n);
     if (!t->data && n > 0)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s without memory", role);
     KBV_TRY(need_contiguous(t, "compare"));
@@ -204,7 +200,7 @@ static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kb
     memset(out, 0, sizeof *out);
     out->allclose_first = -1;
     out->strict_first = -1;
-    const int64_t n = kbv_cuda_numel(cand);
+    const int64_t n = kbv_tensor_numel(cand);
     KBV_TRY(check_operand(cand, n, "the candidate"));
     if (ref)
         KBV_TRY(check_operand(ref, n, "the reference"));

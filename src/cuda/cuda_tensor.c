@@ -1,27 +1,9 @@
-/* Tensor descriptors as the CUDA ops see them: element counts, contiguity,
- * broadcast layouts, and contiguous copies of strided views. */
+/* Tensor descriptors as the CUDA ops see them: the backend's float dtype,
+ * broadcast layouts, contiguous copies of strided views, output checks
+ * (element counts and contiguity are core/tensor.h's). */
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_impl.h"
 #include "graph/graph.h"
-
-int64_t kbv_cuda_numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
-}
-
-bool kbv_cuda_is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
 
 kbv_status kbv_cuda_float_kind(const kbv_backend *be, const kbv_tensor *t, int *kind)
 {
@@ -76,11 +58,11 @@ kbv_status kbv_cuda_contiguous(kbv_backend *be, const kbv_tensor *t, kbv_tensor 
 {
     *copy = *t;
     *scratch = NULL;
-    if (kbv_cuda_is_contiguous(t))
+    if (kbv_tensor_is_contiguous(t))
         return KBV_OK;
     kbv_cuda *cu = kbv_cuda_of(be);
     size_t esize = kbv_dtype_size(t->dtype);
-    int64_t n = kbv_cuda_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     KBV_TRY(be->alloc(be, (size_t)n * esize, scratch));
     kbv_cuda_layout l;
     l.ndim = t->ndim;
@@ -108,10 +90,10 @@ kbv_status kbv_cuda_check_out(const kbv_tensor *out, int64_t n, kbv_dtype dtype,
     if (out->dtype != dtype)
         return kbv_fail(KBV_ERR_INVALID, "%s: output is %s, expected %s", op,
                         kbv_dtype_name(out->dtype), kbv_dtype_name(dtype));
-    if (kbv_cuda_numel(out) != n)
+    if (kbv_tensor_numel(out) != n)
         return kbv_fail(KBV_ERR_INVALID, "%s: output has %lld elements, expected %lld", op,
-                        (long long)kbv_cuda_numel(out), (long long)n);
-    if (!kbv_cuda_is_contiguous(out))
+                        (long long)kbv_tensor_numel(out), (long long)n);
+    if (!kbv_tensor_is_contiguous(out))
         return kbv_fail(KBV_ERR_INVALID, "%s: output is not contiguous", op);
     if (n > 0 && !out->data)
         return kbv_fail(KBV_ERR_INVALID, "%s: output has no storage", op);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/tensor.h"
 #include "graph/problem_def.h"
 
 #ifdef __CUDACC__
@@ -196,19 +197,44 @@ KBV_HD int64_t kbv_randint_value(uint64_t seed, uint32_t key, uint64_t index,
     return low + (int64_t)(span ? bits % span : 0);
 }
 
-/* Parameter element under its initialiser. kind: 0 none/zeros, 1 ones,
- * 2 uniform fan-in. Under D5 each element moves so it matters (constants
- * get N(0, 0.5^2) noise) and the whole tensor is scaled by U(0.5, 2). */
-KBV_HD double kbv_param_value(int kind, int64_t fan_in, int d5, uint64_t seed, uint32_t key,
-                              uint64_t index)
+/* Parameter initialisers as the element function below takes them. */
+typedef enum kbv_param_kind {
+    KBV_PARAM_CONSTANT = 0,   /* zeros, ones, KBV_INIT_CONST: every element `value` */
+    KBV_PARAM_UNIFORM_FAN_IN, /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
+    KBV_PARAM_RANDN,          /* N(0, 1) */
+} kbv_param_kind;
+
+/* The kind and constant of an initialiser; false for an unknown one. */
+static inline bool kbv_param_kind_of(kbv_init init, double const_value, int *kind, double *value)
+{
+    *value = 0.0;
+    switch (init) {
+    case KBV_INIT_NONE:
+    case KBV_INIT_ZEROS: *kind = KBV_PARAM_CONSTANT; return true;
+    case KBV_INIT_ONES: *kind = KBV_PARAM_CONSTANT; *value = 1.0; return true;
+    case KBV_INIT_CONST: *kind = KBV_PARAM_CONSTANT; *value = const_value; return true;
+    case KBV_INIT_UNIFORM_FAN_IN: *kind = KBV_PARAM_UNIFORM_FAN_IN; return true;
+    case KBV_INIT_RANDN: *kind = KBV_PARAM_RANDN; return true;
+    }
+    return false;
+}
+
+/* Parameter element under its initialiser (kbv_param_kind; value for a
+ * constant, fan_in for the uniform one). Under D5 each element moves so it
+ * matters (constants get N(0, 0.5^2) noise) and the whole tensor is scaled
+ * by U(0.5, 2). */
+KBV_HD double kbv_param_value(int kind, int64_t fan_in, double value, int d5, uint64_t seed,
+                              uint32_t key, uint64_t index)
 {
     kbv_philox_out r = kbv_rng(seed, key, KBV_RNG_ELEMENT, index);
     double v;
-    if (kind == 2) {
+    if (kind == KBV_PARAM_UNIFORM_FAN_IN) {
         double bound = fan_in > 0 ? 1.0 / sqrt((double)fan_in) : 0.0;
         v = (2.0 * kbv_u01(r.v[0]) - 1.0) * bound;
+    } else if (kind == KBV_PARAM_RANDN) {
+        v = kbv_normal(r.v[0], r.v[1]);
     } else {
-        v = kind == 1 ? 1.0 : 0.0;
+        v = value;
         if (d5)
             v += 0.5 * kbv_normal(r.v[0], r.v[1]);
     }
@@ -239,9 +265,7 @@ static inline kbv_pattern kbv_draw_pattern(const kbv_draw *draw, const kbv_input
  * tensors and Python scalars, which the paper's scaling leaves alone. */
 static inline double kbv_draw_factor(const kbv_draw *draw, const kbv_input_def *in)
 {
-    bool is_float = in->dtype == KBV_F32 || in->dtype == KBV_F64 || in->dtype == KBV_F16 ||
-                    in->dtype == KBV_BF16;
-    return is_float && in->gen != KBV_GEN_SCALAR ? kbv_dist_factor(draw->dist) : 1.0;
+    return kbv_dtype_is_float(in->dtype) && in->gen != KBV_GEN_SCALAR ? kbv_dist_factor(draw->dist) : 1.0;
 }
 
 #endif

@@ -39,21 +39,11 @@ typedef struct mode_outputs {
     bool have[KBV_MODE_COUNT];
 } mode_outputs;
 
-static bool is_float(kbv_dtype dt) { return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16; }
-
-static size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
 static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
     kbv_value_tensor(v, t);
     t->dtype = dtype;
-    size_t bytes = tensor_bytes(t);
+    size_t bytes = kbv_tensor_bytes(t);
     return be->alloc(be, bytes ? bytes : 1, &t->data);
 }
 
@@ -62,11 +52,11 @@ static kbv_status twin_alloc(audit_state *a, const kbv_tensor *t, kbv_tensor *t6
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
     *t64 = *t;
-    if (!is_float(t->dtype))
+    if (!kbv_dtype_is_float(t->dtype))
         return KBV_OK;
     t64->dtype = KBV_F64;
     t64->data = NULL;
-    size_t bytes = tensor_bytes(t64);
+    size_t bytes = kbv_tensor_bytes(t64);
     void *p = NULL;
     KBV_TRY(be64->alloc(be64, bytes ? bytes : 1, &p));
     t64->data = p;
@@ -118,11 +108,8 @@ static kbv_status fill_params(audit_state *a, const kbv_draw *d)
 {
     const kbv_graph *g = a->g;
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    for (int j = 0; j < g->n_params; j++) {
-        const kbv_value *v = &g->values[g->n_inputs + j];
-        KBV_TRY(a->svc->fill_param(a->svc, &g->def->params[v->def_index], v->def_index, d,
-                                   &a->par[j]));
-    }
+    for (int j = 0; j < g->n_params; j++)
+        KBV_TRY(a->svc->fill_param(a->svc, g, j, d, &a->par[j]));
     KBV_TRY(a->svc->sync(a->svc));
     for (int j = 0; j < g->n_params; j++)
         if (a->par64_owned[j])
@@ -163,7 +150,7 @@ static void state_free(audit_state *a)
 static kbv_status zeros_make(audit_state *a, const kbv_value *ov)
 {
     KBV_TRY(tensor_alloc(a->svc, ov, a->svc->float_dtype, &a->zeros));
-    size_t bytes = tensor_bytes(&a->zeros);
+    size_t bytes = kbv_tensor_bytes(&a->zeros);
     void *z = calloc(1, bytes ? bytes : 1);
     if (!z)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes of zeros", bytes);
@@ -194,8 +181,8 @@ static kbv_status state_init(audit_state *a, kbv_backend *const be[KBV_MODE_COUN
         kbv_value_tensor(&g->values[g->outputs[k]], &a->outputs[k]);
     const kbv_value *ov = &g->values[g->outputs[0]];
     const kbv_value *iv = &g->values[0];
-    a->float_out = is_float(ov->dtype);
-    a->copy_fits = g->n_inputs > 0 && a->float_out && is_float(iv->dtype) &&
+    a->float_out = kbv_dtype_is_float(ov->dtype);
+    a->copy_fits = g->n_inputs > 0 && a->float_out && kbv_dtype_is_float(iv->dtype) &&
                    kbv_value_numel(iv) == kbv_value_numel(ov);
     if (a->float_out)
         KBV_TRY(zeros_make(a, ov));
@@ -228,7 +215,7 @@ static kbv_status run_mode(audit_state *a, kbv_mode m, mode_outputs *o)
 static kbv_status oracle_range(audit_state *a, const kbv_tensor *t, double *spread, double *scale)
 {
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    size_t bytes = tensor_bytes(t), es = kbv_dtype_size(t->dtype);
+    size_t bytes = kbv_tensor_bytes(t), es = kbv_dtype_size(t->dtype);
     char *host = malloc(bytes ? bytes : 1);
     if (!host)
         return kbv_fail(KBV_ERR_NOMEM, "audit: %zu bytes", bytes);
@@ -281,8 +268,8 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
         a->tol = DEGENERATE_REL * fmax(1.0, scale);
         a->varies = !(spread <= a->tol);
         a->first = *oracle0;
-        KBV_TRY_GOTO(be64->alloc(be64, tensor_bytes(oracle0), &a->first.data), st, done);
-        KBV_TRY_GOTO(be64->copy(be64, a->first.data, oracle0->data, tensor_bytes(oracle0)), st,
+        KBV_TRY_GOTO(be64->alloc(be64, kbv_tensor_bytes(oracle0), &a->first.data), st, done);
+        KBV_TRY_GOTO(be64->copy(be64, a->first.data, oracle0->data, kbv_tensor_bytes(oracle0)), st,
                      done);
         a->have_first = true;
     } else if (!a->varies) {

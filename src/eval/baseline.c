@@ -104,9 +104,7 @@ static kbv_status resident_make(kbv_backend *be, const kbv_graph *g, uint64_t se
                      st, fail);
         r->bytes += round_up(bytes, ALLOC_ROUND);
         kbv_draw pd = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_PARAMS, 0)};
-        KBV_TRY_GOTO(be->fill_param(be, &g->def->params[v->def_index], v->def_index, &pd,
-                                    &r->par[j]),
-                     st, fail);
+        KBV_TRY_GOTO(be->fill_param(be, g, j, &pd, &r->par[j]), st, fail);
     }
     kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_DRAW, 0)};
     KBV_TRY_GOTO(fill_inputs(be, g, &d, r), st, fail);

@@ -390,6 +390,9 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     s->parent_pid = (int32_t)getpid();
     s->arena_bytes = a->bytes;
     s->flush_bytes = spec->flush_bytes;
+    s->vendor_libs = spec->vendor_libs;
+    for (int i = 0; i < spec->n_kernels && i < KBV_PROTO_MAX_KERNELS; i++)
+        s->kernels[s->n_kernels++] = spec->kernels[i];
     memcpy(s->ipc, a->ipc, sizeof s->ipc);
     /* s->candidate: the copy in the runner's private directory (kbv_child_start) */
     s->n_inputs = l->n_inputs;

@@ -51,6 +51,13 @@ typedef struct kbv_child_spec {
     double start_timeout_s;    /* process start, CUDA init and load */
     double call_timeout_s;     /* each request */
     size_t flush_bytes;        /* cache-flush buffer the runner allocates (>= 2x L2 / LLC) */
+    unsigned vendor_libs;      /* vendor libraries (core/vendor_libs.h) the run allows and the
+                                  candidate links: loaded and initialised before the sandbox
+                                  closes every path; 0: none */
+    const uint64_t *kernels;   /* the candidate's kernels, by their host functions' offsets in
+                                  its object (eval/symbols.h), so that the traced pass knows
+                                  its launches; at most KBV_PROTO_MAX_KERNELS are sent */
+    int n_kernels;
 } kbv_child_spec;
 
 typedef struct kbv_child kbv_child;

@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "core/paths.h"
-#include "eval/candidate_file.h"
+#include "core/vendor_libs.h"
+#include "record/candidate_file.h"
 #include "sandbox/filter.h"
 #include "sandbox/profiles.h"
 #include "sandbox/spawn.h"
@@ -498,7 +499,15 @@ static const char *const cuda_flags_allowed[] = {
     "-O3", "-O2",
 };
 static const char *const c_flags_allowed[] = {"-O3", "-O2"};
-static const char *const vendor_libs[] = {"-lcublas", "-lcublasLt", "-lcudnn"};
+
+/* The vendor library whose link flag this is ("-lcublas"), or -1. */
+static int vendor_link_flag(const char *flag)
+{
+    for (int l = 0; l < KBV_VENDOR_COUNT; l++)
+        if (!strcmp(flag, kbv_vendor_get((kbv_vendor_lib)l)->link))
+            return l;
+    return -1;
+}
 
 static bool in_list(const char *flag, const char *const *list, size_t n)
 {
@@ -524,7 +533,7 @@ static bool is_maxrregcount(const char *flag)
 
 /* Parses the optional first line into flags; false (with the reason in
  * why) when it asks for something not allowed. */
-static bool parse_flags_line(const char *src, lang lg, bool allow_vendor, flag_list *fl,
+static bool parse_flags_line(const char *src, lang lg, unsigned vendor_libs, flag_list *fl,
                              char *why, size_t why_cap)
 {
     fl->n = 0;
@@ -558,8 +567,9 @@ static bool parse_flags_line(const char *src, lang lg, bool allow_vendor, flag_l
         memcpy(flag, p, len);
         flag[len] = '\0';
         p += len;
-        if (in_list(flag, vendor_libs, sizeof vendor_libs / sizeof vendor_libs[0])) {
-            if (lg != LANG_CUDA || !allow_vendor) {
+        int lib = vendor_link_flag(flag);
+        if (lib >= 0) {
+            if (lg != LANG_CUDA || !(vendor_libs >> lib & 1u)) {
                 snprintf(why, why_cap, "nvcc-flags: vendor library %s is not allowed in this run "
                          "(vendor libraries must be allowed explicitly)", flag);
                 return false;
@@ -581,6 +591,23 @@ static bool parse_flags_line(const char *src, lang lg, bool allow_vendor, flag_l
         fl->n++;
     }
     return true;
+}
+
+/* After a failed build: the vendor libraries the source names that the run
+ * does not allow, said so (their calls are then undefined symbols). */
+static void note_vendor_libs(const char *src, unsigned allowed, char *log, size_t cap)
+{
+    unsigned named = 0;
+    for (int l = 0; l < KBV_VENDOR_COUNT; l++)
+        for (const char *p = src; (p = strstr(p, kbv_vendor_get((kbv_vendor_lib)l)->prefix)); p++)
+            named |= 1u << kbv_vendor_of_symbol(p);   /* cublasLt... is cuBLASLt's */
+    named &= ~allowed;
+    if (!named)
+        return;
+    char titles[64];
+    appendf(log, cap, "\nnote: %s %s not allowed in this run (kbv eval --allow-vendor-libs "
+            "allows them)\n", kbv_vendor_titles(named, titles, sizeof titles),
+            (named & (named - 1)) ? "are" : "is");
 }
 
 /* ---- argv ------------------------------------------------------------- */
@@ -612,7 +639,7 @@ static kbv_status arg_add(argv_buf *a, const char *fmt, ...)
 /* The exact command: run in the build directory on candidate.<ext>, so the
  * argv (and with it the cache key) does not depend on where things are. */
 static kbv_status build_argv(const char *compiler, lang lg, const char *arch, const char *inc,
-                             const flag_list *fl, const char *src, bool allow_vendor, argv_buf *a)
+                             const flag_list *fl, unsigned vendor_libs, argv_buf *a)
 {
     a->n = 0;
     a->used = 0;
@@ -639,14 +666,15 @@ static kbv_status build_argv(const char *compiler, lang lg, const char *arch, co
     KBV_TRY(arg_add(a, "-I%s", inc));
     for (int i = 0; i < fl->n; i++)
         KBV_TRY(arg_add(a, "%s", fl->v[i]));
-    if (lg == LANG_CUDA && allow_vendor) {
-        /* a run that allows vendor libraries links the ones the source uses */
-        if (strstr(src, "cublas")) {
-            KBV_TRY(arg_add(a, "-lcublas"));
-            KBV_TRY(arg_add(a, "-lcublasLt"));
-        }
-        if (strstr(src, "cudnn"))
-            KBV_TRY(arg_add(a, "-lcudnn"));
+    if (lg == LANG_CUDA && vendor_libs) {
+        /* a run that allows vendor libraries offers them all to the linker,
+         * which keeps the ones the object calls (a run without them keeps
+         * today's command, and with it the cache keys) */
+        KBV_TRY(arg_add(a, "-Xlinker"));
+        KBV_TRY(arg_add(a, "--as-needed"));
+        for (int l = 0; l < KBV_VENDOR_COUNT; l++)
+            if (vendor_libs >> l & 1u)
+                KBV_TRY(arg_add(a, "%s", kbv_vendor_get((kbv_vendor_lib)l)->link));
     }
     KBV_TRY(arg_add(a, "-o"));
     KBV_TRY(arg_add(a, "candidate.so"));
@@ -803,7 +831,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
 
     flag_list flags;
     char why[512];
-    if (!parse_flags_line(src, lg, o->allow_vendor_libs, &flags, why, sizeof why)) {
+    if (!parse_flags_line(src, lg, o->vendor_libs, &flags, why, sizeof why)) {
         snprintf(r->log, sizeof r->log, "refused: %s\n", why);
         goto done;  /* the candidate's failure, not kbv's; cheap, so not cached */
     }
@@ -823,8 +851,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     args = malloc(sizeof *args);
     if (!args)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "compiler arguments");
-    KBV_TRY_GOTO(build_argv(compiler, lg, arch, inc, &flags, src, o->allow_vendor_libs, args), st,
-                 done);
+    KBV_TRY_GOTO(build_argv(compiler, lg, arch, inc, &flags, o->vendor_libs, args), st, done);
     KBV_TRY_GOTO(compiler_version(compiler, version, sizeof version), st, done);
 
     {
@@ -896,9 +923,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
         if (WIFSIGNALED(run.wait_status))
             appendf(r->log, sizeof r->log, "\ncompiler killed by signal %d\n",
                     WTERMSIG(run.wait_status));
-        if (!o->allow_vendor_libs && (strstr(src, "cublas") || strstr(src, "cudnn")))
-            appendf(r->log, sizeof r->log, "\nnote: vendor libraries (cuBLAS, cuDNN) are not "
-                    "allowed in this run\n");
+        note_vendor_libs(src, o->vendor_libs, r->log, sizeof r->log);
     }
     snprintf(path, sizeof path, "%s/compile.log", tmp);
     KBV_TRY_GOTO(write_file(path, r->log, strlen(r->log)), st, done);

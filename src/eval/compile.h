@@ -8,7 +8,9 @@
  *
  * The shared object is linked with -z defs, so a symbol nothing provides
  * (a vendor library the run does not allow) is a compile error, not a
- * load failure later. Results live in a cache keyed by SHA-256 of (source
+ * load failure later. A run that allows vendor libraries offers them to the
+ * linker (-Xlinker --as-needed -lcublas ...), which records the ones the
+ * object calls; the command, and with it the cache key, says which. Results live in a cache keyed by SHA-256 of (source
  * bytes, candidate.h, the exact compiler argv, the compiler's version):
  *
  *     <cache>/build/<key[0:2]>/<key>/{candidate.so, compile.log, ok|failed}
@@ -44,7 +46,8 @@ typedef struct kbv_compile_opts {
     const char *source;        /* path of the .cu or .c candidate */
     const char *arch;          /* "90a" -> sm_90a; NULL: KBV_COMPILE_DEFAULT_ARCH */
     const char *cache_dir;     /* NULL: kbv_cache_dir() */
-    bool allow_vendor_libs;    /* permit linking cuBLAS/cuDNN */
+    unsigned vendor_libs;      /* the vendor libraries the run allows (core/vendor_libs.h): they
+                                  are linked where the object calls them; 0: none */
     double timeout_s;          /* 0: KBV_COMPILE_DEFAULT_TIMEOUT_S */
     const char *nvcc;          /* NULL: $KBV_NVCC, else "nvcc" on PATH, else /usr/local/cuda/bin/nvcc */
     const char *cc;            /* NULL: $CC, else "cc" */

@@ -87,7 +87,7 @@ static void builder_main(const kbv_compile_ahead_opts *o, int job, int out_fd, p
         _exit(1);
     close_all_but(out_fd);
     kbv_compile_opts co = {.source = o->sources[job], .arch = o->arch,
-                           .cancel = &build_stopped};
+                           .vendor_libs = o->vendor_libs, .cancel = &build_stopped};
     kbv_compile_result *r = malloc(sizeof *r);
     char verdict = VERDICT_LEFT;
     if (r && kbv_compile(&co, r) == KBV_OK) {

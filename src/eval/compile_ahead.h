@@ -35,6 +35,7 @@ typedef struct kbv_compile_ahead_opts {
     int n;                        /* jobs */
     int parallel;                 /* builders at a time, >= 1 */
     const char *arch;             /* the GPU architecture evaluators compile for; NULL on the CPU */
+    unsigned vendor_libs;         /* the vendor libraries evaluators link (kbv_compile_opts) */
 } kbv_compile_ahead_opts;
 
 typedef struct kbv_compile_ahead_stats {

@@ -4,25 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
-static size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
 /* A tensor of value v in dtype on be, as sample_arena.c lays out a sample's. */
 static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
     kbv_value_tensor(v, t);
     t->dtype = dtype;
-    size_t bytes = tensor_bytes(t);
+    size_t bytes = kbv_tensor_bytes(t);
     return be->alloc(be, bytes ? bytes : 1, &t->data);
 }
 
@@ -40,7 +27,7 @@ static kbv_status run_config(kbv_backend *be, const kbv_graph *g, kbv_tensor *in
     KBV_TRY(kbv_graph_run(g, be, in, par, out));
     KBV_TRY_GOTO(be->sync(be), st, done);
     for (int k = 0; k < g->n_outputs; k++) {
-        if (!is_float(out[k].dtype)) {
+        if (!kbv_dtype_is_float(out[k].dtype)) {
             v->n += kbv_value_numel(&g->values[g->outputs[k]]);
             continue;
         }
@@ -73,7 +60,7 @@ kbv_status kbv_configs_check(kbv_backend *fp32, const kbv_graph *g, kbv_config_c
         const kbv_value *v = &g->values[g->n_inputs + n_par];
         const kbv_param_def *pd = &g->def->params[v->def_index];
         KBV_TRY_GOTO(tensor_alloc(fp32, v, pd->dtype, &par[n_par]), st, done);
-        KBV_TRY_GOTO(fp32->fill_param(fp32, pd, v->def_index, &params, &par[n_par]), st, done);
+        KBV_TRY_GOTO(fp32->fill_param(fp32, g, n_par, &params, &par[n_par]), st, done);
     }
     kbv_planned_draw configs[KBV_MAX_CONFIGS];
     int n = kbv_hidden_configs(g->def, configs);

@@ -36,6 +36,9 @@ typedef struct kbv_eval_opts {
     kbv_gate gate;                /* the verified protocol's correctness gate */
     kbv_precision precision;      /* fp32 or bf16: every baseline, reference and tensor dtype
                                      follow it (eval/precision.h) */
+    unsigned vendor_libs;         /* the vendor libraries candidates may call (core/vendor_libs.h;
+                                     kbv eval --allow-vendor-libs): linked, admitted by the binary
+                                     allowlist, loaded before the sandbox closes; 0: none */
 } kbv_eval_opts;
 
 typedef struct kbv_config_cache kbv_config_cache;
@@ -72,7 +75,7 @@ bool kbv_path_is_generation_failure(const char *path);
 
 /* Compiles and evaluates one candidate file of problem def: rec->model,
  * rec->sample and rec->file are the caller's; everything else is filled.
- * The file is read under eval/candidate_file.h's rule. A candidate that does
+ * The file is read under record/candidate_file.h's rule. A candidate that does
  * not compile, and a file that cannot be used as a candidate (empty, binary,
  * too large, a symbolic link, not a regular file, unreadable, gone), get a
  * record that says so: not compiled, every protocol failed with the reason

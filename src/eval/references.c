@@ -45,11 +45,11 @@ kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
     KBV_TRY_GOTO(run_mode(s, r, pm->strict, s->in[set], s->par, &r->budget), st, done);
     for (int i = 0; i < s->g->n_inputs; i++) {
         in64[i] = s->in[set][i];
-        if (!dtype_is_float(in64[i].dtype))
+        if (!kbv_dtype_is_float(in64[i].dtype))
             continue;
         in64[i].dtype = KBV_F64;
         void *p = NULL;
-        KBV_TRY_GOTO(be64->alloc(be64, tensor_bytes(&in64[i]), &p), st, done);
+        KBV_TRY_GOTO(be64->alloc(be64, kbv_tensor_bytes(&in64[i]), &p), st, done);
         in64[i].data = p;
         owned[i] = true;
         KBV_TRY_GOTO(be64->convert(be64, &s->in[set][i], &in64[i]), st, done);

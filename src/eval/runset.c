@@ -214,7 +214,7 @@ kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, 
         } else if (kind != want && kind != KBV_CAND_GEN_FAILED) {
             other_device++;   /* (a sample the model never produced fails on any device) */
         } else {
-            /* whatever the entry is: reading it decides (eval/candidate_file.h) */
+            /* whatever the entry is: reading it decides (record/candidate_file.h) */
             if (snprintf(job.path, sizeof job.path, "%s/%s", dir, name) >= (int)sizeof job.path)
                 KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "path too long: %s/%s", dir, name);
             job.kind = kind;

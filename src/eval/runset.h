@@ -5,7 +5,7 @@
  * level_<L>_problem_<P>_sample_<S>.cu (or .c for the CPU backend). Every
  * entry of a run directory is accounted for: a candidate of the run's
  * device (whatever the entry is: a link, a directory or an empty file named
- * like a candidate is a sample that fails, see eval/candidate_file.h), a
+ * like a candidate is a sample that fails, see record/candidate_file.h), a
  * candidate for the other device, a KernelBench Python candidate (not
  * evaluated by this build), kbv generate's raw answer, a hidden file, or
  * something else. The scan looks at names and entry types only: it opens no

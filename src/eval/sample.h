@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "core/tensor.h"
 #include "dist/draws.h"
 #include "eval/child.h"
 #include "eval/phase.h"
@@ -57,31 +58,10 @@ typedef struct sample {
     kbv_record *rec;                                    /* gets what the runner printed */
 } sample;
 
-static inline bool dtype_is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 /* Whether this run evaluates protocol p (kbv eval --protocols). */
 static inline bool sample_wants(const sample *s, kbv_protocol p)
 {
     return (s->ev->opts.protocols >> p) & 1u;
-}
-
-static inline size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
-static inline int64_t tensor_numel(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return n;
 }
 
 /* The dtype the candidate is given for a tensor of dtype `logical` in the
@@ -90,7 +70,7 @@ static inline int64_t tensor_numel(const kbv_tensor *t)
 static inline kbv_dtype sample_dtype(const sample *s, kbv_dtype logical, bool python_scalar)
 {
     kbv_dtype f = kbv_precision_get(s->ev->opts.precision)->float_dtype;
-    return dtype_is_float(logical) && !python_scalar ? f : logical;
+    return kbv_dtype_is_float(logical) && !python_scalar ? f : logical;
 }
 
 static inline const kbv_input_def *input_def(const sample *s, int i)

@@ -20,7 +20,7 @@ static void place(sample *s, kbv_tensor *t, size_t *cursor, const char *what, co
 {
     size_t off = align_up(*cursor);
     t->data = (void *)(uintptr_t)off;
-    size_t end = off + tensor_bytes(t);
+    size_t end = off + kbv_tensor_bytes(t);
     s->guard_off[s->n_guards] = end;
     if (set >= 0)
         snprintf(s->guard_where[s->n_guards], sizeof s->guard_where[0], "after %s '%s' (set %d)",
@@ -107,7 +107,7 @@ kbv_status sample_make_layout(sample *s)
     for (int i = 0; i < g->n_inputs && s->perturbable < 0; i++) {
         const kbv_input_def *d = input_def(s, i);
         if (d->dtype == KBV_F32 && d->structure == KBV_STRUCT_NONE &&
-            (d->gen == KBV_GEN_RAND || d->gen == KBV_GEN_RANDN) && tensor_numel(&s->in[0][i]) > 0)
+            (d->gen == KBV_GEN_RAND || d->gen == KBV_GEN_RANDN) && kbv_tensor_numel(&s->in[0][i]) > 0)
             s->perturbable = i;
     }
     return KBV_OK;
@@ -115,7 +115,7 @@ kbv_status sample_make_layout(sample *s)
 
 kbv_status sample_hash_tensor(sample *s, const kbv_tensor *t, uint64_t *h)
 {
-    return s->svc->hash(s->svc, t->data, tensor_bytes(t), h);
+    return s->svc->hash(s->svc, t->data, kbv_tensor_bytes(t), h);
 }
 
 kbv_status sample_fill_set(sample *s, int set, const kbv_draw *d)
@@ -133,10 +133,9 @@ kbv_status sample_fill_params(sample *s, const kbv_draw *d)
 {
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
     for (int j = 0; j < s->g->n_params; j++) {
-        int def_index = s->g->values[s->g->n_inputs + j].def_index;
-        KBV_TRY(s->svc->fill_param(s->svc, param_def(s, j), def_index, d, &s->par[j]));
+        KBV_TRY(s->svc->fill_param(s->svc, s->g, j, d, &s->par[j]));
         KBV_TRY(sample_hash_tensor(s, &s->par[j], &s->par_hash[j]));
-        if (!dtype_is_float(s->par[j].dtype)) {
+        if (!kbv_dtype_is_float(s->par[j].dtype)) {
             s->par64[j] = s->par[j];
             continue;
         }
@@ -144,7 +143,7 @@ kbv_status sample_fill_params(sample *s, const kbv_draw *d)
             s->par64[j] = s->par[j];
             s->par64[j].dtype = KBV_F64;
             void *p = NULL;
-            KBV_TRY(be64->alloc(be64, tensor_bytes(&s->par64[j]), &p));
+            KBV_TRY(be64->alloc(be64, kbv_tensor_bytes(&s->par64[j]), &p));
             s->par64[j].data = p;
             s->par64_owned[j] = true;
         }
@@ -161,7 +160,7 @@ kbv_status sample_perturb(sample *s, int set, uint64_t seed)
     int i = s->perturbable;
     kbv_tensor *t = &s->in[set][i];
     const kbv_input_def *d = input_def(s, i);
-    int64_t n = tensor_numel(t);
+    int64_t n = kbv_tensor_numel(t);
     uint32_t key = kbv_input_key(s->g->values[i].def_index);
     for (int e = 0; e < PERTURB_ELEMENTS; e++) {
         kbv_philox_out r = kbv_rng(seed, key, 9, (uint64_t)e);

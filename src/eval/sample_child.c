@@ -52,10 +52,35 @@ void sample_child_stop(sample *s)
     s->child = NULL;
 }
 
+typedef struct kernel_offsets {
+    int n;
+    uint64_t offsets[KBV_PROTO_MAX_KERNELS];
+} kernel_offsets;
+
+static void note_kernel(const char *name, uint64_t value, void *ctx)
+{
+    (void)name;
+    kernel_offsets *k = ctx;
+    if (k->n < KBV_PROTO_MAX_KERNELS && value)
+        k->offsets[k->n++] = value;
+}
+
 /* Starts (or restarts) the runner and prepares the candidate on the current params. */
 kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *res)
 {
     sample_child_stop(s);
+    /* what the runner needs of the built object: its kernels (for the traced
+     * pass to know their launches) and the allowed vendor libraries it links
+     * (initialised while paths can still be opened) */
+    const kbv_symbols *syms = NULL;
+    unsigned vendor_libs = 0;
+    kernel_offsets k = {0};
+    if (sample_symbols(s, so_path, &syms) == KBV_OK) {
+        vendor_libs = s->ev->opts.vendor_libs & kbv_symbols_vendor_needed(syms);
+        kbv_symbols_each_kernel(syms, note_kernel, &k);
+    } else {
+        kbv_clear_error();   /* unreadable: the binary allowlist says so */
+    }
     kbv_child_spec spec = {
         .runner = s->ev->opts.runner,
         .candidate = so_path,
@@ -65,6 +90,9 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
         .start_timeout_s = s->ev->opts.start_timeout_s,
         .call_timeout_s = s->ev->opts.call_timeout_s,
         .flush_bytes = s->ev->flush_bytes,
+        .vendor_libs = vendor_libs,
+        .kernels = k.offsets,
+        .n_kernels = k.n,
     };
     s->child_dead = false;
     KBV_TRY(s->svc->sync(s->svc));

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "eval/compile.h"
 #include "eval/phase.h"
 #include "eval/precision.h"
@@ -87,9 +87,10 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     rec->seed = ev->opts.run_seed;
     rec->gate = ev->opts.gate;
     rec->precision = ev->opts.precision;
+    rec->vendor_libs = ev->opts.vendor_libs;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     /* the identity, and the candidate's own failures before any compiler
-     * sees it: empty, binary, a link, gone... (eval/candidate_file.h) */
+     * sees it: empty, binary, a link, gone... (record/candidate_file.h) */
     KBV_TRY_GOTO(kbv_candidate_file_read(path, &file), st, done);
     snprintf(rec->source_sha256, sizeof rec->source_sha256, "%s", file.identity);
     if (file.defect != KBV_CANDIDATE_OK) {
@@ -108,7 +109,8 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     g = calloc(1, sizeof *g);
     if (!cr || !g)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "evaluating %s", path);
-    kbv_compile_opts co = {.source = path, .arch = ev->arch[0] ? ev->arch : NULL};
+    kbv_compile_opts co = {.source = path, .arch = ev->arch[0] ? ev->arch : NULL,
+                           .vendor_libs = ev->opts.vendor_libs};
     kbv_phase_enter(&clock, KBV_PHASE_COMPILE);
     KBV_TRY_GOTO(kbv_compile(&co, cr), st, done);
     kbv_phase_enter(&clock, KBV_PHASE_NONE);

@@ -33,7 +33,7 @@ static kbv_status traced_pass(sample *s, const char *so_path, kbv_record *rec,
     const kbv_symbols *syms = NULL;
     KBV_TRY(sample_symbols(s, so_path, &syms));
     kbv_trace_verdict v;
-    kbv_trace_judge(&res.trace, &syms->functions, &v);
+    kbv_trace_judge(&res.trace, &syms->functions, s->ev->opts.vendor_libs != 0, &v);
     if (v.flag) {
         *flag = v.flag;
         snprintf(why, cap, "%s", v.reason);
@@ -126,7 +126,7 @@ bool protocol_binary_allowed(sample *s, const char *so_path, char *why, size_t c
         kbv_clear_error();
         return false;
     }
-    kbv_symbol_policy policy = {.allow_vendor_libs = false};
+    kbv_symbol_policy policy = {.vendor_libs = s->ev->opts.vendor_libs};
     char reason[256];
     bool ok = kbv_symbols_allowed(syms, &policy, reason, sizeof reason);
     if (!ok)

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/vendor_libs.h"
+
 static kbv_status list_push(kbv_symbol_list *l, const char *name)
 {
     char **grown = realloc(l->names, (size_t)(l->n + 1) * sizeof *grown);
@@ -22,12 +24,25 @@ static kbv_status list_push(kbv_symbol_list *l, const char *name)
     return KBV_OK;
 }
 
+/* A function and its address (st_value). */
+static kbv_status list_push_value(kbv_symbol_list *l, const char *name, uint64_t value)
+{
+    uint64_t *grown = realloc(l->values, (size_t)(l->n + 1) * sizeof *grown);
+    if (!grown)
+        return kbv_fail(KBV_ERR_NOMEM, "symbol list");
+    l->values = grown;
+    l->values[l->n] = value;
+    return list_push(l, name);
+}
+
 static void list_free(kbv_symbol_list *l)
 {
     for (int i = 0; i < l->n; i++)
         free(l->names[i]);
     free(l->names);
+    free(l->values);
     l->names = NULL;
+    l->values = NULL;
     l->n = 0;
 }
 
@@ -36,6 +51,25 @@ void kbv_symbols_free(kbv_symbols *s)
     list_free(&s->exports);
     list_free(&s->imports);
     list_free(&s->functions);
+    list_free(&s->needed);
+}
+
+/* The DT_NEEDED names of the dynamic section scn. */
+static kbv_status read_needed(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, kbv_symbol_list *out)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+    for (size_t i = 0; data && i < count; i++) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+            break;
+        if (dyn.d_tag != DT_NEEDED)
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+        if (name && *name)
+            KBV_TRY(list_push(out, name));
+    }
+    return KBV_OK;
 }
 
 kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
@@ -55,6 +89,10 @@ kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
     bool found = false;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNAMIC) {
+            KBV_TRY_GOTO(read_needed(elf, scn, &sh, &out->needed), st, done);
+            continue;
+        }
         if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
             continue;
         const bool dynamic = sh.sh_type == SHT_DYNSYM;
@@ -73,7 +111,7 @@ kbv_status kbv_symbols_read(const char *so_path, kbv_symbols *out)
                 /* every function the object defines, hidden ones too: a
                  * kernel's host stub carries the kernel's (mangled) name */
                 if (sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-                    KBV_TRY_GOTO(list_push(&out->functions, name), st, done);
+                    KBV_TRY_GOTO(list_push_value(&out->functions, name, sym.st_value), st, done);
                 continue;
             }
             if (sym.st_shndx == SHN_UNDEF) {
@@ -144,10 +182,6 @@ static const char *const allowed_imports[] = {
     "lrint*", "__isnan*", "__isinf*", "__finite*", "__fpclassify*", "__signbit*",
 };
 
-static const char *const vendor_imports[] = {
-    "cublas*", "cublasLt*", "cudnn*",
-};
-
 static bool matches(const char *name, const char *const *patterns, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -171,15 +205,71 @@ bool kbv_symbols_allowed(const kbv_symbols *s, const kbv_symbol_policy *policy,
         const char *name = s->imports.names[i];
         if (matches(name, allowed_imports, COUNT(allowed_imports)))
             continue;
-        if (policy && policy->allow_vendor_libs &&
-            matches(name, vendor_imports, COUNT(vendor_imports)))
+        int lib = kbv_vendor_of_symbol(name);
+        const unsigned allowed = policy ? policy->vendor_libs : 0;
+        if (lib >= 0 && (allowed >> lib & 1u) && !kbv_vendor_refused((kbv_vendor_lib)lib, name))
             continue;
-        if (matches(name, vendor_imports, COUNT(vendor_imports)))
-            snprintf(reason, cap, "imports '%s': vendor libraries are not allowed in this run",
-                     name);
+        if (lib >= 0 && (allowed >> lib & 1u))
+            snprintf(reason, cap, "imports '%s', an entry point of %s refused even where %s is "
+                     "allowed (other devices, threads of its own or log files)", name,
+                     kbv_vendor_get((kbv_vendor_lib)lib)->title,
+                     kbv_vendor_get((kbv_vendor_lib)lib)->title);
+        else if (lib >= 0)
+            snprintf(reason, cap, "imports '%s': %s is not allowed in this run", name,
+                     kbv_vendor_get((kbv_vendor_lib)lib)->title);
         else
             snprintf(reason, cap, "imports '%s', which is not on the candidate allowlist", name);
         return false;
     }
     return true;
+}
+
+void kbv_symbols_each_kernel(const kbv_symbols *s, void (*fn)(const char *name, uint64_t value,
+                                                               void *ctx),
+                             void *ctx)
+{
+    static const char stub[] = "__device_stub_";
+    const kbv_symbol_list *f = &s->functions;
+    for (int i = 0; i < f->n; i++) {
+        const char *name = f->names[i];
+        const char *at = strstr(name, stub);
+        if (!at || strchr(name, '.'))
+            continue;   /* not a stub, or a compiler's clone of one (".cold") */
+        /* the stub's identifier: as long as the digits before it say (the
+         * mangling's <source-name>), else the rest of the name */
+        const char *digits = at;
+        while (digits > name && digits[-1] >= '0' && digits[-1] <= '9')
+            digits--;
+        size_t len = digits < at ? strtoul(digits, NULL, 10) : strlen(at);
+        if (len <= sizeof stub - 1 || len > strlen(at))
+            continue;
+        const char *kernel = at + sizeof stub - 1;
+        size_t klen = len - (sizeof stub - 1);
+        /* "_Z1kPf" of a C++ kernel; "k" of an extern "C" one ("__device_stub__k") */
+        for (int pass = 0; pass < 2; pass++) {
+            int found = -1;
+            for (int j = 0; j < f->n && found < 0; j++)
+                if (strlen(f->names[j]) == klen && !strncmp(f->names[j], kernel, klen))
+                    found = j;
+            if (found >= 0) {
+                fn(f->names[found], f->values ? f->values[found] : 0, ctx);
+                break;
+            }
+            if (*kernel != '_' || klen < 2)
+                break;
+            kernel++;
+            klen--;
+        }
+    }
+}
+
+unsigned kbv_symbols_vendor_needed(const kbv_symbols *s)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < s->needed.n; i++) {
+        int lib = kbv_vendor_of_needed(s->needed.names[i]);
+        if (lib >= 0)
+            mask |= 1u << lib;
+    }
+    return mask;
 }

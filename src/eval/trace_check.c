@@ -12,12 +12,35 @@ bool kbv_trace_name_is(const char *traced, const char *fn)
     return strncmp(traced, fn, cut) == 0;
 }
 
-static bool is_own(const char *traced, const kbv_symbol_list *own)
+static bool defined_by(const char *traced, const kbv_symbol_list *own)
 {
     for (int i = 0; own && i < own->n; i++)
         if (kbv_trace_name_is(traced, own->names[i]))
             return true;
     return false;
+}
+
+/* Whether names[i] of t is a kernel of the candidate's own (trace_check.h). */
+static bool is_own(const kbv_child_trace *t, int i, const kbv_symbol_list *own, bool vendor_libs)
+{
+    kbv_trace_origin origin = t->origins ? (kbv_trace_origin)t->name_origin[i] : KBV_ORIGIN_UNKNOWN;
+    if (origin == KBV_ORIGIN_OTHER || (origin == KBV_ORIGIN_UNKNOWN && vendor_libs))
+        return false;
+    return defined_by(t->names[i], own);
+}
+
+/* "NAME", with where it came from when that was another object. */
+static void describe_kernel(const kbv_child_trace *t, int i, char *buf, size_t cap)
+{
+    kbv_trace_origin origin = t->origins ? (kbv_trace_origin)t->name_origin[i] : KBV_ORIGIN_UNKNOWN;
+    if (origin == KBV_ORIGIN_OTHER && t->name_module[i][0])
+        snprintf(buf, cap, "%.100s, launched from %.47s", t->names[i], t->name_module[i]);
+    else if (origin == KBV_ORIGIN_OTHER)
+        snprintf(buf, cap, "%.100s, launched from another object", t->names[i]);
+    else if (origin == KBV_ORIGIN_UNKNOWN && t->origins)
+        snprintf(buf, cap, "%.100s, launched by no call the trace saw", t->names[i]);
+    else
+        snprintf(buf, cap, "%.120s", t->names[i]);
 }
 
 static void fail(kbv_trace_verdict *v, const char *flag, const char *fmt, ...)
@@ -32,7 +55,8 @@ static void fail(kbv_trace_verdict *v, const char *flag, const char *fmt, ...)
     va_end(ap);
 }
 
-void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, kbv_trace_verdict *v)
+void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, bool vendor_libs,
+                     kbv_trace_verdict *v)
 {
     memset(v, 0, sizeof *v);
     if (!t->available)
@@ -53,19 +77,25 @@ void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, kbv_t
              "windows)", t->first_offender, t->outside_call);
         return;
     }
+    if (vendor_libs && !t->origins) {
+        fail(v, "trace-incomplete", "traced pass: the kernels' launches could not be traced to "
+             "the objects they came from, which a run that allows vendor libraries needs to "
+             "tell the candidate's kernels from theirs");
+        return;
+    }
     for (int c = 0; c < t->calls; c++) {
         bool found = false;
         for (int i = 0; i < t->n_names && !found; i++)
-            found = (t->call_names[c] >> i & 1u) && is_own(t->names[i], own);
+            found = (t->call_names[c] >> i & 1u) && is_own(t, i, own, vendor_libs);
         if (!found) {
-            const char *ran = "no kernel at all";
+            char ran[KBV_TRACE_NAME_MAX + 64] = "no kernel at all";
             for (int i = 0; i < t->n_names; i++)
                 if (t->call_names[c] >> i & 1u) {
-                    ran = t->names[i];
+                    describe_kernel(t, i, ran, sizeof ran);
                     break;
                 }
             fail(v, "trace-no-own-kernel", "traced pass: call %d ran no kernel of the "
-                 "candidate's own object (it ran: %.120s)", c, ran);
+                 "candidate's own object (it ran: %.170s)", c, ran);
             return;
         }
     }

@@ -134,9 +134,10 @@ struct kbv_backend {
     /* Fills t (contiguous, its own dtype) with input `in` drawn under dist. */
     kbv_status (*fill)(kbv_backend *be, const kbv_input_def *in, int input_index,
                        const kbv_draw *draw, kbv_tensor *t);
-    /* Fills a parameter tensor by its initialiser (draw->dist D5 redraws, see dist.h). */
-    kbv_status (*fill_param)(kbv_backend *be, const kbv_param_def *p, int param_index,
-                             const kbv_draw *draw, kbv_tensor *t);
+    /* Fills g's param p (state_dict order) by its initialiser, with the
+     * fan_in g derived (draw->dist D5 redraws, see dist.h). */
+    kbv_status (*fill_param)(kbv_backend *be, const kbv_graph *g, int p, const kbv_draw *draw,
+                             kbv_tensor *t);
     /* Converts between float dtypes elementwise (same element count, contiguous). */
     kbv_status (*convert)(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst);
     kbv_status (*poison)(kbv_backend *be, kbv_tensor *t);

@@ -21,33 +21,6 @@ typedef struct run_state {
     bool block_pinned[KBV_GRAPH_MAX_VALUES]; /* by owner: an output lives in it */
 } run_state;
 
-static bool is_float_dtype(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
-/* Contiguous in memory order, ignoring dims of size 1. */
-static bool is_contiguous(const kbv_tensor *t)
-{
-    int64_t expect = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] == 1)
-            continue;
-        if (t->stride[d] != expect)
-            return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
-
-static size_t tensor_bytes(const kbv_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    return (size_t)n * kbv_dtype_size(t->dtype);
-}
-
 /* Releases v's block if nothing alive after node k still needs it. */
 static void release_if_dead(run_state *s, kbv_backend *be, int v, int k)
 {
@@ -74,10 +47,10 @@ static kbv_status take_output(run_state *s, kbv_backend *be, const kbv_graph *g,
         s->block[o] = NULL; /* now the caller's */
         return KBV_OK;
     }
-    if (!is_contiguous(t))
+    if (!kbv_tensor_is_contiguous(t))
         return kbv_fail(KBV_ERR_UNSUPPORTED, "output '%s' is a non-contiguous view",
                         g->values[o].name ? g->values[o].name : "?");
-    size_t bytes = tensor_bytes(t);
+    size_t bytes = kbv_tensor_bytes(t);
     void *ptr = NULL;
     KBV_TRY(be->alloc(be, bytes, &ptr));
     kbv_status st = be->copy(be, ptr, t->data, bytes);
@@ -157,7 +130,7 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
         const kbv_value *ov = &g->values[o];
         kbv_tensor *t = &s->val[o];
         kbv_value_tensor(ov, t);
-        if (is_float_dtype(ov->dtype))
+        if (kbv_dtype_is_float(ov->dtype))
             t->dtype = be->float_dtype;
 
         if (info->is_view) {
@@ -176,7 +149,7 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
             }
         } else {
             void *ptr = NULL;
-            KBV_TRY_GOTO(be->alloc(be, tensor_bytes(t), &ptr), st, cleanup);
+            KBV_TRY_GOTO(be->alloc(be, kbv_tensor_bytes(t), &ptr), st, cleanup);
             t->data = ptr;
             s->owner[o] = o;
             s->block[o] = ptr;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/paths.h"
+#include "core/vendor_libs.h"
 #include "gen/atomic_file.h"
 #include "gen/input_blind.h"
 #include "graph/torch_render.h"
@@ -31,6 +32,9 @@ static const struct worked_example {
 static const char abi_judging[] = "## How you are judged";
 static const char *const abi_sections_left_out[] = {"## A complete example", "## Try it",
                                                     abi_judging};
+/* The section on vendor libraries goes only into the prompts of runs that
+ * allow them, followed by the ones this run allows. */
+static const char abi_vendor[] = "## Vendor libraries";
 
 /* Today's task text: the informed template's {task}. */
 static const char task_cuda[] =
@@ -141,13 +145,15 @@ static bool starts_with(const char *s, const char *prefix)
 }
 
 /* docs/ABI.md without the sections left out (only == NULL), or only its
- * section headed `only` (nothing when it has none). */
-static void write_abi(const char *abi, const char *only, FILE *out)
+ * section headed `only` (nothing when it has none). The vendor libraries'
+ * section is in only when vendor_libs names some, and then says which. */
+static void write_abi(const char *abi, const char *only, unsigned vendor_libs, FILE *out)
 {
     bool skipping = only != NULL;
     for (const char *line = abi; *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        bool vendor_heading = false;
         if (starts_with(line, "## ")) {
             if (only) {
                 skipping = !starts_with(line, only);
@@ -156,10 +162,26 @@ static void write_abi(const char *abi, const char *only, FILE *out)
                 size_t n = sizeof abi_sections_left_out / sizeof *abi_sections_left_out;
                 for (size_t i = 0; i < n; i++)
                     skipping |= starts_with(line, abi_sections_left_out[i]);
+                vendor_heading = starts_with(line, abi_vendor);
+                skipping |= vendor_heading && !vendor_libs;
             }
         }
         if (!skipping)
             fwrite(line, 1, len, out);
+        if (vendor_heading && !skipping) {
+            fputs("\nThis run allows ", out);
+            int n = 0;
+            for (int l = 0; l < KBV_VENDOR_COUNT; l++) {
+                if (!(vendor_libs >> l & 1u))
+                    continue;
+                const kbv_vendor_info *v = kbv_vendor_get((kbv_vendor_lib)l);
+                unsigned later = vendor_libs >> (l + 1);
+                fprintf(out, "%s%s (`%s`)", n == 0 ? "" : later ? ", " : " and ", v->title,
+                        v->header);
+                n++;
+            }
+            fputs(", and no other library.\n", out);
+        }
         line += len;
     }
 }
@@ -353,10 +375,10 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
     KBV_TRY_GOTO(kbv_data_path("KBV_DOCS_DIR", "docs", "ABI.md", path, sizeof path), st, done);
     KBV_TRY_GOTO(kbv_prompt_read_file(path, &abi_md), st, done);
     KBV_TRY_GOTO(text_open(&abi), st, done);
-    write_abi(abi_md, NULL, abi.f);
+    write_abi(abi_md, NULL, opt->vendor_libs, abi.f);
     KBV_TRY_GOTO(text_finish(&abi), st, done);
     KBV_TRY_GOTO(text_open(&judging), st, done);
-    write_abi(abi_md, abi_judging, judging.f);
+    write_abi(abi_md, abi_judging, 0, judging.f);
     KBV_TRY_GOTO(text_finish(&judging), st, done);
 
     KBV_TRY_GOTO(text_open(&ref), st, done);

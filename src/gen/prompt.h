@@ -41,6 +41,9 @@ typedef struct kbv_prompt_options {
     const char *gpu;            /* NULL: KBV_PROMPT_DEFAULT_GPU (or the CPU backend with cpu) */
     const char *precision;      /* NULL or "fp32": no note; "bf16": the paper's BF16 note
                                    ({precision_note}; record/precision.h) */
+    unsigned vendor_libs;       /* vendor libraries the candidate may call (core/vendor_libs.h):
+                                   the ABI's section on them, naming these, goes into {abi};
+                                   0: left out, as it is of every prompt without them */
 } kbv_prompt_options;
 
 /* Builds the prompt for def into *out (malloc'd, NUL-terminated). */

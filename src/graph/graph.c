@@ -127,8 +127,7 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
 {
     char key[32];
     const char *k = key_of(def, key, sizeof key);
-    bool is_float = in->dtype == KBV_F32 || in->dtype == KBV_F64 || in->dtype == KBV_F16 ||
-                    in->dtype == KBV_BF16;
+    bool is_float = kbv_dtype_is_float(in->dtype);
     switch (in->gen) {
     case KBV_GEN_RAND:
     case KBV_GEN_RANDN:
@@ -208,8 +207,7 @@ static kbv_status check_hidden(const kbv_problem_def *def, const kbv_graph *g)
             if (x->input && !strcmp(g->values[i].name, x->input))
                 v = i;
         const kbv_input_def *in = v >= 0 ? &def->inputs[g->values[v].def_index] : NULL;
-        bool is_float = in && (in->dtype == KBV_F32 || in->dtype == KBV_F64 ||
-                               in->dtype == KBV_F16);
+        bool is_float = in && kbv_dtype_is_float(in->dtype);
         if (!is_float || in->gen == KBV_GEN_SCALAR)
             return kbv_fail(KBV_ERR_INVALID, "%s: extra config %s: '%s' is not a float tensor "
                             "input of the problem", k, l, x->input ? x->input : "(null)");
@@ -217,6 +215,97 @@ static kbv_status check_hidden(const kbv_problem_def *def, const kbv_graph *g)
             return kbv_fail(KBV_ERR_INVALID, "%s: extra config %s: unknown pattern %d or no "
                             "description", k, l, (int)x->pattern);
     }
+    return KBV_OK;
+}
+
+/* The weight a 1-D "X.bias" takes its fan_in from: "X.weight" ("weight" for
+ * a bare "bias"); -1 when the name is no bias or there is no such param. */
+static int weight_of_bias(const kbv_graph *g, int p)
+{
+    const char *name = g->values[g->n_inputs + p].name;
+    size_t len = strlen(name);
+    const char *leaf = strrchr(name, '.');
+    leaf = leaf ? leaf + 1 : name;
+    if (strcmp(leaf, "bias") != 0 || len + 3 > 128)
+        return -1;
+    char want[128];
+    snprintf(want, sizeof want, "%.*sweight", (int)(leaf - name), name);
+    for (int q = 0; q < g->n_params; q++)
+        if (!strcmp(g->values[g->n_inputs + q].name, want))
+            return q;
+    return -1;
+}
+
+kbv_status kbv_param_fan_in(const kbv_graph *g, int p, int64_t *fan_in)
+{
+    char key[32];
+    if (p < 0 || p >= g->n_params)
+        return kbv_fail(KBV_ERR_INVALID, "fan_in: no param %d", p);
+    const kbv_value *v = &g->values[g->n_inputs + p];
+    const char *k = key_of(g->def, key, sizeof key);
+    if (v->ndim == 1) {
+        int w = weight_of_bias(g, p);
+        if (w < 0 || g->values[g->n_inputs + w].ndim < 2)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: param '%s': a 1-D param's fan_in is its weight's, and there is "
+                            "no 2-D or larger param named as its weight (X.bias takes "
+                            "X.weight's)",
+                            k, v->name);
+        return kbv_param_fan_in(g, w, fan_in);
+    }
+    if (v->ndim < 2)
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': a 0-dim param has no fan_in", k,
+                        v->name);
+    int64_t n = v->shape[1];
+    for (int d = 2; d < v->ndim; d++)
+        n *= v->shape[d];
+    *fan_in = n;
+    return KBV_OK;
+}
+
+/* A param's initialiser fits its dtype and shape; fan_in is derived and a
+ * written one checked against it. */
+static kbv_status check_init(const kbv_problem_def *def, kbv_graph *g, int p)
+{
+    char key[32];
+    const char *k = key_of(def, key, sizeof key);
+    kbv_value *v = &g->values[g->n_inputs + p];
+    const kbv_param_def *pd = &def->params[v->def_index];
+    bool is_float = kbv_dtype_is_float(pd->dtype);
+    switch (pd->init) {
+    case KBV_INIT_NONE:
+    case KBV_INIT_ONES:
+    case KBV_INIT_ZEROS:
+        break;
+    case KBV_INIT_UNIFORM_FAN_IN:
+        KBV_TRY(kbv_param_fan_in(g, p, &v->fan_in));
+        if (v->fan_in <= 0)
+            return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': fan_in %lld from its shape", k,
+                            pd->name, (long long)v->fan_in);
+        if (pd->fan_in != 0 && pd->fan_in != v->fan_in)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: param '%s': written fan_in %lld, but its shape gives %lld "
+                            "(leave fan_in out: it is derived)",
+                            k, pd->name, (long long)pd->fan_in, (long long)v->fan_in);
+        break;
+    case KBV_INIT_RANDN:
+    case KBV_INIT_CONST:
+        break;
+    default:
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': unknown initialiser %d", k, pd->name,
+                        (int)pd->init);
+    }
+    bool drawn = pd->init == KBV_INIT_UNIFORM_FAN_IN || pd->init == KBV_INIT_RANDN ||
+                 pd->init == KBV_INIT_CONST;
+    if (drawn && !is_float)
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': a random or constant initialiser "
+                        "needs a float dtype", k, pd->name);
+    if (pd->init != KBV_INIT_UNIFORM_FAN_IN && pd->fan_in != 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': fan_in is for the uniform fan-in "
+                        "initialiser only", k, pd->name);
+    if (pd->init != KBV_INIT_CONST && pd->value != 0.0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': value is for the constant "
+                        "initialiser only", k, pd->name);
     return KBV_OK;
 }
 
@@ -245,9 +334,11 @@ static kbv_status add_node(const kbv_problem_def *def, kbv_graph *g, int index)
     const kbv_value *args[KBV_DEF_MAX_ARGS];
     while (node->n_args < KBV_DEF_MAX_ARGS && nd->args[node->n_args])
         node->n_args++;
-    if (node->n_args != info->n_args)
-        return kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): %d operands given, %d expected", k,
-                        nd->out ? nd->out : "(null)", info->name, node->n_args, info->n_args);
+    int min_args = info->min_args ? info->min_args : info->n_args;
+    if (node->n_args < min_args || node->n_args > info->n_args)
+        return kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): %d operands given, %d%s expected",
+                        k, nd->out ? nd->out : "(null)", info->name, node->n_args,
+                        info->n_args, min_args < info->n_args ? " or fewer" : "");
     for (int a = 0; a < node->n_args; a++) {
         int v = find_value(g, nd->args[a]);
         if (v < 0)
@@ -260,7 +351,7 @@ static kbv_status add_node(const kbv_problem_def *def, kbv_graph *g, int index)
     }
     kbv_value *out = NULL;
     KBV_TRY(add_value(def, g, "node", nd->out, KBV_VALUE_NODE, index, &out));
-    kbv_status st = info->shape(nd, args, out);
+    kbv_status st = info->shape_in ? info->shape_in(g, nd, args, out) : info->shape(nd, args, out);
     if (st != KBV_OK)
         return shape_error(def, nd, st);
     node->out = (int)(out - g->values);
@@ -338,11 +429,10 @@ kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims,
         snprintf(owner, sizeof owner, "param '%s'", pd->name);
         v->dtype = pd->dtype;
         KBV_TRY(resolve_shape(def, g, owner, pd->shape, v));
-        if (pd->init == KBV_INIT_UNIFORM_FAN_IN && pd->fan_in <= 0)
-            return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': uniform fan-in init needs fan_in > 0",
-                            k, pd->name);
         g->n_params++;
     }
+    for (int p = 0; p < g->n_params; p++)
+        KBV_TRY(check_init(def, g, p));
     for (int n = 0; n < KBV_DEF_MAX_NODES && def->nodes[n].op != KBV_OP_NONE; n++)
         KBV_TRY(add_node(def, g, n));
     if (g->n_nodes == 0)
@@ -369,35 +459,6 @@ int64_t kbv_value_numel(const kbv_value *v)
     for (int d = 0; d < v->ndim; d++)
         n *= v->shape[d];
     return n;
-}
-
-size_t kbv_dtype_size(kbv_dtype dt)
-{
-    switch (dt) {
-    case KBV_F32: return 4;
-    case KBV_F64: return 8;
-    case KBV_F16: return 2;
-    case KBV_BF16: return 2;
-    case KBV_I32: return 4;
-    case KBV_I64: return 8;
-    case KBV_BOOL: return 1;
-    }
-    return 0;
-}
-
-/* NumPy / PyTorch spelling. */
-const char *kbv_dtype_name(kbv_dtype dt)
-{
-    switch (dt) {
-    case KBV_F32: return "float32";
-    case KBV_F64: return "float64";
-    case KBV_F16: return "float16";
-    case KBV_BF16: return "bfloat16";
-    case KBV_I32: return "int32";
-    case KBV_I64: return "int64";
-    case KBV_BOOL: return "bool";
-    }
-    return "unknown";
 }
 
 void kbv_value_tensor(const kbv_value *v, kbv_tensor *t)

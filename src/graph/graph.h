@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "core/tensor.h"
 #include "graph/problem_def.h"
 
 #define KBV_GRAPH_MAX_VALUES (KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS + KBV_DEF_MAX_NODES)
@@ -24,6 +25,9 @@ typedef struct kbv_value {
     int64_t shape[KBV_MAX_DIMS];
     int last_use;                /* index of the last node reading it; -1 if none */
     bool is_output;
+    /* params under KBV_INIT_UNIFORM_FAN_IN: PyTorch's fan_in of the shape at
+     * this size (kbv_param_fan_in); 0 otherwise */
+    int64_t fan_in;
 } kbv_value;
 
 typedef struct kbv_node {
@@ -50,9 +54,15 @@ kbv_status kbv_graph_build(const kbv_problem_def *def, kbv_size size, kbv_graph 
 /* Same with explicit dim sizes (def->dims order); for hidden shapes. */
 kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims, kbv_graph *g);
 
+/* PyTorch's fan_in for the U(-1/sqrt(fan_in), 1/sqrt(fan_in)) initialiser of
+ * param p (index into g's params, state_dict order) at g's size: a weight
+ * [out, in, *k] has in * prod(k) (nn.Linear, nn.ConvNd; ConvTranspose's
+ * [in, out/groups, *k] takes dim 1 too, as torch.nn.init does), and a 1-D
+ * "X.bias" the fan_in of "X.weight". Fails with the reason when the shape
+ * gives none. */
+kbv_status kbv_param_fan_in(const kbv_graph *g, int p, int64_t *fan_in);
+
 int64_t kbv_value_numel(const kbv_value *v);
-size_t kbv_dtype_size(kbv_dtype dt);
-const char *kbv_dtype_name(kbv_dtype dt);
 /* Tensor descriptor for a value, contiguous, data NULL. */
 void kbv_value_tensor(const kbv_value *v, kbv_tensor *t);
 

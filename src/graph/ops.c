@@ -4,14 +4,14 @@
  * op and the operands' shapes; graph.c adds the problem and node. */
 #include "graph/ops_table.h"
 #include "graph/ops_conv.h"
+#include "graph/ops_rules.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ helpers */
 
-/* "A[33,47]" for messages. */
-static const char *describe(const kbv_value *v, char *buf, size_t cap)
+const char *kbv_value_describe(const kbv_value *v, char *buf, size_t cap)
 {
     size_t used = (size_t)snprintf(buf, cap, "%s[", v->name ? v->name : "?");
     for (int d = 0; d < v->ndim && used < cap; d++)
@@ -20,11 +20,6 @@ static const char *describe(const kbv_value *v, char *buf, size_t cap)
     if (used < cap)
         snprintf(buf + used, cap - used, "]");
     return buf;
-}
-
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
 }
 
 /* Rank within a category: the wider type wins promotion. */
@@ -44,7 +39,7 @@ static int int_rank(kbv_dtype dt)
  * the default float dtype. */
 static kbv_dtype promote(const kbv_value *a, const kbv_value *b)
 {
-    bool fa = is_float(a->dtype), fb = is_float(b->dtype);
+    bool fa = kbv_dtype_is_float(a->dtype), fb = kbv_dtype_is_float(b->dtype);
     if (fa != fb) {
         const kbv_value *f = fa ? a : b, *other = fa ? b : a;
         if (f->ndim == 0 && other->ndim > 0)
@@ -67,7 +62,7 @@ static kbv_dtype promote(const kbv_value *a, const kbv_value *b)
 /* Functions such as sigmoid turn integer tensors into the default float. */
 static kbv_dtype float_result(kbv_dtype dt)
 {
-    return is_float(dt) ? dt : KBV_F32;
+    return kbv_dtype_is_float(dt) ? dt : KBV_F32;
 }
 
 static void copy_shape(kbv_value *out, const kbv_value *in)
@@ -119,13 +114,13 @@ static kbv_status shape_matmul(const kbv_node_def *n, const kbv_value *const *ar
     char da[160], db[160];
     if (a->ndim == 0 || b->ndim == 0)
         return kbv_fail(KBV_ERR_INVALID, "matmul: both operands need at least 1 dim, got %s and %s",
-                        describe(a, da, sizeof da), describe(b, db, sizeof db));
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db));
     int64_t ka = a->shape[a->ndim - 1];
     int64_t kb = b->ndim >= 2 ? b->shape[b->ndim - 2] : b->shape[0];
     if (ka != kb)
         return kbv_fail(KBV_ERR_INVALID, "matmul: inner sizes differ (%lld vs %lld): %s x %s",
-                        (long long)ka, (long long)kb, describe(a, da, sizeof da),
-                        describe(b, db, sizeof db));
+                        (long long)ka, (long long)kb, kbv_value_describe(a, da, sizeof da),
+                        kbv_value_describe(b, db, sizeof db));
     int batch_a = a->ndim > 2 ? a->ndim - 2 : 0, batch_b = b->ndim > 2 ? b->ndim - 2 : 0;
     int64_t shape[2 * KBV_MAX_DIMS];
     int nd = 0;
@@ -151,10 +146,10 @@ static kbv_status shape_bmm(const kbv_node_def *n, const kbv_value *const *args,
     char da[160], db[160];
     if (a->ndim != 3 || b->ndim != 3)
         return kbv_fail(KBV_ERR_INVALID, "bmm: both operands must be 3-D, got %s and %s",
-                        describe(a, da, sizeof da), describe(b, db, sizeof db));
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db));
     if (a->shape[0] != b->shape[0] || a->shape[2] != b->shape[1])
         return kbv_fail(KBV_ERR_INVALID, "bmm: shapes do not match: %s x %s",
-                        describe(a, da, sizeof da), describe(b, db, sizeof db));
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db));
     out->dtype = promote(a, b);
     out->ndim = 3;
     out->shape[0] = a->shape[0];
@@ -200,10 +195,10 @@ static kbv_status shape_einsum(const kbv_node_def *n, const kbv_value *const *ar
                         eq);
     if ((size_t)a->ndim != la || b->ndim != 2)
         return kbv_fail(KBV_ERR_INVALID, "einsum '%s': operands %s and %s do not have %zu and 2 dims",
-                        eq, describe(a, da, sizeof da), describe(b, db, sizeof db), la);
+                        eq, kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db), la);
     if (a->shape[a->ndim - 1] != b->shape[0])
         return kbv_fail(KBV_ERR_INVALID, "einsum '%s': contracted sizes differ: %s and %s", eq,
-                        describe(a, da, sizeof da), describe(b, db, sizeof db));
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db));
     out->dtype = promote(a, b);
     copy_shape(out, a);
     out->shape[out->ndim - 1] = b->shape[1];
@@ -219,7 +214,7 @@ static kbv_status shape_transpose(const kbv_node_def *n, const kbv_value *const 
     char da[160];
     if (a->ndim != 2)
         return kbv_fail(KBV_ERR_INVALID, "transpose (.T): operand must be 2-D, got %s",
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(a, da, sizeof da));
     out->dtype = a->dtype;
     out->ndim = 2;
     out->shape[0] = a->shape[1];
@@ -234,7 +229,7 @@ static kbv_status shape_diag(const kbv_node_def *n, const kbv_value *const *args
     char da[160];
     if (a->ndim != 1)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "diag: only a 1-D operand is supported, got %s",
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(a, da, sizeof da));
     if (n->i[0] != 0)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "diag: only diagonal 0 is supported, got %lld",
                         (long long)n->i[0]);
@@ -253,7 +248,7 @@ static kbv_status shape_triangle(const kbv_node_def *n, const kbv_value *const *
     char da[160];
     if (a->ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "triu/tril: operand needs at least 2 dims, got %s",
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(a, da, sizeof da));
     out->dtype = a->dtype;
     copy_shape(out, a);
     return KBV_OK;
@@ -268,7 +263,7 @@ static kbv_status shape_binary(const char *op, const kbv_value *const *args, kbv
     char da[160], db[160];
     if (broadcast(op, a->shape, a->ndim, b->shape, b->ndim, shape, &nd) != KBV_OK)
         return kbv_fail(KBV_ERR_INVALID, "%s: shapes do not broadcast: %s and %s", op,
-                        describe(a, da, sizeof da), describe(b, db, sizeof db));
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db));
     kbv_dtype dt = promote(a, b);
     out->dtype = true_division ? float_result(dt) : dt;
     out->ndim = nd;
@@ -347,7 +342,7 @@ static kbv_status shape_softmax(const kbv_node_def *n, const kbv_value *const *a
     char da[160];
     if (n->i[0] < -rank || n->i[0] >= rank)
         return kbv_fail(KBV_ERR_INVALID, "softmax: dim %lld is out of range for %s",
-                        (long long)n->i[0], describe(a, da, sizeof da));
+                        (long long)n->i[0], kbv_value_describe(a, da, sizeof da));
     out->dtype = float_result(a->dtype);
     copy_shape(out, a);
     return KBV_OK;
@@ -375,7 +370,9 @@ static double flops_2(const kbv_graph *g, const kbv_node *n) { return 2.0 * out_
 static double flops_3(const kbv_graph *g, const kbv_node *n) { return 3.0 * out_numel(g, n); }
 static double flops_4(const kbv_graph *g, const kbv_node *n) { return 4.0 * out_numel(g, n); }
 static double flops_5(const kbv_graph *g, const kbv_node *n) { return 5.0 * out_numel(g, n); }
+static double flops_6(const kbv_graph *g, const kbv_node *n) { return 6.0 * out_numel(g, n); }
 static double flops_8(const kbv_graph *g, const kbv_node *n) { return 8.0 * out_numel(g, n); }
+static double flops_9(const kbv_graph *g, const kbv_node *n) { return 9.0 * out_numel(g, n); }
 
 /* ------------- normalisation, reduction, scan, loss and attention ops */
 
@@ -385,7 +382,7 @@ static kbv_status resolve_dim(const char *op, const kbv_value *a, int64_t dim, i
     char da[160];
     if (a->ndim == 0 || dim < -a->ndim || dim >= a->ndim)
         return kbv_fail(KBV_ERR_INVALID, "%s: dim %lld is out of range for %s", op,
-                        (long long)dim, describe(a, da, sizeof da));
+                        (long long)dim, kbv_value_describe(a, da, sizeof da));
     *out = (int)(dim < 0 ? dim + a->ndim : dim);
     return KBV_OK;
 }
@@ -403,9 +400,9 @@ static bool same_shape(const kbv_value *a, const kbv_value *b)
 static kbv_status need_float(const char *op, const kbv_value *a)
 {
     char da[160];
-    if (!is_float(a->dtype))
+    if (!kbv_dtype_is_float(a->dtype))
         return kbv_fail(KBV_ERR_INVALID, "%s: %s must be a float tensor, it is %s", op,
-                        describe(a, da, sizeof da), kbv_dtype_name(a->dtype));
+                        kbv_value_describe(a, da, sizeof da), kbv_dtype_name(a->dtype));
     return KBV_OK;
 }
 
@@ -416,7 +413,7 @@ static kbv_status check_affine(const char *op, const kbv_value *w, const kbv_val
     char dw[160], db[160];
     if (w->ndim != 1 || b->ndim != 1 || w->shape[0] != channels || b->shape[0] != channels)
         return kbv_fail(KBV_ERR_INVALID, "%s: weight %s and bias %s must both be [%lld]", op,
-                        describe(w, dw, sizeof dw), describe(b, db, sizeof db),
+                        kbv_value_describe(w, dw, sizeof dw), kbv_value_describe(b, db, sizeof db),
                         (long long)channels);
     return KBV_OK;
 }
@@ -430,7 +427,7 @@ static kbv_status shape_batch_norm(const kbv_node_def *n, const kbv_value *const
     KBV_TRY(need_float("batch_norm", a));
     if (a->ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "batch_norm: input needs at least 2 dims, got %s",
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(a, da, sizeof da));
     KBV_TRY(check_affine("batch_norm", args[1], args[2], a->shape[1]));
     out->dtype = a->dtype;
     copy_shape(out, a);
@@ -446,7 +443,7 @@ static kbv_status shape_instance_norm(const kbv_node_def *n, const kbv_value *co
     KBV_TRY(need_float("instance_norm", a));
     if (a->ndim < 3)
         return kbv_fail(KBV_ERR_INVALID, "instance_norm: input needs at least 3 dims, got %s",
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(a, da, sizeof da));
     out->dtype = a->dtype;
     copy_shape(out, a);
     return KBV_OK;
@@ -462,7 +459,7 @@ static kbv_status shape_group_norm(const kbv_node_def *n, const kbv_value *const
         return kbv_fail(KBV_ERR_INVALID,
                         "group_norm: %s needs at least 2 dims and channels divisible by %lld "
                         "groups",
-                        describe(a, da, sizeof da), (long long)n->i[0]);
+                        kbv_value_describe(a, da, sizeof da), (long long)n->i[0]);
     KBV_TRY(check_affine("group_norm", args[1], args[2], a->shape[1]));
     out->dtype = a->dtype;
     copy_shape(out, a);
@@ -483,8 +480,8 @@ static kbv_status shape_layer_norm(const kbv_node_def *n, const kbv_value *const
     if (!ok)
         return kbv_fail(KBV_ERR_INVALID,
                         "layer_norm: weight %s and bias %s must equal the trailing dims of %s",
-                        describe(w, dw, sizeof dw), describe(b, db, sizeof db),
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(w, dw, sizeof dw), kbv_value_describe(b, db, sizeof db),
+                        kbv_value_describe(a, da, sizeof da));
     out->dtype = a->dtype;
     copy_shape(out, a);
     return KBV_OK;
@@ -550,7 +547,7 @@ static kbv_status shape_mul_mask(const kbv_node_def *n, const kbv_value *const *
     char db[160];
     if (args[1]->dtype != KBV_BOOL)
         return kbv_fail(KBV_ERR_INVALID, "mul_mask: the mask %s must be bool, it is %s",
-                        describe(args[1], db, sizeof db), kbv_dtype_name(args[1]->dtype));
+                        kbv_value_describe(args[1], db, sizeof db), kbv_dtype_name(args[1]->dtype));
     KBV_TRY(need_float("mul_mask", args[0]));
     KBV_TRY(shape_binary("mul_mask", args, out, false));
     (void)n;
@@ -564,7 +561,7 @@ static kbv_status shape_scan(const kbv_node_def *n, const kbv_value *const *args
 {
     int dim = 0;
     KBV_TRY(resolve_dim(kbv_op_table[n->op].name, args[0], n->i[0], &dim));
-    out->dtype = is_float(args[0]->dtype) || n->op == KBV_OP_FLIP ? args[0]->dtype : KBV_I64;
+    out->dtype = kbv_dtype_is_float(args[0]->dtype) || n->op == KBV_OP_FLIP ? args[0]->dtype : KBV_I64;
     copy_shape(out, args[0]);
     return KBV_OK;
 }
@@ -591,7 +588,7 @@ static kbv_status shape_cat(const kbv_node_def *n, const kbv_value *const *args,
         ok = d == dim || a->shape[d] == b->shape[d];
     if (!ok)
         return kbv_fail(KBV_ERR_INVALID, "cat: %s and %s differ outside dim %d",
-                        describe(a, da, sizeof da), describe(b, db, sizeof db), dim);
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db), dim);
     out->dtype = promote(a, b);
     copy_shape(out, a);
     out->shape[dim] = a->shape[dim] + b->shape[dim];
@@ -606,7 +603,7 @@ static kbv_status shape_drop_last(const kbv_node_def *n, const kbv_value *const 
     char da[160];
     if (a->ndim == 0)
         return kbv_fail(KBV_ERR_INVALID, "[:-1]: cannot slice the 0-dim %s",
-                        describe(a, da, sizeof da));
+                        kbv_value_describe(a, da, sizeof da));
     out->dtype = a->dtype;
     copy_shape(out, a);
     if (out->shape[0] > 0)
@@ -626,8 +623,8 @@ static kbv_status shape_cross_entropy(const kbv_node_def *n, const kbv_value *co
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "cross_entropy: supported are [N, C] logits with [N] int64 class "
                         "indices, got %s (%s) and %s (%s)",
-                        describe(a, da, sizeof da), kbv_dtype_name(a->dtype),
-                        describe(b, db, sizeof db), kbv_dtype_name(b->dtype));
+                        kbv_value_describe(a, da, sizeof da), kbv_dtype_name(a->dtype),
+                        kbv_value_describe(b, db, sizeof db), kbv_dtype_name(b->dtype));
     out->dtype = a->dtype;
     out->ndim = 0;
     return KBV_OK;
@@ -644,7 +641,7 @@ static kbv_status shape_pair_loss(const kbv_node_def *n, const kbv_value *const 
     KBV_TRY(need_float(op, b));
     if (!same_shape(a, b) || (n->op == KBV_OP_KL_DIV && a->ndim == 0))
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands %s and %s must have one shape%s", op,
-                        describe(a, da, sizeof da), describe(b, db, sizeof db),
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db),
                         n->op == KBV_OP_KL_DIV ? " of at least 1 dim" : "");
     if (n->op == KBV_OP_SMOOTH_L1 && !(n->f[0] > 0.0))
         return kbv_fail(KBV_ERR_UNSUPPORTED, "smooth_l1_loss: beta %g must be positive",
@@ -664,8 +661,8 @@ static kbv_status shape_triplet(const kbv_node_def *n, const kbv_value *const *a
     if (a->ndim != 2 || !same_shape(a, args[1]) || !same_shape(a, args[2]))
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "triplet_margin_loss: supported are three [N, D] tensors, got %s, %s, %s",
-                        describe(a, da, sizeof da), describe(args[1], db, sizeof db),
-                        describe(args[2], dc, sizeof dc));
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(args[1], db, sizeof db),
+                        kbv_value_describe(args[2], dc, sizeof dc));
     if (n->f[1] != 2.0)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "triplet_margin_loss: only p=2 is supported, got %g",
                         n->f[1]);
@@ -681,7 +678,7 @@ static kbv_status shape_sdpa(const kbv_node_def *n, const kbv_value *const *args
     char dq[160], dk[160], dv[160];
     int nd = q->ndim;
     bool ok = nd >= 2 && k->ndim == nd && v->ndim == nd && q->dtype == k->dtype &&
-              q->dtype == v->dtype && is_float(q->dtype);
+              q->dtype == v->dtype && kbv_dtype_is_float(q->dtype);
     for (int d = 0; ok && d < nd - 2; d++)
         ok = q->shape[d] == k->shape[d] && q->shape[d] == v->shape[d];
     ok = ok && q->shape[nd - 1] == k->shape[nd - 1] && k->shape[nd - 2] == v->shape[nd - 2] &&
@@ -690,8 +687,8 @@ static kbv_status shape_sdpa(const kbv_node_def *n, const kbv_value *const *args
         return kbv_fail(KBV_ERR_INVALID,
                         "scaled_dot_product_attention: %s, %s, %s are not [..., L, E], "
                         "[..., S, E], [..., S, Ev] of one float dtype",
-                        describe(q, dq, sizeof dq), describe(k, dk, sizeof dk),
-                        describe(v, dv, sizeof dv));
+                        kbv_value_describe(q, dq, sizeof dq), kbv_value_describe(k, dk, sizeof dk),
+                        kbv_value_describe(v, dv, sizeof dv));
     if ((n->i[0] != 0) != (q->dtype == KBV_F16))
         return kbv_fail(KBV_ERR_INVALID,
                         "scaled_dot_product_attention: i[0] must be 1 exactly when the operands "
@@ -747,6 +744,48 @@ static double flops_sdpa(const kbv_graph *g, const kbv_node *n)
     double l = (double)q->shape[nd - 2], s = (double)k->shape[nd - 2];
     double e = (double)q->shape[nd - 1], ev = (double)v->shape[nd - 1];
     return batch * (2.0 * l * s * e + 2.0 * l * s * ev + 5.0 * l * s);
+}
+
+/* ------------------------------------------------------ level-2 additions */
+
+/* F.linear: a [..., K] (1-D included), weight b [N, K], optional bias c [N];
+ * the result [..., N]. */
+static kbv_status shape_linear(const kbv_node_def *n, const kbv_value *const *args,
+                               kbv_value *out)
+{
+    const kbv_value *a = args[0], *w = args[1];
+    char da[160], dw[160], dc[160];
+    KBV_TRY(need_float("linear", a));
+    KBV_TRY(need_float("linear", w));
+    if (a->ndim < 1 || w->ndim != 2 || a->shape[a->ndim - 1] != w->shape[1])
+        return kbv_fail(KBV_ERR_INVALID, "linear: input %s and weight %s are not [..., K] and "
+                        "[N, K]",
+                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(w, dw, sizeof dw));
+    bool has_bias = n->args[2] != NULL;
+    if (has_bias) {
+        const kbv_value *c = args[2];
+        KBV_TRY(need_float("linear", c));
+        if (c->ndim != 1 || c->shape[0] != w->shape[0])
+            return kbv_fail(KBV_ERR_INVALID, "linear: bias %s is not [%lld] for weight %s",
+                            kbv_value_describe(c, dc, sizeof dc), (long long)w->shape[0],
+                            kbv_value_describe(w, dw, sizeof dw));
+    }
+    out->dtype = promote(a, w);
+    copy_shape(out, a);
+    out->shape[out->ndim - 1] = w->shape[0];
+    return KBV_OK;
+}
+
+/* 2 M N K for the product, M N for the bias. */
+static double flops_linear(const kbv_graph *g, const kbv_node *n)
+{
+    return flops_contraction(g, n) + (n->n_args == 3 ? out_numel(g, n) : 0.0);
+}
+
+/* torch.minimum / torch.maximum: broadcasting, PyTorch's type promotion. */
+static kbv_status shape_minmax(const kbv_node_def *n, const kbv_value *const *a, kbv_value *o)
+{
+    return shape_binary(kbv_op_table[n->op].name, a, o, false);
 }
 
 /* ------------------------------------------------------------------- table */
@@ -929,6 +968,79 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_AVG_POOL3D] = {"avg_pool3d", 1, false,
         "torch.nn.functional.avg_pool3d({0}, {s})", kbv_shape_window, kbv_flops_window},
     /* (end of convolution and pooling ops) */
+
+    /* the level-2 ops; the FLOPs of the activations as above: mish
+     * x * tanh(softplus(x)) 6, hardswish x * min(max(x + 3, 0), 6) / 6 5,
+     * gelu tanh form 9 (cube 2, 4 multiply-adds, tanh, two more), silu
+     * x / (1 + exp(-x)) 4; views, clone and dropout 0 */
+    [KBV_OP_LINEAR] = {.name = "linear", .n_args = 3, .min_args = 2,
+        .torch = "torch.nn.functional.linear({0}, {1}, {2})", .shape = shape_linear,
+        .flops = flops_linear, .tf32 = KBV_TF32_MATMUL},
+    [KBV_OP_CLAMP] = {.name = "clamp", .n_args = 1,
+        .torch = "torch.clamp({0}, min={f0}, max={f1})", .shape = shape_scalar,
+        .flops = flops_2},
+    [KBV_OP_CLAMP_MAX] = {.name = "clamp_max", .n_args = 1,
+        .torch = "torch.clamp({0}, max={f0})", .shape = shape_scalar, .flops = flops_1},
+    [KBV_OP_SUB_SCALAR] = {.name = "sub_scalar", .n_args = 1, .torch = "({0} - {f0})",
+        .shape = shape_scalar, .flops = flops_1},
+    [KBV_OP_DIV_SCALAR] = {.name = "div_scalar", .n_args = 1, .torch = "({0} / {f0})",
+        .shape = shape_scalar, .flops = flops_1},
+    [KBV_OP_MISH] = {.name = "mish", .n_args = 1, .torch = "torch.nn.functional.mish({0})",
+        .shape = shape_float_unary, .flops = flops_6},
+    [KBV_OP_HARDSWISH] = {.name = "hardswish", .n_args = 1,
+        .torch = "torch.nn.functional.hardswish({0})", .shape = shape_float_unary,
+        .flops = flops_5},
+    [KBV_OP_GELU_TANH] = {.name = "gelu_tanh", .n_args = 1,
+        .torch = "torch.nn.functional.gelu({0}, approximate=\"tanh\")",
+        .shape = shape_float_unary, .flops = flops_9},
+    [KBV_OP_SILU] = {.name = "silu", .n_args = 1, .torch = "torch.nn.functional.silu({0})",
+        .shape = shape_float_unary, .flops = flops_4},
+    [KBV_OP_MINIMUM] = {.name = "minimum", .n_args = 2, .torch = "torch.minimum({0}, {1})",
+        .shape = shape_minmax, .flops = flops_1},
+    [KBV_OP_MAXIMUM] = {.name = "maximum", .n_args = 2, .torch = "torch.maximum({0}, {1})",
+        .shape = shape_minmax, .flops = flops_1},
+    [KBV_OP_MIN_SCALAR] = {.name = "min_scalar", .n_args = 1,
+        .torch = "torch.min({0}, torch.tensor({f0}))", .shape = shape_scalar, .flops = flops_1},
+    [KBV_OP_MAX_SCALAR] = {.name = "max_scalar", .n_args = 1,
+        .torch = "torch.max({0}, torch.tensor({f0}))", .shape = shape_scalar, .flops = flops_1},
+    [KBV_OP_SUM_DIMS] = {.name = "sum_dims", .n_args = 1,
+        .torch = "torch.sum({0}, dim={m0}, keepdim={b1})", .shape = kbv_shape_reduce_dims,
+        .flops = flops_per_input},
+    [KBV_OP_MEAN_DIMS] = {.name = "mean_dims", .n_args = 1,
+        .torch = "torch.mean({0}, dim={m0}, keepdim={b1})", .shape = kbv_shape_reduce_dims,
+        .flops = flops_per_input},
+    [KBV_OP_AMAX_DIMS] = {.name = "amax_dims", .n_args = 1,
+        .torch = "torch.amax({0}, dim={m0}, keepdim={b1})", .shape = kbv_shape_reduce_dims,
+        .flops = flops_per_input},
+    [KBV_OP_LOGSUMEXP] = {.name = "logsumexp", .n_args = 1,
+        .torch = "torch.logsumexp({0}, dim={i0}, keepdim={b1})", .shape = kbv_shape_reduce_dims,
+        .flops = kbv_flops_logsumexp},
+    [KBV_OP_ADAPTIVE_AVG_POOL1D] = {.name = "adaptive_avg_pool1d", .n_args = 1,
+        .torch = "torch.nn.functional.adaptive_avg_pool1d({0}, {s})",
+        .shape = kbv_shape_adaptive_pool, .flops = kbv_flops_adaptive_pool},
+    [KBV_OP_ADAPTIVE_AVG_POOL2D] = {.name = "adaptive_avg_pool2d", .n_args = 1,
+        .torch = "torch.nn.functional.adaptive_avg_pool2d({0}, {s})",
+        .shape = kbv_shape_adaptive_pool, .flops = kbv_flops_adaptive_pool},
+    [KBV_OP_ADAPTIVE_AVG_POOL3D] = {.name = "adaptive_avg_pool3d", .n_args = 1,
+        .torch = "torch.nn.functional.adaptive_avg_pool3d({0}, {s})",
+        .shape = kbv_shape_adaptive_pool, .flops = kbv_flops_adaptive_pool},
+    [KBV_OP_UNSQUEEZE] = {.name = "unsqueeze", .n_args = 1, .is_view = true,
+        .torch = "{0}.unsqueeze({i0})", .shape = kbv_shape_unsqueeze, .flops = flops_none},
+    [KBV_OP_SQUEEZE] = {.name = "squeeze", .n_args = 1, .is_view = true,
+        .torch = "{0}.squeeze({i0})", .shape = kbv_shape_squeeze, .flops = flops_none},
+    [KBV_OP_SQUEEZE_ALL] = {.name = "squeeze_all", .n_args = 1, .is_view = true,
+        .torch = "{0}.squeeze()", .shape = kbv_shape_squeeze, .flops = flops_none},
+    [KBV_OP_VIEW] = {.name = "view", .n_args = 1, .is_view = true, .torch = "{0}.view{s}",
+        .shape = kbv_shape_view, .shape_in = kbv_shape_view_in, .flops = flops_none},
+    [KBV_OP_FLATTEN] = {.name = "flatten", .n_args = 1, .is_view = true,
+        .torch = "torch.flatten({0}, start_dim={i0}, end_dim={i1})",
+        .shape = kbv_shape_flatten, .flops = flops_none},
+    [KBV_OP_CLONE] = {.name = "clone", .n_args = 1, .torch = "{0}.clone()",
+        .shape = kbv_shape_identity, .flops = flops_none},
+    [KBV_OP_DROPOUT] = {.name = "dropout", .n_args = 1, .is_view = true,
+        .torch = "torch.nn.functional.dropout({0}, p={f0}, training={b0})",
+        .shape = kbv_shape_identity, .flops = flops_none},
+    /* (end of the level-2 ops) */
 };
 
 /* The table's size is fixed by its declaration, so a missing row would be a

@@ -118,6 +118,48 @@ typedef enum kbv_op {
     KBV_OP_AVG_POOL3D,    /* F.avg_pool3d(a, s) */
     /* (end of convolution and pooling ops) */
 
+    /* the ops the level-2 problems add */
+    /* linear algebra */
+    KBV_OP_LINEAR,        /* F.linear(a, b, c): a [..., K], weight b [N, K], bias c [N]; with
+                             two operands no bias (nn.Linear(bias=False)) */
+    /* elementwise with Python-number constants */
+    KBV_OP_CLAMP,         /* torch.clamp(a, min=f[0], max=f[1]) */
+    KBV_OP_CLAMP_MAX,     /* torch.clamp(a, max=f[0]) */
+    KBV_OP_SUB_SCALAR,    /* a - f[0] */
+    KBV_OP_DIV_SCALAR,    /* a / f[0]: a true division, not a * (1 / f[0]) */
+    /* elementwise unary */
+    KBV_OP_MISH,          /* F.mish(a): a * tanh(softplus(a)) */
+    KBV_OP_HARDSWISH,     /* F.hardswish(a): a * relu6(a + 3) / 6 */
+    KBV_OP_GELU_TANH,     /* F.gelu(a, approximate="tanh") */
+    KBV_OP_SILU,          /* F.silu(a): a * sigmoid(a) in one kernel */
+    /* elementwise binary, broadcasting (a 0-dim operand included), NaN propagating */
+    KBV_OP_MINIMUM,       /* torch.minimum(a, b) (torch.min(a, b)) */
+    KBV_OP_MAXIMUM,       /* torch.maximum(a, b) (torch.max(a, b)) */
+    KBV_OP_MIN_SCALAR,    /* torch.min(a, torch.tensor(f[0])): a float32 0-dim constant */
+    KBV_OP_MAX_SCALAR,    /* torch.max(a, torch.tensor(f[0])) */
+    /* reductions over several dims: i[0] a bitmask (bit d: dim d, dims
+     * non-negative), keepdim i[1] */
+    KBV_OP_SUM_DIMS,      /* torch.sum(a, dim=(...), keepdim=i[1]) */
+    KBV_OP_MEAN_DIMS,     /* torch.mean(a, dim=(...), keepdim=i[1]) */
+    KBV_OP_AMAX_DIMS,     /* torch.amax(a, dim=(...), keepdim=i[1]) */
+    KBV_OP_LOGSUMEXP,     /* torch.logsumexp(a, dim=i[0], keepdim=i[1]) */
+    /* pooling to a fixed output size s = "output_size=..." (an int or a tuple) */
+    KBV_OP_ADAPTIVE_AVG_POOL1D, /* F.adaptive_avg_pool1d(a, s) */
+    KBV_OP_ADAPTIVE_AVG_POOL2D, /* F.adaptive_avg_pool2d(a, s) */
+    KBV_OP_ADAPTIVE_AVG_POOL3D, /* F.adaptive_avg_pool3d(a, s) */
+    /* views (no copy: the output aliases a) and copies */
+    KBV_OP_UNSQUEEZE,     /* a.unsqueeze(i[0]) */
+    KBV_OP_SQUEEZE,       /* a.squeeze(i[0]): the dim goes when its size is 1 */
+    KBV_OP_SQUEEZE_ALL,   /* a.squeeze(): every size-1 dim goes */
+    KBV_OP_VIEW,          /* a.view(s) of a contiguous a: s the target shape as a tuple of
+                             integers, -1 (once) and problem dim names, "(batch_size, -1)" */
+    KBV_OP_FLATTEN,       /* torch.flatten(a, start_dim=i[0], end_dim=i[1]) of a contiguous a */
+    KBV_OP_CLONE,         /* a.clone(): a contiguous copy */
+    KBV_OP_DROPOUT,       /* F.dropout(a, p=f[0], training=i[0]): the identity, a view (a
+                             documented deviation for training=1: PyTorch's RNG cannot be
+                             matched, see docs/METHODOLOGY.md) */
+    /* (end of the level-2 ops) */
+
     KBV_OP_COUNT
 } kbv_op;
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/ops_rules.h"
 #include "graph/ops_table.h"
 
 /* ------------------------------------------------------------ op kinds */
@@ -309,29 +310,13 @@ int64_t kbv_pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, in
 
 /* ---------------------------------------------------------- shape rule */
 
-static const char *describe(const kbv_value *v, char *buf, size_t cap)
-{
-    size_t used = (size_t)snprintf(buf, cap, "%s[", v->name ? v->name : "?");
-    for (int d = 0; d < v->ndim && used < cap; d++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%lld", d ? "," : "",
-                                 (long long)v->shape[d]);
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
-    return buf;
-}
-
-static bool is_float(kbv_dtype dt)
-{
-    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
-}
-
 static kbv_status shape_pool(const char *name, const kbv_window *w, const kbv_value *x,
                              kbv_value *out)
 {
     char dx[160];
     if (x->ndim != w->spatial + 1 && x->ndim != w->spatial + 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: expected a %d-d or %d-d input, got %s", name,
-                        w->spatial + 1, w->spatial + 2, describe(x, dx, sizeof dx));
+                        w->spatial + 1, w->spatial + 2, kbv_value_describe(x, dx, sizeof dx));
     out->ndim = x->ndim;
     memcpy(out->shape, x->shape, sizeof out->shape);
     int first = x->ndim - w->spatial;
@@ -341,7 +326,7 @@ static kbv_status shape_pool(const char *name, const kbv_window *w, const kbv_va
                                       w->dilation[d], w->ceil_mode);
         if (o < 1)
             return kbv_fail(KBV_ERR_INVALID, "%s: input %s gives output size %lld along dim %d: "
-                            "too small", name, describe(x, dx, sizeof dx), (long long)o,
+                            "too small", name, kbv_value_describe(x, dx, sizeof dx), (long long)o,
                             first + d);
         out->shape[first + d] = o;
     }
@@ -355,10 +340,10 @@ static kbv_status shape_conv(const char *name, const kbv_window *w, const kbv_va
     bool transposed = w->kind == KBV_WINDOW_CONV_TRANSPOSE;
     if (x->ndim != w->spatial + 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: expected a %d-d input [N, C, ...], got %s", name,
-                        w->spatial + 2, describe(x, dx, sizeof dx));
+                        w->spatial + 2, kbv_value_describe(x, dx, sizeof dx));
     if (wt->ndim != w->spatial + 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: expected a %d-d weight, got %s", name,
-                        w->spatial + 2, describe(wt, dw, sizeof dw));
+                        w->spatial + 2, kbv_value_describe(wt, dw, sizeof dw));
     if (wt->dtype != x->dtype)
         return kbv_fail(KBV_ERR_INVALID, "%s: input and weight dtypes differ (%s, %s)", name,
                         kbv_dtype_name(x->dtype), kbv_dtype_name(wt->dtype));
@@ -370,14 +355,14 @@ static kbv_status shape_conv(const char *name, const kbv_window *w, const kbv_va
         if (cin != wt->shape[1] * g)
             return kbv_fail(KBV_ERR_INVALID, "%s: given groups=%lld, weight %s expects the "
                             "input to have %lld channels, but %s has %lld", name, (long long)g,
-                            describe(wt, dw, sizeof dw), (long long)(wt->shape[1] * g),
-                            describe(x, dx, sizeof dx), (long long)cin);
+                            kbv_value_describe(wt, dw, sizeof dw), (long long)(wt->shape[1] * g),
+                            kbv_value_describe(x, dx, sizeof dx), (long long)cin);
         cout = wt->shape[0];
     } else {
         if (cin != wt->shape[0])
             return kbv_fail(KBV_ERR_INVALID, "%s: weight %s expects the input to have %lld "
-                            "channels, but %s has %lld", name, describe(wt, dw, sizeof dw),
-                            (long long)wt->shape[0], describe(x, dx, sizeof dx), (long long)cin);
+                            "channels, but %s has %lld", name, kbv_value_describe(wt, dw, sizeof dw),
+                            (long long)wt->shape[0], kbv_value_describe(x, dx, sizeof dx), (long long)cin);
         if (cin % g != 0)
             return kbv_fail(KBV_ERR_INVALID, "%s: %lld input channels are not divisible by "
                             "groups=%lld", name, (long long)cin, (long long)g);
@@ -394,8 +379,8 @@ static kbv_status shape_conv(const char *name, const kbv_window *w, const kbv_va
                                                    w->dilation[d]);
         if (o < 1)
             return kbv_fail(KBV_ERR_INVALID, "%s: input %s and weight %s give output size %lld "
-                            "along dim %d: too small", name, describe(x, dx, sizeof dx),
-                            describe(wt, dw, sizeof dw), (long long)o, 2 + d);
+                            "along dim %d: too small", name, kbv_value_describe(x, dx, sizeof dx),
+                            kbv_value_describe(wt, dw, sizeof dw), (long long)o, 2 + d);
         out->shape[2 + d] = o;
     }
     return KBV_OK;
@@ -408,9 +393,9 @@ kbv_status kbv_shape_window(const kbv_node_def *n, const kbv_value *const *args,
     kbv_window w;
     KBV_TRY(kbv_window_parse(n->op, n->s, &w));
     const kbv_value *x = args[0];
-    if (!is_float(x->dtype))
+    if (!kbv_dtype_is_float(x->dtype))
         return kbv_fail(KBV_ERR_INVALID, "%s: input %s is %s, expected a float tensor", name,
-                        describe(x, dx, sizeof dx), kbv_dtype_name(x->dtype));
+                        kbv_value_describe(x, dx, sizeof dx), kbv_dtype_name(x->dtype));
     out->dtype = x->dtype;
     if (w.kind == KBV_WINDOW_MAX_POOL || w.kind == KBV_WINDOW_AVG_POOL) {
         KBV_TRY(shape_pool(name, &w, x, out));
@@ -421,7 +406,7 @@ kbv_status kbv_shape_window(const kbv_node_def *n, const kbv_value *const *args,
         const kbv_value *b = args[2];
         if (b->ndim != 1 || b->shape[0] != out->shape[1] || b->dtype != x->dtype)
             return kbv_fail(KBV_ERR_INVALID, "%s: bias %s should be 1-d of %lld %s elements",
-                            name, describe(b, dx, sizeof dx), (long long)out->shape[1],
+                            name, kbv_value_describe(b, dx, sizeof dx), (long long)out->shape[1],
                             kbv_dtype_name(x->dtype));
     }
     return KBV_OK;

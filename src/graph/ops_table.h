@@ -26,6 +26,14 @@ typedef struct kbv_op_info {
     /* Floating-point operations of one execution. */
     double (*flops)(const kbv_graph *g, const kbv_node *n);
     kbv_tf32_use tf32;
+    /* Fewest operands (0: exactly n_args); the ones after it are optional and
+     * an absent one renders as None (F.linear without a bias). */
+    int min_args;
+    /* Shape rule for ops whose attributes name the problem's dims (a view's
+     * target shape); graph.c calls it instead of `shape`, which then resolves
+     * literal shapes only. */
+    kbv_status (*shape_in)(const kbv_graph *g, const kbv_node_def *n,
+                           const kbv_value *const *args, kbv_value *out);
 } kbv_op_info;
 
 extern const kbv_op_info kbv_op_table[KBV_OP_COUNT];

@@ -51,6 +51,9 @@ typedef enum kbv_init {
     KBV_INIT_ONES,
     KBV_INIT_ZEROS,
     KBV_INIT_UNIFORM_FAN_IN,  /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)): Linear/Conv weight and bias */
+    KBV_INIT_RANDN,           /* N(0, 1): nn.Parameter(torch.randn(shape)) */
+    KBV_INIT_CONST,           /* every element .value: nn.Parameter(torch.tensor(x)),
+                                 torch.ones(shape) * x */
 } kbv_init;
 
 typedef struct kbv_dim_def {
@@ -74,7 +77,10 @@ typedef struct kbv_param_def {
     kbv_dtype dtype;
     const char *shape[KBV_MAX_DIMS];
     kbv_init init;
-    int64_t fan_in;                       /* KBV_INIT_UNIFORM_FAN_IN */
+    /* KBV_INIT_UNIFORM_FAN_IN: left 0, it is derived from the shape as PyTorch
+     * does (graph.h, kbv_value.fan_in); when written it must equal that */
+    int64_t fan_in;
+    double value;                         /* KBV_INIT_CONST */
     int is_buffer;                        /* a buffer (running_mean), not a parameter */
 } kbv_param_def;
 

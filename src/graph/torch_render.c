@@ -62,6 +62,20 @@ static void put_operand(strbuf *b, const kbv_value *v)
     puts_(b, v->name);
 }
 
+/* A bitmask of dims as a Python tuple: 0b110 -> "(1, 2)", 0b10 -> "(1,)". */
+static void put_dims_tuple(strbuf *b, int64_t mask)
+{
+    char tmp[16];
+    int n = 0;
+    puts_(b, "(");
+    for (int d = 0; d < 63; d++)
+        if ((mask >> d) & 1) {
+            snprintf(tmp, sizeof tmp, "%s%d", n++ ? ", " : "", d);
+            puts_(b, tmp);
+        }
+    puts_(b, n == 1 ? ",)" : ")");
+}
+
 kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
 {
     if (node < 0 || node >= g->n_nodes || cap == 0)
@@ -84,6 +98,11 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
         char tmp[64];
         if (kind >= '0' && kind <= '9' && close - t == 2 && kind - '0' < n->n_args) {
             put_operand(&b, &g->values[n->args[kind - '0']]);
+        } else if (kind >= '0' && kind <= '9' && close - t == 2 && info->min_args &&
+                   kind - '0' >= info->min_args && kind - '0' < info->n_args) {
+            puts_(&b, "None"); /* an optional operand left out */
+        } else if (kind == 'm' && field >= '0' && field <= '3') {
+            put_dims_tuple(&b, n->def->i[field - '0']);
         } else if (kind == 'f' && field >= '0' && field <= '3') {
             kbv_render_float(n->def->f[field - '0'], tmp, sizeof tmp);
             puts_(&b, tmp);
@@ -245,9 +264,11 @@ static void declare_containers(FILE *f, const kbv_problem_def *def, int p)
     }
 }
 
-static void render_param(FILE *f, const kbv_problem_def *def, int p)
+static void render_param(FILE *f, const kbv_graph *g, int p)
 {
-    const kbv_param_def *pd = &def->params[p];
+    const kbv_problem_def *def = g->def;
+    const kbv_param_def *pd = &def->params[g->values[g->n_inputs + p].def_index];
+    char num[64];
     char owner[128];
     const char *leaf = NULL;
     declare_containers(f, def, p);
@@ -260,10 +281,24 @@ static void render_param(FILE *f, const kbv_problem_def *def, int p)
     case KBV_INIT_ONES:
         fprint_factory(f, "torch.ones", pd->shape, pd->dtype, KBV_F32);
         break;
-    case KBV_INIT_UNIFORM_FAN_IN:
+    case KBV_INIT_UNIFORM_FAN_IN: {
+        long long fan_in = (long long)g->values[g->n_inputs + p].fan_in;
         fprint_factory(f, "torch.empty", pd->shape, pd->dtype, KBV_F32);
-        fprintf(f, ".uniform_(-1 / math.sqrt(%lld), 1 / math.sqrt(%lld))", (long long)pd->fan_in,
-                (long long)pd->fan_in);
+        fprintf(f, ".uniform_(-1 / math.sqrt(%lld), 1 / math.sqrt(%lld))", fan_in, fan_in);
+        break;
+    }
+    case KBV_INIT_RANDN:
+        fprint_factory(f, "torch.randn", pd->shape, pd->dtype, KBV_F32);
+        break;
+    case KBV_INIT_CONST:
+        /* torch.tensor(x) for a 0-dim param, torch.ones(shape) * x otherwise */
+        kbv_render_float(pd->value, num, sizeof num);
+        if (shape_ndim(pd->shape) == 0 && pd->dtype == KBV_F32) {
+            fprintf(f, "torch.tensor(%s)", num);
+        } else {
+            fprint_factory(f, "torch.ones", pd->shape, pd->dtype, KBV_F32);
+            fprintf(f, " * %s", num);
+        }
         break;
     default:
         fprint_factory(f, "torch.zeros", pd->shape, pd->dtype, KBV_F32);
@@ -284,7 +319,7 @@ static void render_model(FILE *f, const kbv_graph *g, const char *key)
     for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
         fprintf(f, "        self.%s = %s\n", def->init_args[a].name, def->init_args[a].name);
     for (int p = 0; p < g->n_params; p++)
-        render_param(f, def, p);
+        render_param(f, g, p);
     fprintf(f, "\n    def forward(self");
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, ", %s", g->values[i].name);

@@ -11,6 +11,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/vendor_libs.h"
+
 #include <openssl/evp.h>
 
 static const char *const proto_names[KBV_PROTO_COUNT] = {"standard", "verified", "strict"};
@@ -309,6 +311,40 @@ static json_t *draw_to_json(const kbv_draw_record *d, int *bad)
     return o;
 }
 
+/* ["cublas", "cudnn"]: the vendor libraries the run allowed, [] for none. */
+static json_t *vendor_libs_to_json(unsigned mask, int *bad)
+{
+    json_t *a = json_array();
+    for (int l = 0; a && l < KBV_VENDOR_COUNT; l++)
+        if ((mask >> l & 1u) &&
+            json_array_append_new(a, json_string(kbv_vendor_get((kbv_vendor_lib)l)->name)))
+            *bad = 1;
+    return a;
+}
+
+/* A record without "vendor_libs" was written before runs could allow them: none. */
+static kbv_status vendor_libs_from_json(const json_t *a, unsigned *mask)
+{
+    *mask = 0;
+    if (!a)
+        return KBV_OK;
+    if (!json_is_array(a))
+        return kbv_fail(KBV_ERR_PARSE, "results record whose vendor_libs is not a list");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v) {
+        const char *name = json_string_value(v);
+        int found = -1;
+        for (int l = 0; name && l < KBV_VENDOR_COUNT && found < 0; l++)
+            if (!strcmp(name, kbv_vendor_get((kbv_vendor_lib)l)->name))
+                found = l;
+        if (found < 0)
+            return kbv_fail(KBV_ERR_PARSE, "results record with an unknown vendor library");
+        *mask |= 1u << found;
+    }
+    return KBV_OK;
+}
+
 kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
 {
     int bad = 0;
@@ -328,6 +364,7 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
     put(o, "seed", json_integer((json_int_t)rec->seed), &bad);
     put(o, "gate", json_string(kbv_gate_get(rec->gate)->name), &bad);
     put(o, "precision", json_string(kbv_precision_get(rec->precision)->name), &bad);
+    put(o, "vendor_libs", vendor_libs_to_json(rec->vendor_libs, &bad), &bad);
 
     json_t *c = json_object();
     if (c) {
@@ -463,15 +500,39 @@ static void draw_from_json(const json_t *o, kbv_draw_record *d)
     }
 }
 
+static const char *const legacy_notes[KBV_LEGACY_COUNT] = {
+    "written before kbv recorded the verified gate: read as the text's, the only gate then",
+    "written before the sandbox: the candidate ran unconfined, so a forbidden system call did "
+    "not fail it",
+};
+
+const char *kbv_legacy_note(int k)
+{
+    return k >= 0 && k < KBV_LEGACY_COUNT ? legacy_notes[k] : "?";
+}
+
+long long kbv_record_schema(const json_t *o)
+{
+    const json_t *v = json_object_get(o, "schema");
+    return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
 kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
 {
     kbv_record_init(rec);
     if (!json_is_object(o))
         return kbv_fail(KBV_ERR_PARSE, "a results record must be a JSON object");
-    long long schema = get_int(o, "schema", -1);
+    long long schema = kbv_record_schema(o);
+    if (schema > KBV_RESULTS_SCHEMA)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "results record of schema %lld, written by a newer "
+                        "kbv (this one reads schemas up to %d)", schema, KBV_RESULTS_SCHEMA);
     if (schema != KBV_RESULTS_SCHEMA)
         return kbv_fail(KBV_ERR_PARSE, "results record of schema %lld (this kbv reads %d)",
                         schema, KBV_RESULTS_SCHEMA);
+    if (!json_object_get(o, "gate"))
+        rec->legacy |= KBV_LEGACY_NO_GATE;
+    if (!json_object_get(o, "sandbox"))
+        rec->legacy |= KBV_LEGACY_NO_SANDBOX;
     if (!json_is_string(json_object_get(o, "model")) ||
         !json_is_string(json_object_get(o, "problem")))
         return kbv_fail(KBV_ERR_PARSE, "results record without model or problem");
@@ -494,6 +555,7 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
                       kbv_precision_parse(json_string_value(precision), &rec->precision) !=
                           KBV_OK))
         return kbv_fail(KBV_ERR_PARSE, "results record with an unknown precision");
+    KBV_TRY(vendor_libs_from_json(json_object_get(o, "vendor_libs"), &rec->vendor_libs));
     const json_t *c = json_object_get(o, "compile");
     if (json_is_object(c)) {
         rec->compile.ok = json_is_true(json_object_get(c, "ok"));
@@ -559,7 +621,7 @@ bool kbv_record_same_job(const kbv_record *a, const kbv_record *b)
     return a->sample == b->sample && !strcmp(a->problem, b->problem) &&
            !strcmp(a->model, b->model) && !strcmp(a->source_sha256, b->source_sha256) &&
            !strcmp(a->size, b->size) && !strcmp(a->device, b->device) && a->gate == b->gate &&
-           a->precision == b->precision;
+           a->precision == b->precision && a->vendor_libs == b->vendor_libs;
 }
 
 /* ---- lists and files -------------------------------------------------- */
@@ -590,7 +652,7 @@ void kbv_record_list_free(kbv_record_list *list)
  * order), so a record cut short anywhere still begins with a prefix of this. */
 static const char record_start[] = "{\"schema\":";
 
-typedef enum line_kind { LINE_BLANK, LINE_RECORD, LINE_TORN, LINE_FOREIGN } line_kind;
+typedef enum line_kind { LINE_BLANK, LINE_RECORD, LINE_NEWER, LINE_TORN, LINE_FOREIGN } line_kind;
 
 /* The line's length without its line ending; 0 when it is blank. */
 static size_t content_length(const char *line, size_t len)
@@ -612,7 +674,7 @@ static bool begins_like_a_record(const char *line, size_t len)
 /* What one line of a results file is; *rec is the record when it is one. A
  * line that is no record but begins like one was cut short by a killed run
  * (or is of another schema); any other was not written by kbv. */
-static line_kind classify_line(const char *line, size_t len, kbv_record *rec)
+static line_kind classify_line(const char *line, size_t len, kbv_record *rec, int *schema)
 {
     size_t n = content_length(line, len);
     if (n == 0)
@@ -620,10 +682,14 @@ static line_kind classify_line(const char *line, size_t len, kbv_record *rec)
     json_error_t jerr;
     json_t *o = json_loadb(line, len, 0, &jerr);
     kbv_status st = o ? kbv_record_from_json(o, rec) : KBV_ERR_PARSE;
+    if (schema)
+        *schema = o ? (int)kbv_record_schema(o) : -1;
     json_decref(o);
     if (st == KBV_OK)
         return LINE_RECORD;
     kbv_clear_error();
+    if (st == KBV_ERR_UNSUPPORTED)
+        return LINE_NEWER;
     return begins_like_a_record(line, n) ? LINE_TORN : LINE_FOREIGN;
 }
 
@@ -648,7 +714,8 @@ kbv_status kbv_records_load(const char *path, kbv_record_list *list)
     errno = 0;
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        line_kind kind = classify_line(line, (size_t)len, rec);
+        int schema = -1;
+        line_kind kind = classify_line(line, (size_t)len, rec, &schema);
         if (kind == LINE_BLANK)
             continue;
         if (kind == LINE_RECORD) {
@@ -657,6 +724,12 @@ kbv_status kbv_records_load(const char *path, kbv_record_list *list)
         }
         if (list->malformed++ == 0)
             list->first_malformed_line = lineno;
+        if (kind == LINE_NEWER) {
+            if (list->newer++ == 0)
+                list->first_newer_line = lineno;
+            if (schema > list->newest_schema)
+                list->newest_schema = schema;
+        }
         if (kind == LINE_FOREIGN && list->foreign++ == 0)
             list->first_foreign_line = lineno;
     }
@@ -689,7 +762,7 @@ static kbv_status find_foreign_line(const char *path, int *first_foreign)
     errno = 0;
     while (*first_foreign == 0 && (len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (classify_line(line, (size_t)len, rec) == LINE_FOREIGN)
+        if (classify_line(line, (size_t)len, rec, NULL) == LINE_FOREIGN)
             *first_foreign = lineno;
     }
     if (ferror(f))

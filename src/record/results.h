@@ -19,6 +19,13 @@
 #include "kbv/candidate.h"
 #include "record/precision.h"
 
+/* The schema every record names ("schema"). Records of an earlier schema
+ * are converted to this one as they are read, each conversion noted in the
+ * record (`legacy`); none exist yet: every kbv so far wrote schema 1, its
+ * later fields added beside the first ones and read as absent from the
+ * records before them (below, kbv_legacy). A record of a later schema,
+ * written by a newer kbv, is not read but counted (kbv_record_list.newer),
+ * and kbv merge keeps it whole. */
 #define KBV_RESULTS_SCHEMA 1
 #define KBV_RECORD_MAX_DRAWS 15    /* 5 base draws, up to 6 hidden configs, D5..D8 */
 #define KBV_RECORD_MAX_DROPPED 6
@@ -110,7 +117,20 @@ typedef struct kbv_dropped_config {
     char reason[224];
 } kbv_dropped_config;
 
+/* What a schema-1 record written by an earlier kbv lacks, and how it is read
+ * (kbv_record.legacy, a mask; reports say how many records carry each). */
+typedef enum kbv_legacy {
+    KBV_LEGACY_NO_GATE = 1 << 0,     /* no "gate": before kbv eval --gate, judged by the text's */
+    KBV_LEGACY_NO_SANDBOX = 1 << 1,  /* no "sandbox": before the sandbox, the candidate ran
+                                        unconfined (a forbidden call did not fail it) */
+} kbv_legacy;
+#define KBV_LEGACY_COUNT 2
+
+/* The note for legacy bit k (0 .. KBV_LEGACY_COUNT - 1), in words. */
+const char *kbv_legacy_note(int k);
+
 typedef struct kbv_record {
+    unsigned legacy;                 /* kbv_legacy bits: what an earlier kbv did not record */
     char model[128];
     char problem[32];                /* "L1/19" */
     int level, problem_id, sample;
@@ -121,6 +141,9 @@ typedef struct kbv_record {
     uint64_t seed;
     kbv_gate gate;                   /* the verified protocol's gate */
     kbv_precision precision;         /* fp32 or bf16 (record/precision.h); absent: fp32 */
+    unsigned vendor_libs;            /* the vendor libraries the run allowed (core/vendor_libs.h):
+                                        JSON "vendor_libs": ["cublas", ...], [] for none; a
+                                        record without it was written when none could be */
     struct {
         bool ok, cached;
         double seconds;
@@ -162,7 +185,10 @@ size_t kbv_utf8_copy(char *dst, size_t cap, const char *src, size_t max_bytes);
 kbv_status kbv_file_sha256(const char *path, char hex[65]);
 
 kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out);
+/* KBV_ERR_UNSUPPORTED: a record of a later schema (a newer kbv wrote it). */
 kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
+/* A record's "schema", -1 when it has none. */
+long long kbv_record_schema(const json_t *obj);
 
 /* The name a record's results are tabled under: its model, with " @bf16"
  * for a bf16 run -- a model's fp32 and bf16 runs are two rows of every
@@ -173,7 +199,7 @@ int kbv_record_table_cmp(const kbv_record *a, const kbv_record *b);
 
 /* Identity of a record for resume: a sample is done when a record with the
  * same (model, problem, sample, source_sha256, size, device, gate,
- * precision) exists. */
+ * precision, vendor_libs) exists. */
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one
@@ -193,6 +219,10 @@ typedef struct kbv_record_list {
     int first_malformed_line;        /* 1-based, 0 if none */
     int foreign;                     /* of those, lines no kbv wrote (see above) */
     int first_foreign_line;          /* 1-based, 0 if none */
+    int newer;                       /* of the malformed, records of a later schema (a newer
+                                        kbv wrote them: whole, but not readable here) */
+    int first_newer_line;            /* 1-based, 0 if none */
+    int newest_schema;               /* the latest schema among them */
 } kbv_record_list;
 
 kbv_status kbv_records_load(const char *path, kbv_record_list *list);

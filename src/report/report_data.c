@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/vendor_libs.h"
+
 /* ---- failure classes --------------------------------------------------- */
 
 static const char *const kind_names[] = {
@@ -152,7 +154,8 @@ double kbv_report_mem_ratio(const kbv_proto_result *p)
 
 /* ---- loading ------------------------------------------------------------ */
 
-kbv_status kbv_report_data_load(const char *const *paths, int n_paths, kbv_report_data *d)
+kbv_status kbv_report_data_load(const char *const *paths, int n_paths,
+                                const kbv_report_config *cfg, kbv_report_data *d)
 {
     kbv_status st = KBV_OK;
     kbv_record_list one = {0};
@@ -168,11 +171,17 @@ kbv_status kbv_report_data_load(const char *const *paths, int n_paths, kbv_repor
             snprintf(d->malformed_where, sizeof d->malformed_where, "%s line %d", paths[i],
                      one.first_malformed_line);
         d->malformed += one.malformed;
+        if (one.newer && d->newer == 0)
+            snprintf(d->newer_where, sizeof d->newer_where, "%s line %d", paths[i],
+                     one.first_newer_line);
+        d->newer += one.newer;
+        if (one.newest_schema > d->newest_schema)
+            d->newest_schema = one.newest_schema;
         for (int k = 0; k < one.n; k++)
             KBV_TRY_GOTO(kbv_record_list_push(&d->records, &one.items[k]), st, fail);
         kbv_record_list_free(&one);
     }
-    KBV_TRY_GOTO(kbv_report_data_build(d), st, fail);
+    KBV_TRY_GOTO(kbv_report_data_build(d, cfg), st, fail);
     return KBV_OK;
 fail:
     kbv_record_list_free(&one);
@@ -181,20 +190,6 @@ fail:
 }
 
 /* ---- indexes ------------------------------------------------------------ */
-
-/* Level and id of a record, from its fields or its key "L1/19". */
-static void record_problem(const kbv_record *r, int *level, int *id)
-{
-    *level = r->level;
-    *id = r->problem_id;
-    if (*level <= 0 || *id <= 0) {
-        int l = 0, i = 0;
-        if (sscanf(r->problem, "L%d/%d", &l, &i) == 2) {
-            *level = l;
-            *id = i;
-        }
-    }
-}
 
 typedef struct ordered {
     const kbv_record *r;
@@ -384,27 +379,110 @@ static void common_precision(const kbv_report_data *d, char *out, size_t cap)
     }
 }
 
-kbv_status kbv_report_data_build(kbv_report_data *d)
+/* The vendor libraries the samples' runs allowed, "mixed", or "-" when there are none. */
+static void common_vendor_libs(const kbv_report_data *d, char *out, size_t cap)
+{
+    snprintf(out, cap, "-");
+    for (int i = 0; i < d->n_samples; i++) {
+        unsigned v = d->samples[i].rec->vendor_libs;
+        if (i == 0) {
+            kbv_vendor_format(v, out, cap);
+        } else if (v != d->samples[0].rec->vendor_libs) {
+            snprintf(out, cap, "mixed");
+            return;
+        }
+    }
+}
+
+/* The suite of the config (or the default one) with every problem a record
+ * names, in d->suite. */
+static kbv_status take_suite(kbv_report_data *d, const kbv_report_config *cfg)
+{
+    d->denominator = cfg ? cfg->denominator : KBV_DENOM_SUITE;
+    if (cfg && cfg->suite)
+        KBV_TRY(kbv_suite_copy(cfg->suite, &d->suite));
+    else
+        KBV_TRY(kbv_suite_default(NULL, &d->suite));
+    for (int i = 0; i < d->records.n; i++) {
+        int level, id;
+        kbv_record_problem_of(&d->records.items[i], &level, &id);
+        KBV_TRY(kbv_suite_add(&d->suite, level, id));
+    }
+    return KBV_OK;
+}
+
+static bool level_seen(const kbv_report_data *d, int level)
+{
+    for (int i = 0; i < d->n_problems; i++)
+        if (d->problems[i].level == level && d->problems[i].sampled)
+            return true;
+    return false;
+}
+
+/* The problems: those with samples, and in the suite view every other
+ * problem of the suite at a level the records have (a cell without
+ * samples: failed in the paper's count). */
+static kbv_status index_problems(kbv_report_data *d, const ordered *o, int n)
+{
+    d->problems = calloc((size_t)(n + d->suite.n + 1), sizeof *d->problems);
+    if (!d->problems)
+        return kbv_fail(KBV_ERR_NOMEM, "indexing %d problems", n + d->suite.n);
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && o[i].level == o[i - 1].level && o[i].id == o[i - 1].id)
+            continue;
+        if (problem_index(d, o[i].level, o[i].id) >= 0)
+            continue;
+        kbv_report_problem *p = &d->problems[d->n_problems++];
+        p->level = o[i].level;
+        p->id = o[i].id;
+        p->sampled = true;
+        qsort(d->problems, (size_t)d->n_problems, sizeof *d->problems, cmp_problem);
+    }
+    if (d->denominator == KBV_DENOM_SUITE) {
+        int sampled = d->n_problems;
+        for (int q = 0; q < d->suite.n; q++) {
+            const kbv_suite_problem *sp = &d->suite.p[q];
+            bool known = false;
+            for (int k = 0; k < sampled && !known; k++)
+                known = d->problems[k].level == sp->level && d->problems[k].id == sp->id;
+            if (known || !level_seen(d, sp->level))
+                continue;
+            kbv_report_problem *p = &d->problems[d->n_problems++];
+            p->level = sp->level;
+            p->id = sp->id;
+        }
+        qsort(d->problems, (size_t)d->n_problems, sizeof *d->problems, cmp_problem);
+    }
+    for (int i = 0; i < d->n_problems; i++) {
+        kbv_report_problem *p = &d->problems[i];
+        int k = kbv_suite_find(&d->suite, p->level, p->id);
+        snprintf(p->key, sizeof p->key, "L%d/%d", p->level, p->id);
+        p->degenerate = k >= 0 && d->suite.p[k].degenerate;
+    }
+    return KBV_OK;
+}
+
+kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cfg)
 {
     kbv_status st = KBV_OK;
     int n = d->records.n;
     ordered *o = NULL;
+    KBV_TRY(take_suite(d, cfg));
     if (n == 0)
         return KBV_OK;
     o = malloc((size_t)n * sizeof *o);
     d->samples = calloc((size_t)n, sizeof *d->samples);
-    d->problems = calloc((size_t)n, sizeof *d->problems);
     d->models = calloc((size_t)n, sizeof *d->models);
-    if (!o || !d->samples || !d->problems || !d->models)
+    if (!o || !d->samples || !d->models)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "indexing %d records", n);
     for (int i = 0; i < n; i++) {
         o[i].r = &d->records.items[i];
         o[i].pos = i;
-        record_problem(o[i].r, &o[i].level, &o[i].id);
+        kbv_record_problem_of(o[i].r, &o[i].level, &o[i].id);
     }
     qsort(o, (size_t)n, sizeof *o, cmp_ordered);
 
-    /* models, problems and the surviving samples (the last of duplicates) */
+    /* models and the surviving samples (the last of duplicates) */
     for (int i = 0; i < n; i++) {
         bool superseded = i + 1 < n && !kbv_record_table_cmp(o[i].r, o[i + 1].r) &&
                           o[i].level == o[i + 1].level && o[i].id == o[i + 1].id &&
@@ -418,18 +496,10 @@ kbv_status kbv_report_data_build(kbv_report_data *d)
         kbv_report_sample *s = &d->samples[d->n_samples++];
         s->rec = o[i].r;
         s->model = d->n_models - 1;
-        bool seen = false;
-        for (int k = 0; k < d->n_problems && !seen; k++)
-            seen = d->problems[k].level == o[i].level && d->problems[k].id == o[i].id;
-        if (!seen) {
-            kbv_report_problem *p = &d->problems[d->n_problems++];
-            p->level = o[i].level;
-            p->id = o[i].id;
-            snprintf(p->key, sizeof p->key, "L%d/%d", p->level, p->id);
-            p->degenerate = kbv_problem_is_degenerate(p->level, p->id);
-        }
+        for (int k = 0; k < KBV_LEGACY_COUNT; k++)
+            d->legacy[k] += (s->rec->legacy >> k) & 1;
     }
-    qsort(d->problems, (size_t)d->n_problems, sizeof *d->problems, cmp_problem);
+    KBV_TRY_GOTO(index_problems(d, o, n), st, done);
 
     d->cells = calloc((size_t)d->n_models * (size_t)d->n_problems, sizeof *d->cells);
     if (!d->cells)
@@ -438,7 +508,7 @@ kbv_status kbv_report_data_build(kbv_report_data *d)
     for (int i = 0; i < d->n_samples; i++) {
         kbv_report_sample *s = &d->samples[i];
         int level, id;
-        record_problem(s->rec, &level, &id);
+        kbv_record_problem_of(s->rec, &level, &id);
         s->problem = problem_index(d, level, id);
         const kbv_report_problem *p = &d->problems[s->problem];
         snprintf(s->anchor, sizeof s->anchor, "s-m%d-L%d-%d-%d", s->model, p->level, p->id,
@@ -458,7 +528,8 @@ kbv_status kbv_report_data_build(kbv_report_data *d)
         choose(d, &d->cells[i]);
     qsort(d->flag_names, (size_t)d->n_flags, sizeof d->flag_names[0], cmp_flag);
 
-    KBV_TRY_GOTO(kbv_metrics_compute(d->records.items, n, &d->metrics), st, done);
+    kbv_metrics_opts mo = {d->denominator, &d->suite};
+    KBV_TRY_GOTO(kbv_metrics_compute_with(d->records.items, n, &mo, &d->metrics), st, done);
     d->tally = calloc((size_t)(d->metrics.n ? d->metrics.n : 1), sizeof *d->tally);
     d->rows = calloc((size_t)(d->metrics.n ? d->metrics.n : 1), sizeof *d->rows);
     if (!d->tally || !d->rows)
@@ -476,6 +547,7 @@ kbv_status kbv_report_data_build(kbv_report_data *d)
     common_field(d, offsetof(kbv_record, size), d->size, sizeof d->size);
     common_gate(d, d->gate, sizeof d->gate);
     common_precision(d, d->precision, sizeof d->precision);
+    common_vendor_libs(d, d->vendor_libs, sizeof d->vendor_libs);
 done:
     free(o);
     return st;
@@ -484,6 +556,8 @@ done:
 void kbv_report_data_free(kbv_report_data *d)
 {
     kbv_record_list_free(&d->records);
+    kbv_suite_free(&d->suite);
+    kbv_torch_free(&d->torch);
     free(d->models);
     free(d->problems);
     free(d->samples);

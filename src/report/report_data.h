@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "report/metrics.h"
+#include "report/torch_ref.h"
 #include "record/results.h"
 
 /* Why a sample failed a protocol, from its record. */
@@ -62,6 +63,7 @@ typedef struct kbv_report_problem {
     int level, id;
     char key[16];             /* "L1/19" */
     bool degenerate;          /* excluded from the aggregates */
+    bool sampled;             /* some model has a sample of it */
 } kbv_report_problem;
 
 typedef struct kbv_report_sample {
@@ -87,15 +89,30 @@ typedef struct kbv_report_tally {
     int flags[KBV_REPORT_MAX_FLAGS];   /* samples carrying flag_names[i] */
 } kbv_report_tally;
 
+/* How the data is counted: the denominator view and the suite with its
+ * degenerate problems (report/metrics.h, report/suite.h). */
+typedef struct kbv_report_config {
+    kbv_denominator denominator;
+    const kbv_suite *suite;   /* NULL: kbv_suite_default(NULL) */
+} kbv_report_config;
+
 typedef struct kbv_report_data {
+    kbv_denominator denominator;
+    kbv_suite suite;          /* the config's, with every problem a record names */
     kbv_record_list records;  /* every record read, in order */
-    int malformed;            /* lines skipped while reading */
+    int malformed;            /* lines skipped while reading (torn, foreign or newer) */
     char malformed_where[1100];  /* "FILE line N" of the first one */
+    int newer;                /* of them, records of a later schema (a newer kbv wrote them) */
+    int newest_schema;
+    char newer_where[1100];   /* "FILE line N" of the first one */
+    int legacy[KBV_LEGACY_COUNT];   /* samples whose record lacks what bit k says */
 
     int n_models;
     char (*models)[128];      /* sorted as the metrics sort them */
     int n_problems;
-    kbv_report_problem *problems;  /* sorted by level, then id */
+    kbv_report_problem *problems;  /* sorted by level, then id: the problems with samples,
+                                      and in the suite view every problem of the suite at
+                                      the levels the records have */
     int n_samples;
     kbv_report_sample *samples;    /* by model, problem, sample */
     kbv_report_cell *cells;        /* [model * n_problems + problem] */
@@ -109,17 +126,22 @@ typedef struct kbv_report_data {
     int n_flags;
     char flag_names[KBV_REPORT_MAX_FLAGS][32];    /* sorted */
 
+    kbv_torch_times torch;    /* PyTorch eager and compile times (kbv report --torch); n 0: none */
+
     char device[128];         /* the records' device, or "mixed" */
     char size[8];             /* "full", "small", or "mixed" */
     char gate[16];            /* the records' verified gate, or "mixed" */
     char precision[8];        /* the records' precision, or "mixed": a bf16 run's rows are
                                  its model's name with " @bf16" (kbv_record_table_name) */
+    char vendor_libs[64];     /* the vendor libraries their runs allowed ("none"), or "mixed" */
 } kbv_report_data;
 
-/* Reads each results file (a missing one is an error) and builds. */
-kbv_status kbv_report_data_load(const char *const *paths, int n_paths, kbv_report_data *d);
+/* Reads each results file (a missing one is an error) and builds; cfg NULL:
+ * the suite view over the default suite. */
+kbv_status kbv_report_data_load(const char *const *paths, int n_paths,
+                                const kbv_report_config *cfg, kbv_report_data *d);
 /* Builds the indexes from d->records (filled by the caller). */
-kbv_status kbv_report_data_build(kbv_report_data *d);
+kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cfg);
 void kbv_report_data_free(kbv_report_data *d);
 
 const kbv_report_cell *kbv_report_cell_of(const kbv_report_data *d, int model, int problem);

@@ -28,6 +28,8 @@ const char *kbv_report_fmt_ratio(double x, bool ascii, char *buf, size_t cap);
 const char *kbv_report_fmt_frac(double x, char *buf, size_t cap);
 const char *kbv_report_fmt_ms(double x, char *buf, size_t cap);
 const char *kbv_report_fmt_bytes(double x, char *buf, size_t cap);
+/* "1.2 ± 0.3" (pct: one decimal, else two); "-" when undefined. */
+const char *kbv_report_fmt_mean_sd(kbv_mean_sd v, bool pct, char *buf, size_t cap);
 
 /* Whether any group under any protocol counted failure class k. */
 bool kbv_report_fail_seen(const kbv_report_data *d, kbv_fail_kind k);

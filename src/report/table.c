@@ -44,18 +44,21 @@ static const char *fmt_frac(double x, char *buf, size_t cap)
 
 void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info)
 {
-    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s%s%s%s%s)\n",
+    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s%s%s%s%s%s%s)\n",
             info->results_path ? info->results_path : "-", info->n_records,
             info->device ? info->device : "-", info->size ? info->size : "-",
             info->gate ? ", verified gate " : "", info->gate ? info->gate : "",
-            info->precision ? ", precision " : "", info->precision ? info->precision : "");
-    fprintf(f, "Problems: per model, the problems it has samples for; each problem's result is "
-               "its fastest correct sample.\n");
+            info->precision ? ", precision " : "", info->precision ? info->precision : "",
+            info->vendor_libs ? ", vendor libraries " : "",
+            info->vendor_libs ? info->vendor_libs : "");
+    fprintf(f, "Problems (--denominator %s): %s; each problem's result is its fastest correct "
+               "sample.\n", kbv_denominator_name(m->denominator),
+            kbv_denominator_text(m->denominator));
     if (m->n_excluded) {
         fprintf(f, "Excluded as degenerate:");
         for (int i = 0; i < m->n_excluded; i++)
             fprintf(f, " %s", m->excluded[i]);
-        fprintf(f, "\n");
+        fprintf(f, " (%s)\n", m->degenerate_from);
     }
     fprintf(f, "Columns per protocol: correct %%, speedup (geomean over correct), Fast@1 %%, "
                "fallback speedup, memory efficiency, memory-efficient %%, SOL fraction.\n\n");
@@ -146,7 +149,58 @@ static json_t *proto_json(const kbv_proto_metrics *pm, kbv_protocol p, kbv_preci
     put(o, "fallback_speedup", num_or_null(pm->fallback), bad);
     put(o, "mem_efficiency", num_or_null(pm->mem_eff), bad);
     put(o, "mem_efficient_pct", num_or_null(pm->mem_eff_pct), bad);
+    put(o, "mem_increased_pct", num_or_null(pm->mem_increased_pct), bad);
     put(o, "sol_fraction", num_or_null(pm->sol_fraction), bad);
+    return o;
+}
+
+static json_t *mean_sd_json(kbv_mean_sd v, int *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "mean", num_or_null(v.mean), bad);
+    put(o, "sd", num_or_null(v.sd), bad);
+    return o;
+}
+
+/* The per-sample numbers of protocol p: their mean +- std and each index's. */
+static json_t *per_sample_json(const kbv_group_metrics *g, kbv_protocol p, int *bad)
+{
+    const kbv_per_sample *ps = &g->spread[p];
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "sample_indices", json_integer(ps->n), bad);
+    put(o, "compiled_pct", mean_sd_json(ps->compiled_pct, bad), bad);
+    put(o, "correct_pct", mean_sd_json(ps->correct_pct, bad), bad);
+    put(o, "speedup", mean_sd_json(ps->speedup, bad), bad);
+    put(o, "fallback_speedup", mean_sd_json(ps->fallback, bad), bad);
+    put(o, "mem_efficient_pct", mean_sd_json(ps->mem_eff_pct, bad), bad);
+    json_t *fast = json_object();
+    for (int k = 0; fast && k < KBV_FAST_COUNT; k++) {
+        char key[16];
+        snprintf(key, sizeof key, "%g", kbv_fast_thresholds[k]);
+        put(fast, key, mean_sd_json(ps->fast_pct[k], bad), bad);
+    }
+    put(o, "fast_pct", fast, bad);
+    json_t *each = json_array();
+    for (int s = 0; each && s < g->n_sample_ids; s++) {
+        const kbv_sample_metrics *sm = &g->per_sample[s];
+        json_t *so = proto_json(&sm->p[p], p, g->precision, bad);
+        if (!so)
+            break;
+        json_object_del(so, "baseline");
+        put(so, "sample", json_integer(sm->sample), bad);
+        put(so, "compiled_pct", num_or_null(sm->compiled_pct), bad);
+        if (json_array_append_new(each, so))
+            *bad = 1;
+    }
+    put(o, "samples", each, bad);
     return o;
 }
 
@@ -162,11 +216,11 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
     put(o, "size", json_string(info->size ? info->size : ""), &bad);
     put(o, "verified_gate", info->gate ? json_string(info->gate) : json_null(), &bad);
     put(o, "precision", info->precision ? json_string(info->precision) : json_null(), &bad);
+    put(o, "vendor_libs", info->vendor_libs ? json_string(info->vendor_libs) : json_null(), &bad);
     put(o, "records", json_integer(info->n_records), &bad);
-    put(o, "problems_are",
-        json_string("per model, the problems it has samples for, degenerate ones excluded; a "
-                    "problem's result is its fastest correct sample"),
-        &bad);
+    put(o, "denominator", json_string(kbv_denominator_name(m->denominator)), &bad);
+    put(o, "problems_are", json_string(kbv_denominator_text(m->denominator)), &bad);
+    put(o, "degenerate_from", json_string(m->degenerate_from), &bad);
     json_t *ex = json_array();
     for (int i = 0; ex && i < m->n_excluded; i++)
         if (json_array_append_new(ex, json_string(m->excluded[i])))
@@ -184,10 +238,27 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
         put(gj, "precision", json_string(kbv_precision_get(g->precision)->name), &bad);
         put(gj, "level", g->level ? json_integer(g->level) : json_string("all"), &bad);
         put(gj, "problems", json_integer(g->n_problems), &bad);
+        put(gj, "problems_sampled", json_integer(g->n_sampled), &bad);
         put(gj, "samples", json_integer(g->n_samples), &bad);
-        for (int p = 0; p < KBV_PROTO_COUNT; p++)
-            put(gj, kbv_protocol_name((kbv_protocol)p),
-                proto_json(&g->p[p], (kbv_protocol)p, g->precision, &bad), &bad);
+        put(gj, "compiled", json_integer(g->n_compiled), &bad);
+        put(gj, "compiled_pct", num_or_null(g->compiled_pct), &bad);
+        json_t *conds = json_object();
+        for (int c = 0; conds && c < KBV_COND_COUNT; c++) {
+            /* a condition's baseline is tf32 or fp32 (bf16 in a bf16 run), its protocol
+             * columns the verdict's */
+            json_t *cj = proto_json(&g->cond[c], c == KBV_COND_FP32_STD || c == KBV_COND_FP32_HIDDEN
+                                                     ? KBV_PROTO_STANDARD
+                                                     : KBV_PROTO_VERIFIED,
+                                    g->precision, &bad);
+            put(conds, kbv_condition_name((kbv_condition)c), cj, &bad);
+        }
+        put(gj, "conditions", conds, &bad);
+        for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+            json_t *pj = proto_json(&g->p[p], (kbv_protocol)p, g->precision, &bad);
+            if (pj)
+                put(pj, "per_sample", per_sample_json(g, (kbv_protocol)p, &bad), &bad);
+            put(gj, kbv_protocol_name((kbv_protocol)p), pj, &bad);
+        }
         if (json_array_append_new(groups, gj))
             bad = 1;
     }

@@ -18,6 +18,8 @@ typedef struct kbv_summary_info {
     int n_records;                 /* records the metrics were computed over */
     const char *gate;              /* the records' verified gate, "mixed", or NULL: not said */
     const char *precision;         /* the records' precision, "mixed", or NULL: not said */
+    const char *vendor_libs;       /* the vendor libraries their runs allowed ("cublas,cudnn",
+                                      "none"), "mixed", or NULL: not said */
 } kbv_summary_info;
 
 void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info);

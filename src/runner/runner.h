@@ -18,8 +18,11 @@ typedef struct runner runner;
 typedef struct runner_device {
     /* Maps the arena into r->base and creates what timing needs. */
     kbv_child_fault (*init)(runner *r, char *reason);
-    /* Begins watching the candidate's own allocations (before dlopen). */
+    /* Begins watching the candidate's own allocations and launches (before dlopen). */
     void (*track_begin)(runner *r);
+    /* After the candidate is loaded, before the run stage: the vendor
+     * libraries of r->setup.vendor_libs made ready (runner_vendor.h). */
+    kbv_child_fault (*loaded)(runner *r, char *reason);
     /* Scratch memory for env->alloc, 256-byte aligned; NULL on failure. */
     void *(*alloc)(runner *r, size_t bytes);
     void (*release)(runner *r, void *ptr);

@@ -50,6 +50,16 @@ static void cpu_track_begin(runner *r)
     (void)r;  /* host allocations other than env->alloc are not counted */
 }
 
+/* A C candidate links no vendor library (the compile links them for .cu
+ * sources alone), so there is nothing to make ready. */
+static kbv_child_fault cpu_loaded(runner *r, char *reason)
+{
+    if (!r->setup.vendor_libs)
+        return KBV_FAULT_NONE;
+    snprintf(reason, RUNNER_REASON_CAP, "vendor libraries on the CPU backend");
+    return KBV_FAULT_HARNESS;
+}
+
 static void *cpu_alloc(runner *r, size_t bytes)
 {
     (void)r;
@@ -125,6 +135,7 @@ static void cpu_fini(runner *r)
 const runner_device runner_cpu = {
     .init = cpu_init,
     .track_begin = cpu_track_begin,
+    .loaded = cpu_loaded,
     .alloc = cpu_alloc,
     .release = cpu_release,
     .flush = cpu_flush,

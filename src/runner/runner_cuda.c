@@ -6,6 +6,7 @@
  * through CUPTI memory activity records. */
 #include "runner/runner.h"
 #include "runner/runner_trace.h"
+#include "runner/runner_vendor.h"
 
 #ifdef KBV_HAVE_CUDA
 
@@ -300,6 +301,7 @@ static void cuda_track_begin(runner *r)
 {
     (void)r;
     const char *msg = NULL;
+    runner_trace_watch();
     CUptiResult cr = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (cr == CUPTI_SUCCESS)
         cr = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
@@ -312,6 +314,14 @@ static void cuda_track_begin(runner *r)
     pthread_mutex_lock(&track.lock);
     track.on = true;
     pthread_mutex_unlock(&track.lock);
+}
+
+static kbv_child_fault cuda_loaded(runner *r, char *reason)
+{
+    int n = r->setup.n_kernels < KBV_PROTO_MAX_KERNELS ? (int)r->setup.n_kernels
+                                                        : KBV_PROTO_MAX_KERNELS;
+    runner_trace_candidate(r->so, r->setup.kernels, n);
+    return runner_vendor_prepare(r->setup.vendor_libs, reason);
 }
 
 static void *cuda_alloc(runner *r, size_t bytes)
@@ -507,6 +517,10 @@ static kbv_child_fault cuda_init(runner *r, char *reason)
 }
 
 static void cuda_track_begin(runner *r) { (void)r; }
+static kbv_child_fault cuda_loaded(runner *r, char *reason)
+{
+    return runner_vendor_prepare(r->setup.vendor_libs, reason);
+}
 static void *cuda_alloc(runner *r, size_t bytes) { (void)r; (void)bytes; return NULL; }
 static void cuda_release(runner *r, void *ptr) { (void)r; (void)ptr; }
 static kbv_child_fault cuda_flush(runner *r, unsigned round, char *reason)
@@ -538,6 +552,7 @@ static void cuda_fini(runner *r) { (void)r; }
 const runner_device runner_cuda = {
     .init = cuda_init,
     .track_begin = cuda_track_begin,
+    .loaded = cuda_loaded,
     .alloc = cuda_alloc,
     .release = cuda_release,
     .flush = cuda_flush,

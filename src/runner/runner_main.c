@@ -231,7 +231,11 @@ static kbv_child_fault setup(runner *r, char *reason)
         return KBV_FAULT_HARNESS;
     }
     kbv_child_fault f2 = load_candidate(r, reason);
-    if (runner_sandbox_after_load() != KBV_OK) {
+    /* still in the load stage: the trace learns the candidate's object, the
+     * vendor libraries it may call get everything they would open later */
+    if (f2 == KBV_FAULT_NONE)
+        f2 = r->dev->loaded(r, reason);
+    if (runner_sandbox_after_load(f2 == KBV_FAULT_NONE ? r->setup.vendor_libs : 0) != KBV_OK) {
         reason_set(reason, "sandbox: %s", kbv_last_error());
         return KBV_FAULT_HARNESS;
     }

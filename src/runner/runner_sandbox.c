@@ -12,6 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "core/vendor_libs.h"
 #include "sandbox/filter.h"
 
 static volatile sig_atomic_t denied_count;
@@ -53,6 +54,43 @@ static bool libc_probe_path(const char *path)
     return false;
 }
 
+/* The file-name prefixes the allowed vendor libraries probe for (read in
+ * the handler: set before the run stage's filter, never changed after). */
+#define MAX_PROBES 16
+static const char *vendor_probes[MAX_PROBES];
+
+/* Whether path's file name starts with one of vendor_probes: a vendor
+ * library looking, through the loader, for a file of its own that was
+ * loaded in the load stage under another of its names (or that does not
+ * exist). Refused without a count: it is not the candidate's doing, and
+ * "no such file" sends the loader to the name it already has. The loader's
+ * own cache, which it opens again for such a search, is answered alike
+ * (without it the loader searches its default directories, where the
+ * probes answer the same). */
+static bool vendor_probe_path(const char *path)
+{
+    if (!vendor_probes[0])
+        return false;
+    static const char loader_cache[] = "/etc/ld.so.cache";
+    const char *c = loader_cache, *q = path;
+    while (*c && *q == *c)
+        c++, q++;
+    if (!*c && !*q)
+        return true;
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/')
+            base = p + 1;
+    for (int i = 0; i < MAX_PROBES && vendor_probes[i]; i++) {
+        const char *a = base, *b = vendor_probes[i];
+        while (*b && *a == *b)
+            a++, b++;
+        if (!*b)
+            return true;
+    }
+    return false;
+}
+
 /* SIGSYS from SECCOMP_RET_TRAP: the call did not run. Count it and make it
  * return -EPERM, so that the candidate goes on and the evaluator, not the
  * candidate, decides what it means. */
@@ -76,7 +114,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc_)
         *ret = fd >= 0 ? fd : -EPERM;
         return;
     }
-    if (path && libc_probe_path(path)) {
+    if (path && (libc_probe_path(path) || vendor_probe_path(path))) {
         *ret = -ENOENT;
         return;
     }
@@ -110,10 +148,16 @@ kbv_status runner_sandbox_before_load(void)
     return KBV_OK;
 }
 
-kbv_status runner_sandbox_after_load(void)
+kbv_status runner_sandbox_after_load(unsigned vendor_libs)
 {
     if (!filters_on)
         return KBV_OK;
+    int n = 0;
+    for (int l = 0; l < KBV_VENDOR_COUNT; l++) {
+        const kbv_vendor_info *v = kbv_vendor_get((kbv_vendor_lib)l);
+        for (int i = 0; (vendor_libs >> l & 1u) && v->probes[i] && n < MAX_PROBES; i++)
+            vendor_probes[n++] = v->probes[i];
+    }
     KBV_TRY(kbv_filter_runner_install(KBV_FILTER_RUN));
     return KBV_OK;
 }

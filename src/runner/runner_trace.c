@@ -7,17 +7,32 @@
  * A record counts as inside a call when it starts and ends within that
  * call's window. The summary names the kernels that ran in each call, so
  * that the evaluator can tell the candidate's own kernels from others by
- * the symbols of the built object, which this process does not read. */
+ * the symbols of the built object, which this process does not read.
+ *
+ * Each kernel also carries where its launch came from. CUPTI's runtime-API
+ * callbacks see every launch in the launching thread, with the host
+ * function it names (cudaLaunchKernel's func), or the kernel handle the
+ * runtime gave for one (__cudaGetKernel, seen from before the candidate was
+ * loaded). The object that host function lies in (dladdr) is the kernel's
+ * origin: the candidate's, or another, a vendor library, named by its file.
+ * The launch's correlation id finds the kernel's record. A kernel whose
+ * launch no callback saw (a library that launches through the driver) has
+ * no origin. */
 #include "runner/runner_trace.h"
 
 #ifdef KBV_HAVE_CUDA
 
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define TRACE_MAX_RECORDS 65536
+#define MAX_KERNEL_HANDLES 4096
+#define LAUNCH_SLOTS (1u << 17)    /* open addressing by correlation id, > 2x the records */
+#define MAX_MODULES 16
 
 typedef struct traced {
     uint64_t start, end;
@@ -25,6 +40,238 @@ typedef struct traced {
     int name;                  /* index in the summary's names, -1: a copy or set */
     bool policy;               /* a kernel launched with an access-policy window */
 } traced;
+
+/* ---- launches: where each kernel came from ------------------------------ */
+
+/* The parameters of the runtime's kernel-handle entry points as CUPTI hands
+ * them over: the function's arguments in order, like the generated structs
+ * of generated_cuda_runtime_api_meta.h (through cupti.h), which has none
+ * for these two. */
+typedef struct get_kernel_params {
+    cudaKernel_t *kernel;
+    const void *entry;         /* the host function */
+} get_kernel_params;
+typedef struct launch_by_handle_params {
+    cudaKernel_t kernel;       /* then the grid, block, arguments, memory, stream */
+} launch_by_handle_params;
+
+typedef struct launch_slot {
+    uint32_t corr;
+    int8_t used, origin, module;   /* origin: kbv_trace_origin; module: index, -1 none */
+} launch_slot;
+
+static struct {
+    pthread_mutex_t lock;
+    bool subscribed;
+    CUpti_SubscriberHandle sub;
+    const void *candidate_base;    /* dli_fbase of the candidate's object */
+    int n_handles;
+    struct {
+        cudaKernel_t kernel;
+        const void *fn;
+    } handles[MAX_KERNEL_HANDLES];
+    bool on;                       /* launches are being recorded (a traced pass) */
+    int recorded;                  /* launches seen in this pass */
+    launch_slot slots[LAUNCH_SLOTS];
+    int n_modules;
+    char modules[MAX_MODULES][KBV_TRACE_MODULE_MAX];
+} seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const CUpti_CallbackId launch_cbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+#define N_LAUNCH_CBIDS (sizeof launch_cbids / sizeof launch_cbids[0])
+
+/* The host function a launch names; NULL when it named a handle the
+ * runtime gave out before anyone watched. */
+static const void *launched_function(CUpti_CallbackId cbid, const void *params)
+{
+    switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+        return ((const cudaLaunchKernel_v7000_params *)params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+        return ((const cudaLaunchKernel_ptsz_v7000_params *)params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+        return ((const cudaLaunchKernelExC_v11060_params *)params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+        return ((const cudaLaunchKernelExC_ptsz_v11060_params *)params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+        return ((const cudaLaunchCooperativeKernel_v9000_params *)params)->func;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+        return ((const cudaLaunchCooperativeKernel_ptsz_v9000_params *)params)->func;
+    default: {
+        cudaKernel_t k = ((const launch_by_handle_params *)params)->kernel;
+        const void *fn = NULL;
+        pthread_mutex_lock(&seen.lock);
+        for (int i = 0; i < seen.n_handles && !fn; i++)
+            if (seen.handles[i].kernel == k)
+                fn = seen.handles[i].fn;
+        pthread_mutex_unlock(&seen.lock);
+        return fn;
+    }
+    }
+}
+
+/* Index of a module's file name, added when new; -1 when full. Lock held. */
+static int module_index(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path ? path : "";
+    for (int i = 0; i < seen.n_modules; i++)
+        if (!strncmp(seen.modules[i], base, KBV_TRACE_MODULE_MAX - 1))
+            return i;
+    if (seen.n_modules == MAX_MODULES)
+        return -1;
+    snprintf(seen.modules[seen.n_modules], KBV_TRACE_MODULE_MAX, "%s", base);
+    return seen.n_modules++;
+}
+
+/* A kernel handle and the host function it is for, once. */
+static void note_handle(cudaKernel_t kernel, const void *fn)
+{
+    pthread_mutex_lock(&seen.lock);
+    bool known = false;
+    for (int i = 0; i < seen.n_handles && !known; i++)
+        known = seen.handles[i].kernel == kernel;
+    if (!known && seen.n_handles < MAX_KERNEL_HANDLES) {
+        seen.handles[seen.n_handles].kernel = kernel;
+        seen.handles[seen.n_handles].fn = fn;
+        seen.n_handles++;
+    }
+    pthread_mutex_unlock(&seen.lock);
+}
+
+static void record_launch(uint32_t corr, const void *fn)
+{
+    Dl_info info;
+    bool found = fn && dladdr(fn, &info);
+    pthread_mutex_lock(&seen.lock);
+    if (seen.on) {
+        launch_slot slot = {.corr = corr, .used = 1, .origin = KBV_ORIGIN_UNKNOWN, .module = -1};
+        if (found && seen.candidate_base && info.dli_fbase == seen.candidate_base) {
+            slot.origin = KBV_ORIGIN_CANDIDATE;
+        } else if (found) {
+            slot.origin = KBV_ORIGIN_OTHER;
+            slot.module = (int8_t)module_index(info.dli_fname);
+        }
+        uint32_t h = corr & (LAUNCH_SLOTS - 1);
+        for (uint32_t probe = 0; probe < LAUNCH_SLOTS; probe++, h = (h + 1) & (LAUNCH_SLOTS - 1))
+            if (!seen.slots[h].used || seen.slots[h].corr == corr) {
+                seen.slots[h] = slot;
+                seen.recorded++;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&seen.lock);
+}
+
+/* The launch with this correlation id, or NULL. Lock held. */
+static const launch_slot *launch_of(uint32_t corr)
+{
+    uint32_t h = corr & (LAUNCH_SLOTS - 1);
+    for (uint32_t probe = 0; probe < LAUNCH_SLOTS; probe++, h = (h + 1) & (LAUNCH_SLOTS - 1)) {
+        if (!seen.slots[h].used)
+            return NULL;
+        if (seen.slots[h].corr == corr)
+            return &seen.slots[h];
+    }
+    return NULL;
+}
+
+static void CUPTIAPI on_runtime_api(void *userdata, CUpti_CallbackDomain domain,
+                                    CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    const CUpti_CallbackData *cb = data;
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || !cb)
+        return;
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000 ||
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000) {
+        const get_kernel_params *p = cb->functionParams;
+        if (cb->callbackSite == CUPTI_API_EXIT && p && p->kernel && *p->kernel)
+            note_handle(*p->kernel, p->entry);
+        return;
+    }
+    if (cb->callbackSite == CUPTI_API_ENTER && cb->functionParams)
+        record_launch(cb->correlationId, launched_function(cbid, cb->functionParams));
+}
+
+void runner_trace_watch(void)
+{
+    if (cuptiSubscribe(&seen.sub, on_runtime_api, NULL) != CUPTI_SUCCESS)
+        return;
+    if (cuptiEnableCallback(1, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+                            CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000) != CUPTI_SUCCESS ||
+        cuptiEnableCallback(1, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+                            CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000) != CUPTI_SUCCESS) {
+        cuptiUnsubscribe(seen.sub);
+        return;
+    }
+    seen.subscribed = true;
+}
+
+void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels)
+{
+    Dl_info info;
+    void *forward = so ? dlsym(so, "kbv_forward") : NULL;
+    if (forward && dladdr(forward, &info)) {
+        pthread_mutex_lock(&seen.lock);
+        seen.candidate_base = info.dli_fbase;
+        pthread_mutex_unlock(&seen.lock);
+    }
+    struct link_map *lm = NULL;
+    if (!so || dlinfo(so, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+        return;
+    for (int i = 0; i < n_kernels; i++) {
+        const void *fn = (const void *)(lm->l_addr + (uintptr_t)kernels[i]);
+        cudaKernel_t k = NULL;
+        if (kernels[i] && cudaGetKernel(&k, fn) == cudaSuccess && k)
+            note_handle(k, fn);
+    }
+    (void)cudaGetLastError();   /* an offset that is no kernel is no error of the candidate's */
+}
+
+/* Launch callbacks on for a traced pass; false when they cannot be. */
+static bool launches_start(void)
+{
+    if (!seen.subscribed || !seen.candidate_base)
+        return false;
+    pthread_mutex_lock(&seen.lock);
+    memset(seen.slots, 0, sizeof seen.slots);
+    seen.n_modules = 0;
+    seen.recorded = 0;
+    seen.on = true;
+    pthread_mutex_unlock(&seen.lock);
+    for (size_t i = 0; i < N_LAUNCH_CBIDS; i++)
+        if (cuptiEnableCallback(1, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API, launch_cbids[i]) !=
+            CUPTI_SUCCESS) {
+            for (size_t j = 0; j < i; j++)
+                cuptiEnableCallback(0, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API, launch_cbids[j]);
+            pthread_mutex_lock(&seen.lock);
+            seen.on = false;
+            pthread_mutex_unlock(&seen.lock);
+            return false;
+        }
+    return true;
+}
+
+static void launches_stop(void)
+{
+    if (!seen.subscribed)
+        return;
+    for (size_t i = 0; i < N_LAUNCH_CBIDS; i++)
+        cuptiEnableCallback(0, seen.sub, CUPTI_CB_DOMAIN_RUNTIME_API, launch_cbids[i]);
+    pthread_mutex_lock(&seen.lock);
+    seen.on = false;
+    pthread_mutex_unlock(&seen.lock);
+}
 
 static struct {
     pthread_mutex_t lock;
@@ -34,7 +281,10 @@ static struct {
     int n, lost;
     uint64_t window[KBV_CHILD_MAX_CALLS][2];
     int calls;
-    kbv_child_trace names;     /* only n_names, names[] and names_truncated are used here */
+    bool origins;              /* the pass records launches (launches_start) */
+    int kernels;               /* kernel records taken */
+    kbv_child_trace names;     /* only n_names, names[], name_origin[], name_module[] and
+                                  names_truncated are used here */
 } trace = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const CUpti_ActivityKind traced_kinds[] = {
@@ -51,8 +301,12 @@ bool runner_trace_start(cudaStream_t harness)
     pthread_mutex_lock(&trace.lock);
     trace.on = true;
     trace.harness_stream = id;
-    trace.n = trace.lost = trace.calls = 0;
+    trace.n = trace.lost = trace.calls = trace.kernels = 0;
     memset(&trace.names, 0, sizeof trace.names);
+    pthread_mutex_unlock(&trace.lock);
+    const bool origins = launches_start();
+    pthread_mutex_lock(&trace.lock);
+    trace.origins = origins;
     pthread_mutex_unlock(&trace.lock);
     /* launch attributes carry a kernel's L2 access-policy window */
     cuptiActivityEnableLaunchAttributes(1);
@@ -60,6 +314,7 @@ bool runner_trace_start(cudaStream_t harness)
         if (cuptiActivityEnable(traced_kinds[k]) != CUPTI_SUCCESS) {
             for (size_t j = 0; j < k; j++)
                 cuptiActivityDisable(traced_kinds[j]);
+            launches_stop();
             pthread_mutex_lock(&trace.lock);
             trace.on = false;
             pthread_mutex_unlock(&trace.lock);
@@ -82,20 +337,33 @@ void runner_trace_mark(int call, bool end)
     pthread_mutex_unlock(&trace.lock);
 }
 
-/* Index of a kernel name in the summary, added when new; -1 when full. */
-static int name_index(const char *name)
+/* Index of a kernel in the summary by (name, origin, module), added when
+ * new; -1 when full. The launch of correlation id corr gives the origin. */
+static int name_index(const char *name, uint32_t corr)
 {
     kbv_child_trace *t = &trace.names;
-    char cut[KBV_TRACE_NAME_MAX];
+    char cut[KBV_TRACE_NAME_MAX], module[KBV_TRACE_MODULE_MAX] = "";
     snprintf(cut, sizeof cut, "%s", name ? name : "?");
+    int8_t origin = KBV_ORIGIN_UNKNOWN;
+    pthread_mutex_lock(&seen.lock);
+    const launch_slot *l = trace.origins ? launch_of(corr) : NULL;
+    if (l) {
+        origin = l->origin;
+        if (l->module >= 0)
+            snprintf(module, sizeof module, "%s", seen.modules[l->module]);
+    }
+    pthread_mutex_unlock(&seen.lock);
     for (int i = 0; i < t->n_names; i++)
-        if (!strcmp(t->names[i], cut))
+        if (!strcmp(t->names[i], cut) && t->name_origin[i] == origin &&
+            !strcmp(t->name_module[i], module))
             return i;
     if (t->n_names == KBV_TRACE_MAX_NAMES) {
         t->names_truncated = 1;
         return -1;
     }
     memcpy(t->names[t->n_names], cut, sizeof cut);
+    t->name_origin[t->n_names] = origin;
+    memcpy(t->name_module[t->n_names], module, sizeof module);
     return t->n_names++;
 }
 
@@ -110,7 +378,8 @@ void runner_trace_take(const CUpti_Activity *rec)
         r.start = k->start, r.end = k->end, r.stream = k->streamId;
         r.policy = k->pAccessPolicyWindow && k->pAccessPolicyWindow->num_bytes > 0;
         pthread_mutex_lock(&trace.lock);
-        r.name = name_index(k->name);
+        r.name = name_index(k->name, k->correlationId);
+        trace.kernels += trace.on;
         if (r.name < 0)
             r.name = -2;   /* a kernel whose name did not fit */
         break;
@@ -159,10 +428,18 @@ void runner_trace_finish(kbv_child_trace *out)
     for (size_t k = 0; k < N_KINDS; k++)
         cuptiActivityDisable(traced_kinds[k]);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    launches_stop();
     pthread_mutex_lock(&trace.lock);
     trace.on = false;
     memset(out, 0, sizeof *out);
     out->available = 1;
+    pthread_mutex_lock(&seen.lock);
+    /* origins only where launches were seen: kernels whose callbacks never
+     * came are no evidence that they came from nowhere */
+    out->origins = trace.origins && (seen.recorded > 0 || trace.kernels == 0);
+    pthread_mutex_unlock(&seen.lock);
+    memcpy(out->name_origin, trace.names.name_origin, sizeof out->name_origin);
+    memcpy(out->name_module, trace.names.name_module, sizeof out->name_module);
     out->calls = trace.calls;
     out->records = trace.n;
     out->lost = trace.lost;

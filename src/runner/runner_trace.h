@@ -1,7 +1,10 @@
 /* The strict protocol's traced pass, in the candidate's process: kernels,
  * copies and sets recorded by CUPTI while the candidate's calls run, placed
  * against each call's window (runner_trace.c). The records arrive through
- * the activity buffers runner_cuda.c registers for its memory tracking. */
+ * the activity buffers runner_cuda.c registers for its memory tracking;
+ * each kernel's launch is seen through CUPTI's runtime-API callbacks, which
+ * name the host function launched and so the object it lies in (the
+ * candidate's, or a vendor library's). */
 #ifndef KBV_RUNNER_TRACE_H
 #define KBV_RUNNER_TRACE_H
 
@@ -13,8 +16,20 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+/* Before the candidate is loaded: watches the runtime hand out kernel
+ * handles (__cudaGetKernel, cudaGetKernel), each for a host function of
+ * some object, so that a launch by handle can be traced to its object. */
+void runner_trace_watch(void);
+/* After it is loaded (still in the load stage): the candidate's object, by
+ * its handle, and its kernels, by their host functions' offsets in it (the
+ * evaluator read them from its symbol table). Their handles are asked for at
+ * once, so that a launch by handle is known to be the candidate's even where
+ * the runtime handed the handle out without a callback. */
+void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels);
 /* Starts recording; `harness` is the stream the candidate is given. False
- * when CUPTI refuses (the pass then reports available = 0). */
+ * when CUPTI refuses (the pass then reports available = 0). Launches are
+ * traced to the objects they came from where the runtime's callbacks
+ * allow it (the summary's origins). */
 bool runner_trace_start(cudaStream_t harness);
 /* Marks the beginning (end = false) or the end of call `call`'s window. */
 void runner_trace_mark(int call, bool end);

@@ -18,7 +18,7 @@
 #include "kbv/candidate.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 3u
+#define KBV_PROTO_VERSION 4u
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_PROTO_NAME_MAX 64
@@ -27,6 +27,7 @@
 
 #define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
 #define KBV_CHILD_MAX_CALLS 128   /* calls per request */
+#define KBV_PROTO_MAX_KERNELS 256 /* kernels of the candidate named in the setup */
 
 /* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
 typedef enum kbv_child_fault {
@@ -43,6 +44,17 @@ typedef enum kbv_child_fault {
 
 #define KBV_TRACE_MAX_NAMES 32      /* distinct kernel names a traced pass reports */
 #define KBV_TRACE_NAME_MAX 128       /* longer names are cut (both sides cut alike) */
+#define KBV_TRACE_MODULE_MAX 48      /* the file name of the object a kernel came from */
+
+/* Where a traced kernel was launched from: the host function its launch
+ * named lies in the candidate's object, in another one (a vendor library),
+ * or the launch was not seen (a library that launches through the driver,
+ * or no launch callbacks in this process). */
+typedef enum kbv_trace_origin {
+    KBV_ORIGIN_UNKNOWN = 0,
+    KBV_ORIGIN_CANDIDATE = 1,
+    KBV_ORIGIN_OTHER = 2,
+} kbv_trace_origin;
 
 /* What the device did during a traced pass (kbv_child_trace_calls), as the
  * runner saw it through CUPTI activity records: kernels, copies and sets,
@@ -65,6 +77,13 @@ typedef struct kbv_child_trace {
     double event_ms;           /* the calls' event-timed durations, summed */
     char names[KBV_TRACE_MAX_NAMES][KBV_TRACE_NAME_MAX];
     char first_offender[KBV_TRACE_NAME_MAX];   /* the first foreign or outside record */
+    /* Origins: names[] are distinct per (name, origin, module). origins is
+     * 1 when the pass saw the kernels' launches (CUPTI runtime callbacks),
+     * so that name_origin says where each came from; 0: all unknown. */
+    int32_t origins;
+    int32_t pad2;
+    int8_t name_origin[KBV_TRACE_MAX_NAMES];   /* kbv_trace_origin of names[i] */
+    char name_module[KBV_TRACE_MAX_NAMES][KBV_TRACE_MODULE_MAX];  /* OTHER: its file's name */
 } kbv_child_trace;
 
 typedef enum kbv_proto_type {
@@ -99,6 +118,9 @@ typedef struct kbv_proto_setup {
     int32_t parent_pid;
     uint64_t arena_bytes;
     uint64_t flush_bytes;
+    uint32_t vendor_libs;             /* vendor libraries to load before the run stage */
+    uint32_t n_kernels;               /* the candidate's kernels, by their host functions' */
+    uint64_t kernels[KBV_PROTO_MAX_KERNELS];   /* offsets in its object (st_value) */
     unsigned char ipc[64];            /* cudaIpcMemHandle_t of the arena (CUDA) */
     char candidate[KBV_PROTO_PATH_MAX];
     int32_t n_inputs, n_params, n_outputs, n_sets;

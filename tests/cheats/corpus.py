@@ -6,9 +6,14 @@ For the chosen device it takes the manifest rows whose file has that device's
 extension (.c on the CPU backend, .cu on a GPU), assembles temporary run
 directories -- one model directory per case, holding the case's file as
 level_L_problem_N_sample_0.<ext> -- and evaluates them with `kbv eval`, one
-invocation per timeout group (rows with a timeout_s get their own, so a hang
-costs seconds, not the default deadline). Then it prints one table row per
-case and a final line, and exits non-zero on any mismatch.
+invocation per group of rows with the same timeout_s and eval_args (rows with
+a timeout get their own, so a hang costs seconds, not the default deadline).
+Then it prints one table row per case and a final line, and exits non-zero on
+any mismatch.
+
+--manifest may be given more than once (default: manifest.tsv). A manifest
+may have an eval_args column: options of kbv eval for that row, separated by
+spaces, or "-" (vendor_manifest.tsv: the cases of --allow-vendor-libs).
 
 Expectations (manifest columns standard, verified, strict): PASS or FAIL.
 strict_reason: "-" or tokens separated by ';', all of which must hold. A token
@@ -19,6 +24,7 @@ any protocol, the advisory review-speedup excepted.
 
   corpus.py --kbv BUILD/kbv --device cpu|cuda [--size full|small] [--seed N]
             [--workers K] [--work DIR] [--only CASE,...] [--honest]
+            [--manifest FILE]...
 
 --honest runs the honest controls alone (to repeat them under more seeds).
 """
@@ -104,6 +110,20 @@ def judge(row, rec):
     return not why, "; ".join(why)
 
 
+def eval_args(row):
+    """The row's extra kbv eval options, as a tuple."""
+    extra = row.get("eval_args", "-")
+    return () if extra == "-" else tuple(extra.split())
+
+
+def tag_of(timeout, extra):
+    """A group's name: its timeout and extra options, fit for a file name."""
+    tag = "default" if timeout == "-" else f"timeout-{timeout}"
+    for a in extra:
+        tag += "_" + "".join(c if c.isalnum() else "-" for c in a.lstrip("-"))
+    return tag
+
+
 def is_honest(row):
     return row["hack"].startswith("honest control")
 
@@ -123,11 +143,18 @@ def main():
     ap.add_argument("--work", help="keep run directories, results and logs here")
     ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--honest", action="store_true", help="only the honest controls")
-    ap.add_argument("--manifest", default=os.path.join(HERE, "manifest.tsv"))
+    ap.add_argument("--manifest", action="append",
+                    help="a manifest (repeatable; default: manifest.tsv)")
     args = ap.parse_args()
 
     ext = "c" if args.device == "cpu" else "cu"
-    rows = [r for r in read_manifest(args.manifest) if r["file"].endswith("." + ext)]
+    rows = []
+    for m in args.manifest or [os.path.join(HERE, "manifest.tsv")]:
+        rows += [r for r in read_manifest(m) if r["file"].endswith("." + ext)]
+    names = [r["case"] for r in rows]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        sys.exit(f"case names used twice for one device: {', '.join(dup)}")
     if args.only:
         want = set(args.only.split(","))
         rows = [r for r in rows if r["case"] in want]
@@ -140,11 +167,11 @@ def main():
 
     groups = {}
     for r in rows:
-        groups.setdefault(r["timeout_s"], []).append(r)
+        groups.setdefault((r["timeout_s"], eval_args(r)), []).append(r)
     records = {}
     t0 = time.time()
-    for timeout, group in sorted(groups.items()):
-        tag = "default" if timeout == "-" else f"timeout-{timeout}"
+    for (timeout, extra), group in sorted(groups.items()):
+        tag = tag_of(timeout, extra)
         runs = os.path.join(work, "runs-" + tag)
         shutil.rmtree(runs, ignore_errors=True)
         dirs = []
@@ -175,6 +202,7 @@ def main():
             cmd += ["--workers", args.workers]
         if timeout != "-":
             cmd += ["--timeout", timeout]
+        cmd += list(extra)
         log = os.path.join(work, f"eval-{tag}.log")
         t1 = time.time()
         with open(log, "w") as lf:
@@ -190,7 +218,7 @@ def main():
                     rec = json.loads(line)
                     records[(rec["model"], tag)] = rec
 
-    tagof = lambda r: "default" if r["timeout_s"] == "-" else f"timeout-{r['timeout_s']}"
+    tagof = lambda r: tag_of(r["timeout_s"], eval_args(r))
     header = ("case", "hack", "standard", "verified", "strict", "strict reason", "expected?")
     lines = []
     n_cheat = ok_cheat = n_honest = ok_honest = 0

@@ -6,8 +6,12 @@
 // asks for measures NVIDIA's kernel, not the candidate's.
 // What catches it: a run that does not allow vendor libraries builds without
 // -lcublas and links with -z defs, so the unresolved cublas symbols are a
-// build error ("compile error"), and every protocol fails. (A run that allows
-// vendor libraries records that it did.)
+// build error ("compile error"), and every protocol fails. A run that allows
+// them (kbv eval --allow-vendor-libs, tests/cheats/vendor_manifest.tsv) builds
+// and runs it -- the GEMM is on env->stream, and its handle, made in the
+// first call, works -- but strict's traced pass finds that no call ran a
+// kernel of the candidate's own object (trace-no-own-kernel): under the
+// option a candidate may keep the library's GEMM, never be nothing else.
 #include <kbv/candidate.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>

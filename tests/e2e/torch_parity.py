@@ -6,7 +6,8 @@ exec the rendering, build Model(*get_init_inputs()), load the dumped params
 by state_dict name, run forward on the dumped inputs in float64 and float32,
 and assert that
   - float64 PyTorch equals kbv's float64 oracle (output_<i>.npy) to 1e-10
-    relative (max |diff| / max |oracle|),
+    relative (max |diff| / max |oracle|, the scale at least 1e-3: allclose's
+    atol),
   - float32 PyTorch is within 1e-4 of it (the rendering runs in float32 too);
     integer outputs (argmax indices) must be equal, in the oracle's dtype,
   - get_inputs() draws tensors of the dumped shapes and dtypes (Python
@@ -16,11 +17,12 @@ Prints one line per problem and "N passed, M failed"; exits 1 on a failure.
 
 With --configs, each directory holds a problem's base draw (base/) and its
 hidden configs (D1/ .. D4/, H5/) dumped at the same seed; each config must be
-what the paper's hidden test (hidden_tests/level1/N_hidden.py) makes of the
+what the paper's hidden test (hidden_tests/levelN/N_hidden.py) makes of the
 tensors get_inputs() returns: every float tensor times the factor in PyTorch's
 arithmetic, integer tensors and Python scalars unchanged, and L1/100's fifth
 config its alternating targets beside the base predictions; and the
-rendering must match kbv's oracle on the config's inputs as above.
+rendering must match kbv's oracle on the config's inputs as above (float32
+within 1e-3 there: see CONFIG_F32_TOL).
 """
 import copy
 import json
@@ -36,6 +38,11 @@ except ImportError as e:  # CI installs torch; a missing one must not pass quiet
 
 F64_TOL = 1e-10
 F32_TOL = 1e-4
+# The hidden configs scale the inputs, and D3 (x 0.01) leaves a normalisation
+# of near-constant values (L2/3's LayerNorm after + 1.0, L2/23's GroupNorm)
+# with little float32 precision: there float32 PyTorch is held to the paper's
+# gate, rtol 1e-3, while float64 still must match the oracle to 1e-10.
+CONFIG_F32_TOL = 1e-3
 
 
 def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
@@ -52,13 +59,32 @@ if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
     torch.nn.functional.scaled_dot_product_attention = _sdpa_math
 
 
+def _dropout_identity(input, p=0.5, training=True, inplace=False):
+    """kbv runs dropout as the identity, a documented deviation where a
+    module drops in training mode (PyTorch's RNG cannot be matched): the
+    rendering keeps the module's own call, the comparison runs it as kbv does."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return input
+
+
+torch.nn.functional.dropout = _dropout_identity
+
+
 class Mismatch(Exception):
     pass
 
 
+# Below allclose's atol the paper's gate tells no outputs apart, and an output
+# that is 0 in exact arithmetic (L2/23's mean of group-normalised values) is
+# rounding noise whose relative error means nothing: errors are measured
+# against at least this scale.
+SCALE_FLOOR = 1e-3
+
+
 def rel_error(got, want):
-    """max |got - want| / max |want| over finite elements; non-finite
-    elements must be identical (same NaN/inf positions and signs)."""
+    """max |got - want| / max(max |want|, SCALE_FLOOR) over finite elements;
+    non-finite elements must be identical (same NaN/inf positions and signs)."""
     got = np.asarray(got, dtype=np.float64)
     want = np.asarray(want, dtype=np.float64)
     if got.shape != want.shape:
@@ -70,9 +96,9 @@ def rel_error(got, want):
         raise Mismatch("non-finite elements differ")
     if not finite.any():
         return 0.0
-    scale = np.max(np.abs(want[finite]))
+    scale = max(float(np.max(np.abs(want[finite]))), SCALE_FLOOR)
     diff = np.max(np.abs(got[finite] - want[finite]))
-    return float(diff / scale) if scale > 0 else float(diff)
+    return float(diff / scale)
 
 
 def as_tuple(out):
@@ -83,7 +109,7 @@ def dtype_name(t):
     return str(t.dtype).replace("torch.", "")
 
 
-def check_problem(d):
+def check_problem(d, f32_tol=F32_TOL):
     with open(os.path.join(d, "meta.json")) as f:
         meta = json.load(f)
     label = f"{meta['problem']} {meta['name']}"
@@ -149,9 +175,9 @@ def check_problem(d):
         if e64 > F64_TOL:
             raise Mismatch(f"output {i}: float64 PyTorch differs from kbv's oracle by {e64:.3e} "
                            f"(tolerance {F64_TOL:g})")
-        if e32 > F32_TOL:
+        if e32 > f32_tol:
             raise Mismatch(f"output {i}: float32 PyTorch differs from kbv's oracle by {e32:.3e} "
-                           f"(tolerance {F32_TOL:g})")
+                           f"(tolerance {f32_tol:g})")
         worst64, worst32 = max(worst64, e64), max(worst32, e32)
     return label, f"f64 rel {worst64:.1e}, f32 rel {worst32:.1e}"
 
@@ -200,7 +226,10 @@ def check_configs(d):
             if g.dtype != w.dtype or not torch.equal(g, w):
                 raise Mismatch(f"{label}: input {e['name']} is not the paper's "
                                f"(max |diff| {float((g.double() - w.double()).abs().max()):.3e})")
-        check_problem(os.path.join(d, label))
+        try:
+            check_problem(os.path.join(d, label), CONFIG_F32_TOL)
+        except Mismatch as e:
+            raise Mismatch(f"{label}: {e}") from e
     return f"{key} {base_meta['name']}", "configs " + ", ".join(labels)
 
 

@@ -3,9 +3,11 @@
 #   kbv dump KEY --small --dist D6 --seed S   (inputs, params, float64 oracle)
 #   kbv show KEY --torch --small              (the PyTorch rendering)
 # then torch_parity.py runs the rendering on the dumped tensors in float64 and
-# float32 and compares; torch_parity_bf16.py does the same for the bf16
-# precision (kbv dump --precision bf16 beside the fp32 dump of the same draw).
-# Usage: torch_parity.sh BUILD_DIR
+# float32 and compares; op_parity_dump adds one-op problems for the ops the
+# level-2 problems use; kernelbench_parity.py does the same with KernelBench's
+# own module where tests/data/kernelbench has it; torch_parity_bf16.py does the
+# same for the bf16 precision (kbv dump --precision bf16 beside the fp32 dump of
+# the same draw). Usage: torch_parity.sh BUILD_DIR
 # The seed is fixed for reproducibility; KBV_PARITY_SEED overrides it.
 set -u
 
@@ -42,12 +44,34 @@ for key in $keys; do
         echo "kbv dump $key failed: $(tail -n 1 "$dir/dump.log")" >"$dir/FAILED"
     elif ! "$kbv" show "$key" --torch --small >"$dir/model.py" 2>"$dir/show.log"; then
         echo "kbv show $key --torch failed: $(tail -n 1 "$dir/show.log")" >"$dir/FAILED"
+    elif ! "$kbv" show "$key" --torch >"$dir/model_full.py" 2>"$dir/show.log"; then
+        echo "kbv show $key --torch (full) failed: $(tail -n 1 "$dir/show.log")" >"$dir/FAILED"
     fi
 done
+suite=("${dirs[@]}")
+
+# One-op problems for every op the level-2 problems added, dumped the same way.
+if [ -x "$build/op_parity_dump" ]; then
+    if ! "$build/op_parity_dump" "$work/ops" "$seed" >"$work/ops.list" 2>"$work/ops.log"; then
+        mkdir -p "$work/ops/dump"
+        echo "op_parity_dump failed: $(tail -n 1 "$work/ops.log")" >"$work/ops/dump/FAILED"
+        echo "$work/ops/dump" >>"$work/ops.list"
+    fi
+    while read -r dir; do dirs+=("$dir"); done <"$work/ops.list"
+else
+    echo "torch_parity: no $build/op_parity_dump" >&2
+    exit 1
+fi
 
 echo "torch_parity: seed $seed, dist D6, small shapes"
 "$py" "$here/torch_parity.py" "${dirs[@]}"
 status=$?
+
+# The suite's dumps against KernelBench's own modules (tests/data/kernelbench):
+# each module's Model at kbv's small sizes with kbv's params, its forward
+# against kbv's oracle, its get_init_inputs() and get_inputs() against kbv's.
+echo "torch_parity: KernelBench's modules, seed $seed, dist D6, small shapes"
+"$py" "$here/kernelbench_parity.py" "$here/../data/kernelbench" "${suite[@]}" || status=1
 
 # The paper's hidden configs (DESIGN section 4): for every problem, the base
 # draw and each of its configs at one seed; torch_parity.py --configs checks

@@ -117,6 +117,23 @@ check "the summary counts the leaderboard gate's records" \
     python3 -c "import json; s=json.load(open('$OUT.summary.json')); \
 assert s['verified_gate']=='leaderboard' and s['records']==6, (s['verified_gate'], s['records'])"
 check "the table names the gate" grep -q "verified gate leaderboard" "$TMP/eval.out"
+# the report's tolerance table from these records (the later, leaderboard
+# record of each sample wins): 1e-3 as the leaderboard counts, 1e-4 without
+# the promotions
+check "kbv report: the tolerance table from leaderboard records" bash -c "'$KBV' report '$OUT' \
+    --denominator sampled --out '$TMP/report' > '$TMP/report.out' 2>&1"
+check "... 1e-3 counts the promotions, 1e-4 does not" python3 - "$TMP/report/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+want = {"exact": (100, 100), "near": (100, 0), "near_crash": (100, 0), "d4_wrong": (0, 0),
+        "off": (0, 0), "near_nan": (0, 0)}
+for g in s["groups"]:
+    if g["level"] != "all":
+        continue
+    c = g["conditions"]
+    got = (c["tf32+hidden"]["correct_pct"], c["tf32+hidden@1e-4"]["correct_pct"])
+    assert got == want[g["model"]], (g["model"], got)
+PY
 check "kbv eval --gate leaderboard again resumes" run --gate leaderboard
 check "... every sample already recorded" grep -q "0 to evaluate, 6 already recorded" "$TMP/eval.err"
 check "kbv eval --gate bogus is refused" bash -c "! '$KBV' eval '$TMP/runs/exact' --out '$TMP/x.jsonl' \

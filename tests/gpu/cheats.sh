@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The cheat corpus on the GPU: every .cu case of tests/cheats/manifest.tsv
-# (honest controls and one cheat per known hack) evaluated with
-# `kbv eval --device cuda` at the full catalog shapes, each compared with its
-# expected verdicts and strict reason (tests/cheats/corpus.py says how). Prints
+# (honest controls and one cheat per known hack) and of
+# tests/cheats/vendor_manifest.tsv (the same under kbv eval --allow-vendor-libs)
+# evaluated with `kbv eval --device cuda` at the full catalog shapes, each
+# compared with its expected verdicts and strict reason (tests/cheats/corpus.py
+# says how). Prints
 # the table "case | hack | standard | verified | strict | strict reason |
 # expected?" and, last, "cheats: X/Y as expected, honest controls: A/B pass with
 # no flag"; exits non-zero on any mismatch.
 #   tests/gpu/cheats.sh [BUILD_DIR]        (default build; a carried build works)
 # Environment: OUT (logs, default out/gpu), SEED (default 7), SIZE (full|small,
-# default full), ONLY (comma-separated case names), KBV_CACHE_DIR (default
-# out/kbv-cache, shared with tests/gpu/run.sh so baselines are measured once).
+# default full), ONLY (comma-separated case names), VENDOR=0 (leave out
+# vendor_manifest.tsv), KBV_CACHE_DIR (default out/kbv-cache, shared with
+# tests/gpu/run.sh so baselines are measured once).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -27,5 +30,7 @@ work="$out/cheats"
 rm -rf "$work"
 args=(--kbv "$build/kbv" --device cuda --size "${SIZE:-full}" --seed "${SEED:-7}" --work "$work")
 [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+args+=(--manifest tests/cheats/manifest.tsv)
+[ "${VENDOR:-1}" != 0 ] && args+=(--manifest tests/cheats/vendor_manifest.tsv)
 python3 tests/cheats/corpus.py "${args[@]}" | tee "$out/cheats.txt"
 exit "${PIPESTATUS[0]}"

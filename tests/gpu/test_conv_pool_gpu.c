@@ -109,7 +109,7 @@ static void draw_all(kbv_backend *be, const kbv_graph *g, const kbv_draw *draw, 
     for (int p = 0; p < g->n_params; p++) {
         const kbv_value *v = &g->values[g->n_inputs + p];
         params[p] = value_tensor(be, v);
-        ok(be->fill_param(be, &g->def->params[v->def_index], p, draw, &params[p]));
+        ok(be->fill_param(be, g, p, draw, &params[p]));
     }
 }
 

@@ -120,7 +120,7 @@ static void run_on(kbv_backend *be, kbv_backend *cpu, const kbv_graph *g, const 
         if (i < g->n_inputs)
             ok(cpu->fill(cpu, &g->def->inputs[v->def_index], v->def_index, draw, &host));
         else
-            ok(cpu->fill_param(cpu, &g->def->params[v->def_index], v->def_index, draw, &host));
+            ok(cpu->fill_param(cpu, g, i - g->n_inputs, draw, &host));
         ok(be->alloc(be, bytes, &t->data));
         ok(be->from_host(be, t->data, host.data, bytes));
         free(host.data);
@@ -290,7 +290,7 @@ static void test_timing(void **state)
                     d.gen = KBV_GEN_RAND;
                 ok(gpu->fill(gpu, &d, v->def_index, &draw, t));
             } else {
-                ok(gpu->fill_param(gpu, &g->def->params[v->def_index], v->def_index, &draw, t));
+                ok(gpu->fill_param(gpu, g, i - g->n_inputs, &draw, t));
             }
         }
         double total = 0.0;

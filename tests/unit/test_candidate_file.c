@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 #include "record/results.h"
 
 static char root[256];

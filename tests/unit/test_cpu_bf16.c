@@ -111,7 +111,7 @@ static void draw(kbv_backend *be, const char *key, kbv_dist dist, uint64_t seed,
     }
     for (int j = 0; j < r->g.n_params; j++) {
         r->par[j] = value_tensor(be, &r->g.values[r->g.n_inputs + j], false);
-        assert_int_equal(be->fill_param(be, &def->params[j], j, &d, &r->par[j]), KBV_OK);
+        assert_int_equal(be->fill_param(be, &r->g, j, &d, &r->par[j]), KBV_OK);
     }
 }
 

@@ -336,21 +336,39 @@ static void test_fill_randint_and_scalar(void **state)
     kbv_backend_destroy(be);
 }
 
+/* A problem whose params take each initialiser: fc.weight [16, 16] (fan_in
+ * 16, derived), fc.bias [16] (its weight's fan_in), a randn [16, 16] and a
+ * constant 0-dim param. */
+static const kbv_problem_def init_problem = {
+    .level = 9,
+    .id = 1,
+    .name = "1_Inits",
+    .dims = {{"n", 16, 16}},
+    .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"n", "n"}, .gen = KBV_GEN_RAND}},
+    .params = {
+        {.name = "fc.weight", .dtype = KBV_F32, .shape = {"n", "n"},
+         .init = KBV_INIT_UNIFORM_FAN_IN},
+        {.name = "fc.bias", .dtype = KBV_F32, .shape = {"n"}, .init = KBV_INIT_UNIFORM_FAN_IN},
+        {.name = "noise", .dtype = KBV_F32, .shape = {"n", "n"}, .init = KBV_INIT_RANDN},
+        {.name = "scale", .dtype = KBV_F32, .init = KBV_INIT_CONST, .value = 0.1},
+        {.name = "ones", .dtype = KBV_F32, .shape = {"n", "n"}, .init = KBV_INIT_ONES},
+    },
+    .nodes = {{.op = KBV_OP_RELU, .args = {"x"}, .out = "y"}},
+};
+
 static void test_fill_param(void **state)
 {
     (void)state;
     kbv_backend *be = NULL;
     assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    static kbv_graph g;
+    assert_int_equal(kbv_graph_build(&init_problem, KBV_SIZE_FULL, &g), KBV_OK);
+    assert_int_equal(g.values[g.n_inputs + 0].fan_in, 16);
+    assert_int_equal(g.values[g.n_inputs + 1].fan_in, 16);
     float w[256];
     kbv_tensor t = matrix(KBV_F32, 16, 16, w);
-    kbv_param_def p;
-    memset(&p, 0, sizeof p);
-    p.name = "fc.weight";
-    p.dtype = KBV_F32;
-    p.init = KBV_INIT_UNIFORM_FAN_IN;
-    p.fan_in = 16;
     kbv_draw base = {KBV_DIST_BASE, 3}, d5 = {KBV_DIST_D5, 3};
-    assert_int_equal(be->fill_param(be, &p, 0, &base, &t), KBV_OK);
+    assert_int_equal(be->fill_param(be, &g, 0, &base, &t), KBV_OK);
     float lo = 1, hi = -1;
     for (int i = 0; i < 256; i++) {
         assert_true(fabsf(w[i]) <= 0.25f);
@@ -358,17 +376,41 @@ static void test_fill_param(void **state)
         hi = w[i] > hi ? w[i] : hi;
     }
     assert_true(lo < -0.2f && hi > 0.2f);
-    p.init = KBV_INIT_ONES;
-    assert_int_equal(be->fill_param(be, &p, 0, &base, &t), KBV_OK);
+    /* the bias takes fc.weight's fan_in: U(-1/4, 1/4) too */
+    kbv_tensor bias = matrix(KBV_F32, 1, 16, w);
+    bias.ndim = 1;
+    bias.shape[0] = 16;
+    bias.stride[0] = 1;
+    assert_int_equal(be->fill_param(be, &g, 1, &base, &bias), KBV_OK);
+    float bmax = 0;
+    for (int i = 0; i < 16; i++)
+        bmax = fabsf(w[i]) > bmax ? fabsf(w[i]) : bmax;
+    assert_true(bmax <= 0.25f && bmax > 0.1f);
+    /* randn: mean near 0, variance near 1, values beyond the uniform bound */
+    assert_int_equal(be->fill_param(be, &g, 2, &base, &t), KBV_OK);
+    double sum = 0, sq = 0, most = 0;
+    for (int i = 0; i < 256; i++) {
+        sum += w[i];
+        sq += (double)w[i] * w[i];
+        most = fabs(w[i]) > most ? fabs(w[i]) : most;
+    }
+    assert_true(fabs(sum / 256) < 0.2 && fabs(sq / 256 - 1.0) < 0.25 && most > 1.5);
+    /* a constant: float32(0.1), as nn.Parameter(torch.tensor(0.1)) holds */
+    float c = 0;
+    kbv_tensor scalar = {.data = &c, .dtype = KBV_F32, .ndim = 0};
+    assert_int_equal(be->fill_param(be, &g, 3, &base, &scalar), KBV_OK);
+    assert_true(c == 0.1f);
+    assert_int_equal(be->fill_param(be, &g, 4, &base, &t), KBV_OK);
     for (int i = 0; i < 256; i++)
         assert_true(w[i] == 1.0f);
     /* D5: constants move so that every element matters. */
-    assert_int_equal(be->fill_param(be, &p, 0, &d5, &t), KBV_OK);
+    assert_int_equal(be->fill_param(be, &g, 4, &d5, &t), KBV_OK);
     int moved = 0;
     for (int i = 0; i < 256; i++)
         moved += w[i] != 1.0f;
     assert_int_equal(moved, 256);
     assert_true(w[0] != w[1]);
+    assert_int_equal(be->fill_param(be, &g, 5, &base, &t), KBV_ERR_INVALID);
     kbv_backend_destroy(be);
 }
 

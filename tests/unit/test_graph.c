@@ -341,6 +341,12 @@ static void test_hidden_configs_checked(void **state)
             fail_msg("L1/%d has an extra config", p->id);
         }
     }
+    /* at level 2 every hidden test is D1-D4 (hidden_tests/level2/N_hidden.py) */
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *p = kbv_problem_at(i);
+        if (p->level == 2 && (p->hidden.omit || p->hidden.extra[0].label))
+            fail_msg("L2/%d differs from D1-D4", p->id);
+    }
 }
 
 /* ------------------------------------------------------------- registry */
@@ -389,6 +395,15 @@ static void test_registry_order_and_keys_unique(void **state)
         snprintf(key, sizeof key, "L1/%d", id);
         assert_non_null(kbv_problem_find(key));
     }
+    for (int id = 1; id <= 100; id++) {
+        char key[16];
+        snprintf(key, sizeof key, "L2/%d", id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        assert_non_null(def);
+        assert_int_equal(def->level, 2);
+        assert_int_equal(def->id, id);
+    }
+    assert_ptr_equal(kbv_problem_find("L2/1_conv2d_relu_biasadd"), kbv_problem_find("L2/1"));
 }
 
 static void test_every_problem_builds(void **state)
@@ -632,9 +647,18 @@ static void test_render_params(void **state)
     def.params[0] = (kbv_param_def){.name = "bn.weight", .dtype = KBV_F32, .shape = {"K"},
                                     .init = KBV_INIT_ONES};
     def.params[1] = (kbv_param_def){.name = "bn.bias", .dtype = KBV_F32, .shape = {"K"},
-                                    .init = KBV_INIT_UNIFORM_FAN_IN, .fan_in = 16};
+                                    .init = KBV_INIT_RANDN};
     def.params[2] = (kbv_param_def){.name = "bn.running_mean", .dtype = KBV_F32,
                                     .shape = {"K"}, .init = KBV_INIT_ZEROS, .is_buffer = 1};
+    /* fan_in derived: fc.weight [K, 16] has 16, fc.bias takes fc.weight's */
+    def.params[3] = (kbv_param_def){.name = "fc.weight", .dtype = KBV_F32, .shape = {"K", "16"},
+                                    .init = KBV_INIT_UNIFORM_FAN_IN};
+    def.params[4] = (kbv_param_def){.name = "fc.bias", .dtype = KBV_F32, .shape = {"K"},
+                                    .init = KBV_INIT_UNIFORM_FAN_IN};
+    def.params[5] = (kbv_param_def){.name = "scale", .dtype = KBV_F32,
+                                    .init = KBV_INIT_CONST, .value = 0.5};
+    def.params[6] = (kbv_param_def){.name = "shift", .dtype = KBV_F32, .shape = {"1", "K"},
+                                    .init = KBV_INIT_CONST, .value = 0.02};
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -643,13 +667,120 @@ static void test_render_params(void **state)
     assert_non_null(strstr(text, "import math\n"));
     assert_non_null(strstr(text, "        self.bn = nn.Module()\n"
                                  "        self.bn.weight = nn.Parameter(torch.ones(K))\n"
-                                 "        self.bn.bias = nn.Parameter(torch.empty(K).uniform_("
-                                 "-1 / math.sqrt(16), 1 / math.sqrt(16)))\n"
+                                 "        self.bn.bias = nn.Parameter(torch.randn(K))\n"
                                  "        self.bn.register_buffer(\"running_mean\", "
-                                 "torch.zeros(K))\n"));
+                                 "torch.zeros(K))\n"
+                                 "        self.fc = nn.Module()\n"
+                                 "        self.fc.weight = nn.Parameter(torch.empty(K, 16).uniform_("
+                                 "-1 / math.sqrt(16), 1 / math.sqrt(16)))\n"
+                                 "        self.fc.bias = nn.Parameter(torch.empty(K).uniform_("
+                                 "-1 / math.sqrt(16), 1 / math.sqrt(16)))\n"
+                                 "        self.scale = nn.Parameter(torch.tensor(0.5))\n"
+                                 "        self.shift = nn.Parameter(torch.ones(1, K) * 0.02)\n"));
     assert_non_null(strstr(text, "        out = (a + self.bn.bias)\n"));
     assert_null(strstr(strstr(text, "self.bn = nn.Module()") + 1, "self.bn = nn.Module()"));
     free(text);
+}
+
+/* The fan_in every level-1 problem file carried by hand until it was
+ * derived from the shape: the derivation gives the same at the catalog's
+ * size (the values PyTorch's nn.Conv*d / ConvTranspose*d compute). */
+static const struct {
+    int id;
+    const char *param;
+    int64_t fan_in;
+} written_fan_in[] = {
+    {50, "conv1.weight", 363},
+    {50, "conv1.bias", 363},
+    {54, "conv3d.weight", 81},
+    {55, "conv2d.weight", 576},
+    {56, "conv2d.weight", 2240},
+    {57, "conv_transpose2d.weight", 576},
+    {58, "conv_transpose3d.weight", 1680},
+    {59, "conv3d.weight", 27},
+    {60, "conv3d.weight", 315},
+    {61, "conv_transpose3d.weight", 1296},
+    {62, "conv2d.weight", 1440},
+    {63, "conv2d.weight", 144},
+    {64, "conv1d_transpose.weight", 384},
+    {65, "conv_transpose2d.weight", 1344},
+    {66, "conv3d.weight", 315},
+    {67, "conv1d.weight", 192},
+    {68, "conv_transpose3d.weight", 4800},
+    {69, "conv_transpose2d.weight", 1920},
+    {70, "conv_transpose3d.weight", 648},
+    {71, "conv_transpose2d.weight", 288},
+    {72, "conv_transpose3d.weight", 840},
+    {73, "conv_transpose3d.weight", 864},
+    {74, "conv1d_transpose.weight", 320},
+    {75, "conv_transpose2d.weight", 240},
+    {76, "conv1d.weight", 192},
+    {77, "conv_transpose3d.weight", 1728},
+    {78, "conv_transpose2d.weight", 672},
+    {79, "conv1d_transpose.weight", 192},
+    {80, "conv2d.weight", 1440},
+    {81, "conv_transpose2d.weight", 576},
+    {82, "conv2d.weight", 9},
+    {83, "conv2d.weight", 3},
+    {84, "conv2d.weight", 9},
+    {85, "conv2d.weight", 21},
+    {86, "depthwise.weight", 9},
+    {86, "pointwise.weight", 64},
+    {87, "conv1d.weight", 64},
+};
+
+static void test_fan_in_derived(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (size_t r = 0; r < sizeof written_fan_in / sizeof written_fan_in[0]; r++) {
+        char key[16];
+        snprintf(key, sizeof key, "L1/%d", written_fan_in[r].id);
+        const kbv_problem_def *def = kbv_problem_find(key);
+        assert_non_null(def);
+        assert_int_equal(kbv_graph_build(def, KBV_SIZE_FULL, &graph), KBV_OK);
+        bool found = false;
+        for (int p = 0; p < graph.n_params; p++) {
+            const kbv_value *v = &graph.values[graph.n_inputs + p];
+            if (strcmp(v->name, written_fan_in[r].param))
+                continue;
+            int64_t fan_in = 0;
+            assert_int_equal(kbv_param_fan_in(&graph, p, &fan_in), KBV_OK);
+            if (fan_in != written_fan_in[r].fan_in)
+                fail_msg("%s %s: derived fan_in %lld, written %lld", key, v->name,
+                         (long long)fan_in, (long long)written_fan_in[r].fan_in);
+            assert_int_equal(v->fan_in, fan_in);
+            found = true;
+        }
+        assert_true(found);
+        checked++;
+    }
+    assert_int_equal(checked, 37);
+    /* every uniform param of every problem has one, and no file writes it */
+    for (int i = 0; i < kbv_problem_count(); i++) {
+        const kbv_problem_def *def = kbv_problem_at(i);
+        assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &graph), KBV_OK);
+        for (int p = 0; p < graph.n_params; p++) {
+            const kbv_param_def *pd = &def->params[graph.values[graph.n_inputs + p].def_index];
+            if (pd->init == KBV_INIT_UNIFORM_FAN_IN)
+                assert_true(graph.values[graph.n_inputs + p].fan_in > 0);
+            assert_int_equal(pd->fan_in, 0);
+        }
+    }
+    /* a written fan_in that the shape contradicts, and a bias without a weight */
+    const char *m[] = {"3", "K", NULL};
+    kbv_problem_def def = one_node(KBV_OP_RELU, m, NULL);
+    def.params[0] = (kbv_param_def){.name = "w", .dtype = KBV_F32, .shape = {"4", "K", "3"},
+                                    .init = KBV_INIT_UNIFORM_FAN_IN, .fan_in = 15};
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK); /* 5 * 3 */
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_SMALL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_message(), "written fan_in 15, but its shape gives 9"));
+    def.params[0] = (kbv_param_def){.name = "conv.bias", .dtype = KBV_F32, .shape = {"K"},
+                                    .init = KBV_INIT_UNIFORM_FAN_IN};
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_message(), "'conv.bias'"));
+    def.params[0] = (kbv_param_def){.name = "s", .dtype = KBV_I64, .init = KBV_INIT_RANDN};
+    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 }
 
 static void test_sol(void **state)
@@ -696,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_render_float),
         cmocka_unit_test(test_render_torch),
         cmocka_unit_test(test_render_params),
+        cmocka_unit_test(test_fan_in_derived),
         cmocka_unit_test(test_sol),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

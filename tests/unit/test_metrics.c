@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -81,12 +82,11 @@ static void test_hand_computed_example(void **state)
         assert_true(fabs(pm->correct_pct - 75.0) < EPS);
         /* geomean(4, 0.5, 1) = 2^(1/3) */
         assert_true(fabs(pm->speedup - cbrt(2.0)) < EPS);
-        /* Fast@p counts speedup > p strictly: 0 -> 3, 0.5 -> 2 (4, 1), 1 -> 1, 1.5 -> 1, 2 -> 1 */
-        assert_true(fabs(pm->fast_pct[0] - 75.0) < EPS);
-        assert_true(fabs(pm->fast_pct[1] - 50.0) < EPS);
-        assert_true(fabs(pm->fast_pct[2] - 25.0) < EPS);
-        assert_true(fabs(pm->fast_pct[3] - 25.0) < EPS);
-        assert_true(fabs(pm->fast_pct[4] - 25.0) < EPS);
+        /* Fast@p counts speedup > p strictly: 0 -> 3, 0.5 -> 2 (4, 1), 0.8 -> 2,
+         * 1 -> 1, 1.5 -> 1, 2 -> 1 */
+        const double want[KBV_FAST_COUNT] = {75, 50, 50, 25, 25, 25};
+        for (int k = 0; k < KBV_FAST_COUNT; k++)
+            assert_true(fabs(pm->fast_pct[k] - want[k]) < EPS);
         /* fallback: geomean(4, 1 (failure), 1 (0.5 kept baseline), 1) = sqrt(2) */
         assert_true(fabs(pm->fallback - sqrt(2.0)) < EPS);
         /* memory of the chosen samples: 100/50, 100/100, 100/200 -> geomean 1 */
@@ -158,7 +158,7 @@ static void test_all_failed_model(void **state)
     assert_true(g->p[0].correct_pct == 0.0);
     assert_true(isnan(g->p[0].speedup));        /* no solved problem: undefined */
     assert_true(g->p[0].fallback == 1.0);       /* the baseline kept everywhere */
-    assert_true(g->p[0].fast_pct[2] == 0.0);
+    assert_true(g->p[0].fast_pct[KBV_FAST_HEADLINE] == 0.0);
     assert_true(g->p[0].mem_eff_pct == 0.0);
     assert_true(isnan(g->p[0].mem_eff) && isnan(g->p[0].sol_fraction));
     kbv_metrics_free(&m);
@@ -182,10 +182,14 @@ static void test_later_record_replaces_earlier(void **state)
 static void test_levels_models_and_exclusions(void **state)
 {
     (void)state;
-    assert_true(kbv_problem_is_degenerate(2, 23));
-    assert_false(kbv_problem_is_degenerate(1, 19));
-    for (int id = 1; id <= 32; id++)
-        assert_false(kbv_problem_is_degenerate(1, id));
+    kbv_degenerate_list paper;
+    assert_int_equal(kbv_degenerate_load(NULL, &paper), KBV_OK);
+    assert_int_equal(paper.n, 3);
+    assert_true(kbv_degenerate_has(&paper, 2, 23));
+    assert_true(kbv_degenerate_has(&paper, 2, 80));
+    assert_true(kbv_degenerate_has(&paper, 2, 83));
+    for (int id = 1; id <= 100; id++)
+        assert_false(kbv_degenerate_has(&paper, 1, id));
     kbv_record r[5];
     r[0] = rec("Z", 1, 1, 0, true, 2.0, 1, 1, 0.1);
     r[1] = rec("Z", 2, 5, 0, false, 0, 0, 0, 0);
@@ -207,7 +211,7 @@ static void test_levels_models_and_exclusions(void **state)
     const kbv_group_metrics *y = group(&m, "Y", 0);
     assert_true(fabs(y->p[0].fallback - 1.0) < EPS);
     assert_true(fabs(y->p[0].fast_pct[0] - 100.0) < EPS);
-    assert_true(fabs(y->p[0].fast_pct[2] - 0.0) < EPS);
+    assert_true(fabs(y->p[0].fast_pct[KBV_FAST_HEADLINE] - 0.0) < EPS);
     assert_int_equal(m.n_excluded, 1);
     assert_string_equal(m.excluded[0], "L2/23");
     kbv_metrics_free(&m);
@@ -247,6 +251,235 @@ static void test_protocol_not_evaluated(void **state)
     kbv_metrics_free(&m);
 }
 
+/* A suite of L1/1..6 and L2/1..4 with L2/3 degenerate. */
+static void small_suite(kbv_suite *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int id = 1; id <= 6; id++)
+        assert_int_equal(kbv_suite_add(s, 1, id), KBV_OK);
+    for (int id = 4; id >= 1; id--)   /* any order: the suite keeps itself sorted */
+        assert_int_equal(kbv_suite_add(s, 2, id), KBV_OK);
+    kbv_degenerate_list l;
+    memset(&l, 0, sizeof l);
+    l.n = 1;
+    l.items[0].level = 2;
+    l.items[0].id = 3;
+    snprintf(l.source, sizeof l.source, "a test list");
+    assert_int_equal(kbv_suite_exclude(s, &l), KBV_OK);
+    assert_int_equal(kbv_suite_count(s, 1, false), 6);
+    assert_int_equal(kbv_suite_count(s, 2, false), 3);
+    assert_int_equal(kbv_suite_count(s, 2, true), 4);
+    assert_int_equal(kbv_suite_count(s, 0, false), 9);
+}
+
+/* The paper's denominators: every problem of the suite at the model's levels,
+ * one without a sample counting as failed; against the sampled view. */
+static void test_suite_denominators(void **state)
+{
+    (void)state;
+    kbv_suite suite;
+    small_suite(&suite);
+    kbv_record r[5];
+    r[0] = rec("A", 1, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("A", 1, 2, 0, false, 0, 0, 0, 0);
+    r[2] = rec("A", 2, 1, 0, true, 4.0, 1, 2, 0.1);
+    r[3] = rec("A", 2, 3, 0, true, 100.0, 1, 1, 0.1);   /* degenerate: left out */
+    r[4] = rec("B", 1, 1, 0, true, 0.5, 1, 1, 0.1);
+    kbv_metrics m;
+    kbv_metrics_opts o = {KBV_DENOM_SUITE, &suite};
+    assert_int_equal(kbv_metrics_compute_with(r, 5, &o, &m), KBV_OK);
+    assert_int_equal(m.denominator, KBV_DENOM_SUITE);
+    const kbv_group_metrics *a1 = group(&m, "A", 1), *a2 = group(&m, "A", 2),
+                            *a = group(&m, "A", 0), *b = group(&m, "B", 0);
+    assert_int_equal(a1->n_problems, 6);
+    assert_int_equal(a1->n_sampled, 2);
+    assert_int_equal(a1->n_samples, 2);
+    assert_true(fabs(a1->p[0].correct_pct - 100.0 / 6) < EPS);
+    assert_true(fabs(a1->p[0].speedup - 2.0) < EPS);
+    assert_true(fabs(a1->p[0].fallback - pow(2.0, 1.0 / 6)) < EPS);
+    assert_true(fabs(a1->p[0].fast_pct[KBV_FAST_HEADLINE] - 100.0 / 6) < EPS);
+    assert_int_equal(a2->n_problems, 3);
+    assert_true(fabs(a2->p[0].correct_pct - 100.0 / 3) < EPS);
+    assert_true(fabs(a2->p[0].mem_eff_pct - 100.0 / 3) < EPS);
+    assert_int_equal(a->n_problems, 9);
+    assert_int_equal(a->p[0].n_correct, 2);
+    assert_true(fabs(a->p[0].speedup - sqrt(8.0)) < EPS);
+    /* B has level 1 only: its pooled group is level 1's six */
+    assert_int_equal(b->n_problems, 6);
+    assert_null(group(&m, "B", 2));
+    assert_int_equal(m.n_excluded, 1);
+    assert_string_equal(m.excluded[0], "L2/3");
+    assert_string_equal(m.degenerate_from, "a test list");
+    kbv_metrics_free(&m);
+
+    o.denominator = KBV_DENOM_SAMPLED;
+    assert_int_equal(kbv_metrics_compute_with(r, 5, &o, &m), KBV_OK);
+    a1 = group(&m, "A", 1);
+    assert_int_equal(a1->n_problems, 2);
+    assert_true(fabs(a1->p[0].correct_pct - 50.0) < EPS);
+    assert_int_equal(group(&m, "A", 0)->n_problems, 3);
+    kbv_metrics_free(&m);
+    kbv_suite_free(&suite);
+}
+
+/* A problem a record names joins the suite; a level the suite lacks is counted
+ * over the problems the records name; a protocol no sample evaluated has no
+ * problems in the suite view too. */
+static void test_suite_grows_with_records(void **state)
+{
+    (void)state;
+    kbv_suite suite;
+    small_suite(&suite);
+    kbv_record r[3];
+    r[0] = rec("C", 1, 9, 0, true, 2.0, 1, 1, 0.1);
+    r[1] = rec("C", 4, 1, 0, true, 2.0, 1, 1, 0.1);
+    r[2] = rec("C", 4, 2, 0, false, 0, 0, 0, 0);
+    for (int i = 0; i < 3; i++)
+        kbv_proto_skip(&r[i].proto[KBV_PROTO_STRICT], "not evaluated");
+    kbv_metrics m;
+    kbv_metrics_opts o = {KBV_DENOM_SUITE, &suite};
+    assert_int_equal(kbv_metrics_compute_with(r, 3, &o, &m), KBV_OK);
+    assert_int_equal(group(&m, "C", 1)->n_problems, 7);
+    assert_int_equal(group(&m, "C", 4)->n_problems, 2);
+    assert_true(fabs(group(&m, "C", 4)->p[0].correct_pct - 50.0) < EPS);
+    assert_int_equal(group(&m, "C", 0)->n_problems, 9);
+    assert_int_equal(group(&m, "C", 0)->p[KBV_PROTO_STRICT].n_problems, 0);
+    assert_true(isnan(group(&m, "C", 0)->p[KBV_PROTO_STRICT].correct_pct));
+    /* the caller's suite is not changed */
+    assert_int_equal(kbv_suite_find(&suite, 1, 9), -1);
+    kbv_metrics_free(&m);
+    kbv_suite_free(&suite);
+}
+
+/* The default suite: the paper's 100, 97 and 50. */
+static void test_default_suite(void **state)
+{
+    (void)state;
+    kbv_suite s;
+    assert_int_equal(kbv_suite_default(NULL, &s), KBV_OK);
+    assert_int_equal(kbv_suite_count(&s, 1, false), 100);
+    assert_int_equal(kbv_suite_count(&s, 2, false), 97);
+    assert_int_equal(kbv_suite_count(&s, 3, false), 50);
+    assert_int_equal(kbv_suite_count(&s, 0, false), 247);
+    assert_true(s.p[kbv_suite_find(&s, 2, 80)].degenerate);
+    assert_true(s.p[kbv_suite_find(&s, 1, 19)].in_registry);
+    kbv_suite_free(&s);
+}
+
+static char *write_temp(const char *text)
+{
+    static char path[] = "/tmp/kbv-degenerate-XXXXXX";
+    char *p = strdup(path);
+    int fd = mkstemp(p);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+/* The degenerate list from a file: kbv audit --json lines or keys. */
+static void test_degenerate_file(void **state)
+{
+    (void)state;
+    char *p = write_temp("# from an audit\n"
+                         "{\"problem\": \"L2/23\", \"name\": \"x\", \"degenerate\": true}\n"
+                         "{\"problem\": \"L2/24\", \"degenerate\": false}\n"
+                         "\n"
+                         "L3/7 constant after the softmax\n");
+    kbv_degenerate_list l;
+    assert_int_equal(kbv_degenerate_load(p, &l), KBV_OK);
+    assert_int_equal(l.n, 2);
+    assert_true(kbv_degenerate_has(&l, 2, 23));
+    assert_false(kbv_degenerate_has(&l, 2, 24));
+    assert_true(kbv_degenerate_has(&l, 3, 7));
+    assert_string_equal(l.items[1].why, "constant after the softmax");
+    assert_string_equal(l.source, p);
+    kbv_suite s;
+    assert_int_equal(kbv_suite_default(p, &s), KBV_OK);
+    assert_int_equal(kbv_suite_count(&s, 2, false), 99);
+    assert_int_equal(kbv_suite_count(&s, 3, false), 49);
+    kbv_suite_free(&s);
+    unlink(p);
+    free(p);
+    p = write_temp("L2/23\nnot a key\n");
+    assert_int_equal(kbv_degenerate_load(p, &l), KBV_ERR_PARSE);
+    assert_non_null(strstr(kbv_last_error(), "line 2"));
+    kbv_clear_error();
+    unlink(p);
+    free(p);
+    assert_int_equal(kbv_degenerate_load("/nonexistent/list", &l), KBV_ERR_NOT_FOUND);
+    kbv_clear_error();
+}
+
+/* The paper's metrics beside the best of k: Fast@0.8, memory increased among
+ * the solved, compiled %, and each sample index alone with its mean +- std.
+ * Suite L1/1..4; model P:
+ *   L1/1  s0 2x (mem 100/100), s1 4x (mem 50/100)     best: s1, lighter
+ *   L1/2  s0 does not compile, s1 0.5x (mem 200/100)  best: s1, heavier
+ *   L1/3  s0 and s2 compile and are wrong
+ *   L1/4  no sample */
+static void test_paper_metrics(void **state)
+{
+    (void)state;
+    kbv_suite suite;
+    memset(&suite, 0, sizeof suite);
+    for (int id = 1; id <= 4; id++)
+        assert_int_equal(kbv_suite_add(&suite, 1, id), KBV_OK);
+    kbv_record r[6];
+    r[0] = rec("P", 1, 1, 0, true, 2.0, 100, 100, 0.1);
+    r[1] = rec("P", 1, 1, 1, true, 4.0, 50, 100, 0.1);
+    r[2] = rec("P", 1, 2, 0, false, 0, 0, 0, 0);
+    r[3] = rec("P", 1, 2, 1, true, 0.5, 200, 100, 0.1);
+    r[4] = rec("P", 1, 3, 0, false, 0, 0, 0, 0);
+    r[5] = rec("P", 1, 3, 2, false, 0, 0, 0, 0);
+    for (int i = 0; i < 6; i++)
+        r[i].compile.ok = i != 2;
+    kbv_metrics m;
+    kbv_metrics_opts o = {KBV_DENOM_SUITE, &suite};
+    assert_int_equal(kbv_metrics_compute_with(r, 6, &o, &m), KBV_OK);
+    const kbv_group_metrics *g = group(&m, "P", 1);
+    assert_int_equal(g->n_problems, 4);
+    assert_int_equal(g->n_compiled, 3);
+    assert_true(fabs(g->compiled_pct - 75.0) < EPS);
+    const kbv_proto_metrics *pm = &g->p[KBV_PROTO_VERIFIED];
+    assert_true(fabs(pm->correct_pct - 50.0) < EPS);
+    assert_true(fabs(kbv_fast_thresholds[2] - 0.8) < EPS);
+    assert_true(fabs(pm->fast_pct[2] - 25.0) < EPS);              /* Fast@0.8: 4x only */
+    assert_true(fabs(pm->mem_eff_pct - 25.0) < EPS);              /* of all 4 */
+    assert_true(fabs(pm->mem_increased_pct - 50.0) < EPS);        /* of the 2 solved */
+    /* each sample index alone */
+    assert_int_equal(g->n_sample_ids, 3);
+    const kbv_sample_metrics *s0 = &g->per_sample[0], *s1 = &g->per_sample[1],
+                             *s2 = &g->per_sample[2];
+    assert_int_equal(s0->sample, 0);
+    assert_int_equal(s2->sample, 2);
+    assert_true(fabs(s0->compiled_pct - 50.0) < EPS);
+    assert_true(fabs(s1->compiled_pct - 50.0) < EPS);
+    assert_true(fabs(s2->compiled_pct - 25.0) < EPS);
+    assert_true(fabs(s0->p[1].correct_pct - 25.0) < EPS);
+    assert_true(fabs(s0->p[1].speedup - 2.0) < EPS);
+    assert_true(fabs(s0->p[1].fallback - pow(2.0, 0.25)) < EPS);
+    assert_true(fabs(s1->p[1].correct_pct - 50.0) < EPS);
+    assert_true(fabs(s1->p[1].speedup - sqrt(2.0)) < EPS);
+    assert_true(fabs(s1->p[1].fast_pct[KBV_FAST_HEADLINE] - 25.0) < EPS);
+    assert_true(s2->p[1].correct_pct == 0.0);
+    assert_true(isnan(s2->p[1].speedup));
+    /* mean +- std over the three, s2's speedup counting 0 */
+    const kbv_per_sample *ps = &g->spread[KBV_PROTO_VERIFIED];
+    assert_int_equal(ps->n, 3);
+    assert_true(fabs(ps->correct_pct.mean - 25.0) < EPS);
+    assert_true(fabs(ps->correct_pct.sd - sqrt(1250.0 / 3)) < EPS);
+    double sp[3] = {2.0, sqrt(2.0), 0.0}, mean = (sp[0] + sp[1] + sp[2]) / 3, sq = 0;
+    for (int i = 0; i < 3; i++)
+        sq += (sp[i] - mean) * (sp[i] - mean);
+    assert_true(fabs(ps->speedup.mean - mean) < EPS);
+    assert_true(fabs(ps->speedup.sd - sqrt(sq / 3)) < EPS);
+    assert_true(fabs(ps->compiled_pct.mean - 125.0 / 3) < EPS);
+    kbv_metrics_free(&m);
+    kbv_suite_free(&suite);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -267,6 +500,11 @@ int main(void)
         cmocka_unit_test(test_levels_models_and_exclusions),
         cmocka_unit_test(test_speedup_from_times_when_absent),
         cmocka_unit_test(test_protocol_not_evaluated),
+        cmocka_unit_test(test_suite_denominators),
+        cmocka_unit_test(test_suite_grows_with_records),
+        cmocka_unit_test(test_default_suite),
+        cmocka_unit_test(test_degenerate_file),
+        cmocka_unit_test(test_paper_metrics),
         cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

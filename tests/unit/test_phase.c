@@ -46,7 +46,6 @@ static void test_phases_are_exclusive(void **state)
     assert_true(rec->phase_s[KBV_PHASE_COMPILE] >= 0.019);
     assert_true(rec->phase_s[KBV_PHASE_CORRECTNESS] >= 0.019);
     assert_true(rec->phase_s[KBV_PHASE_AUDIT] >= 0.009);
-    assert_true(rec->phase_s[KBV_PHASE_AUDIT] < rec->phase_s[KBV_PHASE_CORRECTNESS]);
     assert_true(rec->phase_s[KBV_PHASE_LOAD] == 0 && rec->phase_s[KBV_PHASE_TIMING] == 0);
     double sum = 0;
     for (int k = 0; k < KBV_PHASE_COUNT; k++)

@@ -8,7 +8,7 @@
  *   L1/3  standard 0.5x (mem 100/100); wrong on D3 under verified and strict
  *   L2/5  sample 0 crashes; sample 1: 2x / 1.5x (mem 100/50), wrong on a strict timed trial
  *   standard: 3 of 4 correct = 75%; speedup cbrt(4 * 0.5 * 2) = cbrt(4);
- *             Fast@0..2 = 75, 50, 50, 50, 25; fallback (4 * 1 * 1 * 2)^(1/4);
+ *             Fast@0,0.5,0.8,1,1.5,2 = 75, 50, 50, 50, 50, 25; fallback (4 * 1 * 1 * 2)^(1/4);
  *             mem eff cbrt(0.5 * 1 * 2) = 1; mem-efficient 1 of 4 = 25%
  *   verified: L1/1 (2x) and L2/5 (1.5x): 50%, speedup sqrt(3), fallback 3^(1/4), Fast@1 50
  *   strict:   L1/1 (2x) only: 25%, speedup 2, fallback 2^(1/4)
@@ -45,7 +45,8 @@ static int load_small(void **state)
 {
     (void)state;
     const char *path = FIXTURE("small.jsonl");
-    if (kbv_report_data_load(&path, 1, &data) != KBV_OK) {
+    const kbv_report_config cfg = {KBV_DENOM_SAMPLED, NULL};
+    if (kbv_report_data_load(&path, 1, &cfg, &data) != KBV_OK) {
         fprintf(stderr, "%s\n", kbv_last_error());
         return -1;
     }
@@ -146,7 +147,7 @@ static void test_metrics_by_hand(void **state)
     const kbv_proto_metrics *s = &a->p[KBV_PROTO_STANDARD];
     assert_near(s->correct_pct, 75);
     assert_near(s->speedup, cbrt(4));
-    const double fast[] = {75, 50, 50, 50, 25};
+    const double fast[KBV_FAST_COUNT] = {75, 50, 50, 50, 50, 25};
     for (int k = 0; k < KBV_FAST_COUNT; k++)
         assert_near(s->fast_pct[k], fast[k]);
     assert_near(s->fallback, pow(8, 0.25));
@@ -269,16 +270,19 @@ static void test_markdown(void **state)
     /* the model name cannot become markup */
     assert_non_null(strstr(md, "| beta&lt;b&gt; | L1 | 3 | 100.0 | 2.92\xC3\x97 | 66.7 |"));
     assert_null(strstr(md, "beta<b>"));
-    /* all metrics, standard: Fast@0..2, mem eff, mem-eff %, SOL cbrt(0.2 * 0.05 * 0.3) */
-    assert_non_null(strstr(md, "| alpha | all | 4 | 6 | 3 | 75.0 | 1.59\xC3\x97 | 1.68\xC3\x97 "
-                               "| 75.0 | 50.0 | 50.0 | 50.0 | 25.0 | 1.00\xC3\x97 | 25.0 | "
-                               "0.144 |"));
+    /* all metrics, standard: compiled 3 of 4 (L1/2 did not), Fast@0..2, mem eff,
+     * mem-eff %, mem-up % (L1/1's chosen sample is heavier: 1 of 3 solved), SOL
+     * cbrt(0.2 * 0.05 * 0.3) */
+    assert_non_null(strstr(md, "| alpha | all | 4 | 6 | 75.0 | 3 | 75.0 | 1.59\xC3\x97 | "
+                               "1.68\xC3\x97 | 75.0 | 50.0 | 50.0 | 50.0 | 50.0 | 25.0 | "
+                               "1.00\xC3\x97 | 25.0 | 33.3 | 0.144 |"));
     /* failures: only the classes that occur get a column */
     assert_non_null(strstr(md, "| model | level | protocol | samples | failed | compile | crash "
                                "| timeout | wrong@D2 | wrong@D3 | wrong@timed |"));
     assert_non_null(strstr(md, "| alpha | all | strict | 6 | 4 | 1 | 1 | 0 | 0 | 1 | 1 |"));
     assert_non_null(strstr(md, "| review-speedup | shape-specialised |"));
-    assert_non_null(strstr(md, "Excluded as degenerate: L2/23."));
+    assert_non_null(strstr(md, "Excluded as degenerate: L2/23 (the paper's list"));
+    assert_non_null(strstr(md, "Problems (`--denominator sampled`)"));
     free(md);
 }
 
@@ -396,10 +400,22 @@ static void test_page(void **state)
     kbv_summary_info info = {"small.jsonl", data.device, data.size, data.records.n};
     kbv_html_opts o = {NULL, &info, inputs, 1, KBV_PROTO_VERIFIED};
     CAPTURE(html, kbv_html_write(f, &data, &o));
-    /* offline and script-free: no URL, no script; everything from the file escaped */
+    /* offline: no URL, one inline script (sorting), nothing loaded; everything from the
+     * file escaped */
     assert_null(strstr(html, "http:"));
     assert_null(strstr(html, "https:"));
-    assert_null(strstr(html, "<script"));
+    assert_int_equal(count(html, "<script"), 1);
+    assert_int_equal(count(html, "<script>"), 1);
+    assert_null(strstr(html, " src="));
+    /* sortable tables, a rank view per level, and each sample's code beside its verdicts */
+    assert_non_null(strstr(html, "<table class=\"sortable\" id=\"t-summary\">"));
+    assert_non_null(strstr(html, "<table class=\"sortable\" id=\"t-rank-L1\">"));
+    assert_non_null(strstr(html, "<table class=\"sortable\" id=\"t-rank-all\">"));
+    assert_int_equal(count(html, "<summary>candidate source</summary>"), data.n_samples);
+    assert_int_equal(count(html, "<summary>PyTorch reference</summary>"), data.n_samples);
+    /* L1/1 is defined: its reference is kbv show --torch's */
+    assert_non_null(strstr(html, "class Model(nn.Module)"));
+    assert_non_null(strstr(html, "<code>kbv show L1/1 --torch</code>"));
     assert_null(strstr(html, "beta<b>"));
     assert_non_null(strstr(html, "beta&lt;b&gt;"));
     assert_non_null(strstr(html, "near &lt;script&gt;alert(1)&lt;/script&gt; &amp; more"));
@@ -414,7 +430,8 @@ static void test_page(void **state)
     /* inline figures, one per planned figure, all closed */
     kbv_figure figs[64];
     int n = kbv_figures_plan(&data, KBV_PROTO_VERIFIED, figs, 64);
-    assert_int_equal(n, 2 + 3 + 1 + 2 + 1);
+    /* before/after x2, decomposed, tolerance, 3 CDFs, 3 memory-vs-speed, 2 failures, heat map */
+    assert_int_equal(n, 2 + 2 + 3 + 3 + 2 + 1);
     assert_int_equal(count(html, "<svg "), n);
     assert_int_equal(count(html, "</svg>"), n);
     /* the reproduction command carries the draw's own seed, derived from the run seed */
@@ -473,32 +490,75 @@ static void test_noise_rule(void **state)
 {
     (void)state;
     bool known;
-    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.99, 0.01, &known), KBV_CHANGE_SAME);
+    /* run-to-run noise 0.01 in log time, each run's own spread 1% */
+    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.99, 0.0099, 0.01, &known), KBV_CHANGE_SAME);
     assert_true(known);
-    /* the boundary is inside: |d| = 2 sqrt(sA^2 + sB^2) */
-    assert_int_equal(kbv_compare_times(2.0, 0.3, 1.0, 0.4, &known), KBV_CHANGE_SAME);
-    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.9, 0.01, &known), KBV_CHANGE_FASTER);
-    assert_int_equal(kbv_compare_times(1.0, 0.01, 1.1, 0.01, &known), KBV_CHANGE_SLOWER);
-    assert_int_equal(kbv_compare_times(1.0, NAN, 0.99, 0.01, &known), KBV_CHANGE_FASTER);
+    /* the boundary: |log(tA / tB)| against 2 sqrt(n^2 + rA^2 + rB^2) = 2 * 0.05 */
+    assert_int_equal(kbv_compare_times(exp(0.0999), 0, 1.0, 0, 0.05, &known), KBV_CHANGE_SAME);
+    assert_int_equal(kbv_compare_times(exp(0.1001), 0, 1.0, 0, 0.05, &known), KBV_CHANGE_FASTER);
+    assert_int_equal(kbv_compare_times(1.0, 0.01, 0.9, 0.009, 0.01, &known), KBV_CHANGE_FASTER);
+    assert_int_equal(kbv_compare_times(1.0, 0.01, 1.1, 0.011, 0.01, &known), KBV_CHANGE_SLOWER);
+    /* a run's spread not recorded adds nothing; the run-to-run noise still judges */
+    assert_int_equal(kbv_compare_times(1.0, NAN, 0.99, 0.01, 0.01, &known), KBV_CHANGE_SAME);
+    assert_true(known);
+    /* the within-run spread alone does not judge: two runs of identical code differ by more */
+    assert_int_equal(kbv_compare_times(1.0, 0.001, 0.5, 0.001, NAN, &known),
+                     KBV_CHANGE_UNJUDGED);
     assert_false(known);
-    assert_int_equal(kbv_compare_times(NAN, 0.01, 0.99, 0.01, &known), KBV_CHANGE_UNTIMED);
+    assert_int_equal(kbv_compare_times(1.0, 0.001, 1.0, 0.001, NAN, &known), KBV_CHANGE_SAME);
+    assert_int_equal(kbv_compare_times(NAN, 0.01, 0.99, 0.01, 0.01, &known), KBV_CHANGE_UNTIMED);
     kbv_proto_result r;
     r.t_kernel_spread_ms = 1.349;
     assert_near(kbv_compare_sigma(&r, KBV_PROTO_STRICT), 1.0);
     assert_near(kbv_compare_sigma(&r, KBV_PROTO_VERIFIED), 1.349);
 }
 
+/* The noise of three repeats of A's code (make_fixtures.py compare_noise):
+ * L1/1..7 at t x (0.99, 1, 1.01), L1/8 at t x (0.7, 1, 1.3). */
+static void test_noise_from_repeats(void **state)
+{
+    (void)state;
+    const char *runs[] = {FIXTURE("compare_noise_1.jsonl"), FIXTURE("compare_noise_2.jsonl"),
+                          FIXTURE("compare_noise_3.jsonl")};
+    kbv_noise n;
+    assert_int_equal(kbv_noise_from_repeats(runs, 3, &n), KBV_OK);
+    assert_int_equal(n.n_runs, 3);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        assert_int_equal(n.source[p], KBV_NOISE_REPEATS);
+        assert_int_equal(n.n_estimates[p], 7);
+    }
+    double l[3] = {log(0.99), 0, log(1.01)}, m = (l[0] + l[1] + l[2]) / 3, v = 0;
+    for (int i = 0; i < 3; i++)
+        v += (l[i] - m) * (l[i] - m) / 2;
+    /* two runs differ by sqrt(2) sd: the sample's own */
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STANDARD, "gamma", 1, 1, 0), sqrt(2 * v));
+    double l8[3] = {log(0.7), 0, log(1.3)}, m8 = (l8[0] + l8[1] + l8[2]) / 3, v8 = 0;
+    for (int i = 0; i < 3; i++)
+        v8 += (l8[i] - m8) * (l8[i] - m8) / 2;
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STRICT, "gamma", 1, 8, 0), sqrt(2 * v8));
+    /* another model's sample of L1/8: the problem's, over the repeats' samples of it */
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STRICT, "delta", 1, 8, 3), sqrt(2 * v8));
+    /* a problem the repeats lack: the pooled value, over every sample time */
+    assert_near(kbv_noise_of(&n, KBV_PROTO_STANDARD, "gamma", 1, 4, 0),
+                sqrt(2 * (6 * v + v8) / 7));
+    assert_int_equal(n.n_keys, 7);
+    kbv_noise_free(&n);
+}
+
 static void test_compare_runs(void **state)
 {
     (void)state;
     kbv_comparison c;
+    const char *runs[] = {FIXTURE("compare_noise_1.jsonl"), FIXTURE("compare_noise_2.jsonl"),
+                          FIXTURE("compare_noise_3.jsonl")};
     assert_int_equal(kbv_compare_load(FIXTURE("compare_a.jsonl"), FIXTURE("compare_b.jsonl"),
-                                      NULL, NULL, &c),
+                                      NULL, NULL, runs, 3, &c),
                      KBV_OK);
     assert_int_equal(c.n_rows, 8);
+    /* L1/8: B 1.3x slower, but its own repeats spread 0.7x to 1.3x: within the noise */
     const kbv_change want_std[] = {KBV_CHANGE_SAME,   KBV_CHANGE_FASTER, KBV_CHANGE_BROKEN,
                                    KBV_CHANGE_FIXED,  KBV_CHANGE_FASTER, KBV_CHANGE_ONLY_A,
-                                   KBV_CHANGE_FASTER, KBV_CHANGE_SLOWER};
+                                   KBV_CHANGE_FASTER, KBV_CHANGE_SAME};
     for (int i = 0; i < 8; i++) {
         const kbv_compare_row *r = &c.rows[KBV_PROTO_STANDARD][i];
         assert_int_equal(r->id, i + 1);
@@ -506,9 +566,13 @@ static void test_compare_runs(void **state)
             fail_msg("L1/%d: %s, want %s", i + 1, kbv_change_name(r->change),
                      kbv_change_name(want_std[i]));
     }
-    assert_false(c.rows[KBV_PROTO_STANDARD][4].noise_known);
-    /* strict: IQR 0.2 on both sides is sigma 0.148, so 1.0 vs 0.7 is within the noise */
-    assert_int_equal(c.rows[KBV_PROTO_STRICT][6].change, KBV_CHANGE_SAME);
+    /* A records no sd on L1/5: its spread adds nothing, the run-to-run noise judges */
+    assert_true(c.rows[KBV_PROTO_STANDARD][4].noise_known);
+    /* strict L1/7: IQR 0.2 on both sides is a standard error of 0.148 x 1.2533 / sqrt(30) =
+     * 0.034 on a median of 30 trials; with the repeats' 1.4% between runs, 1.0 against 0.7
+     * is beyond the noise */
+    assert_int_equal(c.rows[KBV_PROTO_STRICT][6].change, KBV_CHANGE_FASTER);
+    assert_near(c.rows[KBV_PROTO_STRICT][6].a.stderr_ms, 0.2 / 1.349 * 1.2533 / sqrt(30));
     assert_int_equal(c.counts[KBV_PROTO_STANDARD][KBV_CHANGE_FASTER], 3);
 
     char *md;
@@ -519,7 +583,7 @@ static void test_compare_runs(void **state)
     assert_non_null(strstr(md, "| L1/1 | correct | correct |"));
     assert_non_null(strstr(md, "no change (within noise) |"));
     assert_non_null(strstr(md, "| L1/4 | compile | correct |"));
-    assert_non_null(strstr(md, "B faster 2.00x (noise unknown)"));
+    assert_non_null(strstr(md, "from 3 repeated runs, 7 sample times"));
     free(md);
     char *text;
     CAPTURE(text, (kbv_compare_print(f, &c, KBV_PROTO_STRICT), KBV_OK));
@@ -527,6 +591,69 @@ static void test_compare_runs(void **state)
     assert_non_null(strstr(text, "1.000 ms IQR 0.200 ms"));
     free(text);
     kbv_compare_free(&c);
+
+    /* no repeats, and A and B share their baselines (bit for bit): nothing is judged */
+    assert_int_equal(kbv_compare_load(FIXTURE("compare_a.jsonl"), FIXTURE("compare_b.jsonl"),
+                                      NULL, NULL, NULL, 0, &c),
+                     KBV_OK);
+    assert_int_equal(c.noise.source[KBV_PROTO_STANDARD], KBV_NOISE_NONE);
+    assert_int_equal(c.rows[KBV_PROTO_STANDARD][1].change, KBV_CHANGE_UNJUDGED);
+    assert_int_equal(c.counts[KBV_PROTO_STANDARD][KBV_CHANGE_FASTER], 0);
+    CAPTURE(md, kbv_compare_markdown(f, &c));
+    assert_non_null(strstr(md, "B faster 1.25x (run-to-run noise unknown)"));
+    free(md);
+    kbv_compare_free(&c);
+
+    /* B's baselines measured anew: |log| ratios 0.0198, 0.0202, 0.0296, 0.0305 on L1/1,
+     * L1/2, L1/5, L1/7 (L1/8's equal: one cached measurement, left out; L1/3 and L1/4 have a
+     * baseline on one side only); 1.4826 x their median */
+    assert_int_equal(kbv_compare_load(FIXTURE("compare_a.jsonl"),
+                                      FIXTURE("compare_b_rebased.jsonl"), NULL, NULL, NULL, 0, &c),
+                     KBV_OK);
+    assert_int_equal(c.noise.source[KBV_PROTO_VERIFIED], KBV_NOISE_BASELINES);
+    assert_int_equal(c.noise.n_estimates[KBV_PROTO_VERIFIED], 4);
+    assert_close(c.noise.pooled[KBV_PROTO_VERIFIED],
+                 1.4826 * (fabs(log(0.98)) + fabs(log(1.03))) / 2, 1e-12);
+    assert_int_equal(c.rows[KBV_PROTO_STANDARD][0].change, KBV_CHANGE_SAME);
+    assert_int_equal(c.rows[KBV_PROTO_STANDARD][1].change, KBV_CHANGE_FASTER);
+    kbv_compare_free(&c);
+}
+
+/* Records of earlier kbv versions are read, with a note of what they lack;
+ * records of a later schema are counted, never dropped silently. */
+static void test_old_and_newer_records(void **state)
+{
+    (void)state;
+    const char *path = FIXTURE("legacy.jsonl");
+    kbv_report_data d;
+    assert_int_equal(kbv_report_data_load(&path, 1, NULL, &d), KBV_OK);
+    assert_int_equal(d.records.n, 2);
+    assert_int_equal(d.malformed, 2);
+    assert_int_equal(d.newer, 2);
+    assert_int_equal(d.newest_schema, 2);
+    assert_non_null(strstr(d.newer_where, "legacy.jsonl line 3"));
+    assert_int_equal(d.legacy[0], 2);   /* no gate */
+    assert_int_equal(d.legacy[1], 2);   /* no sandbox */
+    const kbv_record *r = &d.records.items[0];
+    assert_int_equal(r->gate, KBV_GATE_TEXT);
+    assert_true(r->legacy & KBV_LEGACY_NO_GATE);
+    assert_true(r->proto[KBV_PROTO_VERIFIED].correct);
+    assert_int_equal(r->n_draws, 13);
+    assert_int_equal(r->draws[0].oracle_nonfinite, 0);
+    assert_near(r->proto[KBV_PROTO_STANDARD].speedup, 2);
+    assert_false(d.records.items[1].compile.ok);
+    /* the metrics count them as any other */
+    int g = kbv_report_group_of(&d, "old-kbv", 1);
+    assert_int_equal(d.metrics.groups[g].p[KBV_PROTO_STANDARD].n_correct, 1);
+    char *md;
+    kbv_summary_info info = {path, d.device, d.size, d.records.n, d.gate};
+    CAPTURE(md, kbv_report_write_markdown(f, &d, &info));
+    assert_non_null(strstr(md, "2 records of schema 2, written by a newer kbv, not read"));
+    assert_non_null(strstr(md, "Note: 2 records written before kbv recorded the verified gate"));
+    free(md);
+    kbv_report_data_free(&d);
+    /* a current record names the fields, so it carries no note */
+    assert_int_equal(data.legacy[0] + data.legacy[1], 0);
 }
 
 static void test_compare_needs_a_model(void **state)
@@ -534,23 +661,23 @@ static void test_compare_needs_a_model(void **state)
     (void)state;
     kbv_comparison c;
     kbv_status st = kbv_compare_load(FIXTURE("small.jsonl"), FIXTURE("compare_b.jsonl"), NULL,
-                                     NULL, &c);
+                                     NULL, NULL, 0, &c);
     assert_int_equal(st, KBV_ERR_INVALID);
     assert_non_null(strstr(kbv_last_error(), "--model-a"));
     kbv_clear_error();
     assert_int_equal(kbv_compare_load(FIXTURE("small.jsonl"), FIXTURE("compare_b.jsonl"),
-                                      "beta<b>", NULL, &c),
+                                      "beta<b>", NULL, NULL, 0, &c),
                      KBV_OK);
     /* beta has L1/1-3, B has L1/1-5, L1/7, L1/8 */
     assert_int_equal(c.n_rows, 7);
     kbv_compare_free(&c);
     assert_int_equal(kbv_compare_load(FIXTURE("small.jsonl"), FIXTURE("compare_b.jsonl"),
-                                      "nobody", NULL, &c),
+                                      "nobody", NULL, NULL, 0, &c),
                      KBV_ERR_NOT_FOUND);
     kbv_clear_error();
     const char *missing = FIXTURE("no-such-file.jsonl");
     kbv_report_data d;
-    assert_int_equal(kbv_report_data_load(&missing, 1, &d), KBV_ERR_NOT_FOUND);
+    assert_int_equal(kbv_report_data_load(&missing, 1, NULL, &d), KBV_ERR_NOT_FOUND);
     kbv_clear_error();
 }
 
@@ -568,8 +695,10 @@ int main(void)
         cmocka_unit_test(test_page),
         cmocka_unit_test(test_figures_deterministic),
         cmocka_unit_test(test_noise_rule),
+        cmocka_unit_test(test_noise_from_repeats),
         cmocka_unit_test(test_compare_runs),
         cmocka_unit_test(test_compare_needs_a_model),
+        cmocka_unit_test(test_old_and_newer_records),
     };
     return cmocka_run_group_tests(tests, load_small, free_small);
 }

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "core/vendor_libs.h"
 #include "record/results.h"
 
 static char dir[256];
@@ -52,6 +53,7 @@ static kbv_record *sample_record(int sample, const char *sha)
     snprintf(r->size, sizeof r->size, "small");
     r->seed = (UINT64_C(1) << 53) - 7;
     r->gate = sample ? KBV_GATE_TEXT : KBV_GATE_LEADERBOARD;
+    r->vendor_libs = sample ? 0 : 1u << KBV_VENDOR_CUBLASLT | 1u << KBV_VENDOR_CUDNN;
     r->compile.ok = true;
     r->compile.seconds = 0.25;
     snprintf(r->compile.log, sizeof r->compile.log, "warning: unused \"x\"\n");
@@ -118,6 +120,8 @@ static void test_round_trip(void **state)
     assert_true(r->seed == (UINT64_C(1) << 53) - 7);
     assert_int_equal(r->gate, KBV_GATE_LEADERBOARD);
     assert_int_equal(list.items[1].gate, KBV_GATE_TEXT);
+    assert_int_equal(r->vendor_libs, 1u << KBV_VENDOR_CUBLASLT | 1u << KBV_VENDOR_CUDNN);
+    assert_int_equal(list.items[1].vendor_libs, 0);
     assert_int_equal(r->draws[0].oracle_nonfinite, 0);
     assert_int_equal(r->draws[1].oracle_nonfinite, 77);
     assert_true(r->compile.ok);
@@ -263,6 +267,13 @@ static void test_resume_identity(void **state)
     assert_true(kbv_results_has(&res, k));
     k->gate = KBV_GATE_TEXT;   /* the gate is: another gate evaluates again */
     assert_false(kbv_results_has(&res, k));
+    memcpy(k, a, sizeof *a);   /* and so are the vendor libraries a run allowed */
+    k->vendor_libs = KBV_VENDOR_ALL;
+    assert_false(kbv_results_has(&res, k));
+    k->vendor_libs = 0;
+    assert_false(kbv_results_has(&res, k));
+    k->vendor_libs = a->vendor_libs;
+    assert_true(kbv_results_has(&res, k));
     kbv_results_close(&res);
     free(a);
     free(k);
@@ -498,6 +509,8 @@ static void test_unwritable_path(void **state)
     kbv_clear_error();
 }
 
+/* A later schema (a newer kbv's) is not read, and says so; a schema that was
+ * never one of kbv's is not a record. */
 static void test_wrong_schema_rejected(void **state)
 {
     (void)state;
@@ -505,6 +518,12 @@ static void test_wrong_schema_rejected(void **state)
     json_t *o = json_loads("{\"schema\":2,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
     assert_non_null(o);
     kbv_record *r = malloc(sizeof *r);
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(kbv_last_error(), "written by a newer kbv"));
+    kbv_clear_error();
+    assert_int_equal(kbv_record_schema(o), 2);
+    json_decref(o);
+    o = json_loads("{\"schema\":0,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
     assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
     json_decref(o);
     free(r);
@@ -542,6 +561,76 @@ static void test_gate_in_records(void **state)
     kbv_clear_error();
     assert_string_equal(kbv_gate_get(KBV_GATE_TEXT)->name, "text");
     assert_non_null(strstr(kbv_gate_get(KBV_GATE_LEADERBOARD)->help, "1e-4"));
+}
+
+/* "vendor_libs" is a list of the table's names in table order, [] for none;
+ * a record without it was written when no run could allow them; an unknown
+ * name is not a record this kbv can read. */
+static void test_vendor_libs_in_records(void **state)
+{
+    (void)state;
+    kbv_record *r = malloc(sizeof *r);
+    assert_non_null(r);
+    kbv_record_init(r);
+    r->vendor_libs = 1u << KBV_VENDOR_CUDNN | 1u << KBV_VENDOR_CUBLAS;
+    json_t *o = NULL;
+    assert_int_equal(kbv_record_to_json(r, &o), KBV_OK);
+    char *text = json_dumps(json_object_get(o, "vendor_libs"), JSON_COMPACT);
+    assert_string_equal(text, "[\"cublas\",\"cudnn\"]");
+    free(text);
+    json_decref(o);
+    r->vendor_libs = 0;
+    assert_int_equal(kbv_record_to_json(r, &o), KBV_OK);
+    assert_true(json_is_array(json_object_get(o, "vendor_libs")));
+    assert_int_equal(json_array_size(json_object_get(o, "vendor_libs")), 0);
+    json_decref(o);
+
+    json_error_t err;
+    o = json_loads("{\"schema\":1,\"model\":\"m\",\"problem\":\"L1/1\"}", 0, &err);
+    r->vendor_libs = 5;
+    assert_int_equal(kbv_record_from_json(o, r), KBV_OK);
+    assert_int_equal(r->vendor_libs, 0);
+    json_object_set_new(o, "vendor_libs", json_pack("[ss]", "cublasLt", "cudnn"));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_OK);
+    assert_int_equal(r->vendor_libs, 1u << KBV_VENDOR_CUBLASLT | 1u << KBV_VENDOR_CUDNN);
+    json_object_set_new(o, "vendor_libs", json_pack("[s]", "mkl"));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
+    json_object_set_new(o, "vendor_libs", json_pack("[s]", "all"));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
+    json_object_set_new(o, "vendor_libs", json_string("cublas"));
+    assert_int_equal(kbv_record_from_json(o, r), KBV_ERR_PARSE);
+    kbv_clear_error();
+    json_decref(o);
+    free(r);
+
+    /* the table's words */
+    unsigned m = 7;
+    assert_int_equal(kbv_vendor_parse("none", &m), KBV_OK);
+    assert_int_equal(m, 0);
+    assert_int_equal(kbv_vendor_parse("all", &m), KBV_OK);
+    assert_int_equal(m, KBV_VENDOR_ALL);
+    assert_int_equal(kbv_vendor_parse("cudnn,cublas", &m), KBV_OK);
+    assert_int_equal(m, 1u << KBV_VENDOR_CUBLAS | 1u << KBV_VENDOR_CUDNN);
+    assert_int_equal(kbv_vendor_parse("cuBLAS", &m), KBV_ERR_PARSE);
+    assert_int_equal(kbv_vendor_parse("", &m), KBV_ERR_PARSE);
+    assert_int_equal(kbv_vendor_parse("cublas,", &m), KBV_ERR_PARSE);
+    assert_int_equal(kbv_vendor_parse("cublas,,cudnn", &m), KBV_ERR_PARSE);
+    kbv_clear_error();
+    char buf[64];
+    assert_string_equal(kbv_vendor_format(0, buf, sizeof buf), "none");
+    assert_string_equal(kbv_vendor_format(KBV_VENDOR_ALL, buf, sizeof buf), "cublas,cublasLt,cudnn");
+    assert_string_equal(kbv_vendor_titles(KBV_VENDOR_ALL, buf, sizeof buf),
+                        "cuBLAS, cuBLASLt and cuDNN");
+    assert_string_equal(kbv_vendor_titles(1u << KBV_VENDOR_CUDNN, buf, sizeof buf), "cuDNN");
+    assert_int_equal(kbv_vendor_of_symbol("cublasLtMatmul"), KBV_VENDOR_CUBLASLT);
+    assert_int_equal(kbv_vendor_of_symbol("cublasSgemm_v2"), KBV_VENDOR_CUBLAS);
+    assert_int_equal(kbv_vendor_of_symbol("cudnnConvolutionForward"), KBV_VENDOR_CUDNN);
+    assert_int_equal(kbv_vendor_of_symbol("cudaMalloc"), -1);
+    assert_int_equal(kbv_vendor_of_needed("libcublasLt.so.13"), KBV_VENDOR_CUBLASLT);
+    assert_int_equal(kbv_vendor_of_needed("libcublas.so.13"), KBV_VENDOR_CUBLAS);
+    assert_int_equal(kbv_vendor_of_needed("libcudnn.so.9"), KBV_VENDOR_CUDNN);
+    assert_int_equal(kbv_vendor_of_needed("libcudnn_ops.so.9"), -1);
+    assert_int_equal(kbv_vendor_of_needed("libcudart.so.13"), -1);
 }
 
 static void test_utf8_and_log_cut(void **state)
@@ -606,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_unwritable_path),
         cmocka_unit_test(test_wrong_schema_rejected),
         cmocka_unit_test(test_gate_in_records),
+        cmocka_unit_test(test_vendor_libs_in_records),
         cmocka_unit_test(test_utf8_and_log_cut),
         cmocka_unit_test(test_file_sha256),
     };

@@ -10,6 +10,10 @@
   compare_b.jsonl  noise, faster, slower, fixed, broken, noise unknown, IQR
   example.jsonl    three models on 36 problems of levels 1-3 with k = 2, drawn
                    from a fixed seed: the page the e2e test screenshots
+  compare_b_rebased.jsonl, compare_noise_N.jsonl
+                   B with its baselines measured anew; three repeats of A's code
+  legacy.jsonl     two records as the first kbv wrote them (no gate, no
+                   sandbox) and two of schema 2, as a newer kbv would
 
 Run from anywhere: python3 tests/data/report/make_fixtures.py
 The outputs are committed; rerunning gives the same bytes."""
@@ -50,7 +54,38 @@ def record(model, level, pid, sample, protos, draws=(), compile_ok=True, log="",
             "source_sha256": "%064d" % (level * 100000 + pid * 10 + sample),
             "device": device, "size": size, "seed": seed,
             "compile": {"ok": compile_ok, "cached": False, "seconds": 2.5, "log": log},
-            "protocols": dict(zip(PROTOS, protos)), "draws": list(draws), "fault": fault}
+            "gate": "text",
+            "protocols": dict(zip(PROTOS, protos)), "draws": list(draws), "fault": fault,
+            "output": None, "sandbox": "user+mount+pid+net+ipc namespaces, seccomp"}
+
+
+def first_format(rec):
+    """A record as the first kbv wrote it (commit 72b3239, src/report/results.c): no
+    verified gate, no sandbox or output, no phases; draws without oracle_nonfinite."""
+    rec = json.loads(json.dumps(rec))
+    for key in ("gate", "output", "sandbox", "phase_s", "configs_dropped"):
+        rec.pop(key, None)
+    for p in rec["protocols"].values():
+        for key in ("advisory", "evaluated", "sm_mhz", "throttled"):
+            p.pop(key, None)
+    for d in rec["draws"]:
+        d.pop("oracle_nonfinite", None)
+    return rec
+
+
+def legacy():
+    """Records of the first kbv, and two a newer kbv wrote (schema 2)."""
+    M = "old-kbv"
+    old = [first_format(record(M, 1, 1, 0, correct3(0.5, 1.0), all_pass())),
+           first_format(record(M, 1, 2, 0, failed3("compile error: x.cu(1): error"),
+                               compile_ok=False, log="x.cu(1): error"))]
+    newer = []
+    for pid in (3, 4):
+        r = record(M, 1, pid, 0, correct3(0.5, 1.0), all_pass())
+        r["schema"] = 2
+        r["bf16"] = {"baseline_ms": 0.4}   # a field this kbv does not know
+        newer.append(r)
+    return old, newer
 
 
 def all_pass(n=13):
@@ -150,6 +185,37 @@ def compare_runs():
     return a, b
 
 
+def compare_noise(runs=3):
+    """Repeats of A's code (bench/repeatability.sh's run-N/results.jsonl): each time
+    within 1% of A's from run to run, L1/8's within 30%."""
+    out = []
+    for r in range(runs):
+        e = (-0.01, 0.0, 0.01)[r % 3]
+        recs = []
+        for pid in (1, 2, 3, 5, 6, 7, 8):
+            f = 1 + (30 * e if pid == 8 else e)
+            recs.append(record("gamma", 1, pid, 0, correct3(1.0 * f, 1.0, spread=0.01,
+                                                            strict_tk=1.0 * f, iqr=0.02),
+                               all_pass(), seed=10 + r))
+        out.append(recs)
+    return out
+
+
+def rebased(recs, factors):
+    """The same records with each problem's baselines measured anew: scaled by its factor."""
+    out = []
+    for r in recs:
+        r = json.loads(json.dumps(r))
+        f = factors.get(r["problem_id"], 1.0)
+        for p in r["protocols"].values():
+            if p.get("t_baseline_ms"):
+                p["t_baseline_ms"] *= f
+                if p.get("t_kernel_ms"):
+                    p["speedup"] = p["t_baseline_ms"] / p["t_kernel_ms"]
+        out.append(r)
+    return out
+
+
 def example():
     rng = random.Random(20240611)
     models = ["frontier-model-x", "open-coder-32b", "baseline-agent"]
@@ -222,4 +288,11 @@ if __name__ == "__main__":
     a, b = compare_runs()
     write("compare_a.jsonl", a)
     write("compare_b.jsonl", b)
+    # B again, its baselines measured anew (L1/8's the same measurement, from a cache)
+    write("compare_b_rebased.jsonl", rebased(b, {1: 1.02, 2: 0.98, 3: 1.01, 4: 0.99, 5: 1.03,
+                                                 7: 0.97}))
+    for i, recs in enumerate(compare_noise(), 1):
+        write("compare_noise_%d.jsonl" % i, recs)
     write("example.jsonl", example())
+    old, newer = legacy()
+    write("legacy.jsonl", old + newer)

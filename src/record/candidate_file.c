@@ -1,4 +1,4 @@
-#include "eval/candidate_file.h"
+#include "record/candidate_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

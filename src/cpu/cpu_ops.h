@@ -1,8 +1,11 @@
-/* The CPU ops of the normalisation, reduction, scan, loss and attention
- * family (cpu_norm.c, cpu_reduce.c, cpu_pointwise.c, cpu_scan.c,
- * cpu_loss.c, cpu_attention.c); each documents its semantics. */
-#ifndef KBV_CPU_OPS_NORM_H
-#define KBV_CPU_OPS_NORM_H
+/* CPU ops by family: normalisation (cpu_norm.c), reductions
+ * (cpu_reduce.c), elementwise pieces (cpu_pointwise.c), scans and their
+ * layout ops (cpu_scan.c), losses (cpu_loss.c), attention (cpu_attention.c);
+ * each file documents its semantics. The matrix products, the activations
+ * and arithmetic, softmax and the layout ops are declared in cpu_backend.h,
+ * convolution and pooling in cpu_conv_pool.h. */
+#ifndef KBV_CPU_OPS_H
+#define KBV_CPU_OPS_H
 
 #include "exec/backend.h"
 
@@ -12,6 +15,9 @@ kbv_status kbv_cpu_norm(kbv_backend *be, const kbv_node *node, const kbv_tensor 
 /* sum, mean, max, min, argmax, argmin, norm_dim */
 kbv_status kbv_cpu_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                           kbv_tensor *out);
+/* sum_dims, mean_dims, amax_dims, logsumexp */
+kbv_status kbv_cpu_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out);
 /* mean_all, norm_fro */
 kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);

@@ -1,8 +1,11 @@
-/* The CUDA ops of the normalisation, reduction, scan, loss and attention
- * family (cuda_ops_norm.c, cuda_attention.c), with the semantics of their
- * CPU counterparts (src/cpu/cpu_ops_norm.h). */
-#ifndef KBV_CUDA_OPS_NORM_H
-#define KBV_CUDA_OPS_NORM_H
+/* The CUDA ops outside cuda_ops.c, by family, with the semantics of their
+ * CPU counterparts (src/cpu/cpu_ops.h): normalisation (cuda_ops_norm.c),
+ * reductions (cuda_ops_reduce.c), elementwise pieces (cuda_ops_elementwise.c),
+ * scans and their layout ops (cuda_ops_scan.c), losses (cuda_ops_loss.c) and
+ * attention (cuda_attention.c). The matrix products, convolution and
+ * pooling ops are declared in cuda_impl.h and cuda_conv.h. */
+#ifndef KBV_CUDA_OPS_H
+#define KBV_CUDA_OPS_H
 
 #include "exec/backend.h"
 
@@ -12,6 +15,11 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
 /* sum, mean, max, min, argmax, argmin, norm_dim */
 kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);
+/* sum_dims, mean_dims, amax_dims; logsumexp */
+kbv_status kbv_cuda_op_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                   kbv_tensor *out);
+kbv_status kbv_cuda_op_logsumexp(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
 /* mean_all, norm_fro */
 kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                   kbv_tensor *out);

@@ -1,0 +1,104 @@
+/* The CUDA scans (cumsum, cumprod) and the layout ops around them (flip, a
+ * zeros slice, cat, the [:-1] view), through the kernels of cuda_scan.cu on
+ * contiguous operands. */
+#include <string.h>
+
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_norm_launch.h"
+#include "cuda/cuda_op_args.h"
+#include "cuda/cuda_ops.h"
+
+kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    int dim = 0;
+    KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
+    kbv_cuda_operand in;
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, kbv_tensor_numel(&args[0]),
+                                      args[0].dtype, &in));
+    int64_t outer, len, inner;
+    kbv_cuda_split_at(&in.x, dim, &outer, &len, &inner);
+    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_scan(cu->stream,
+                                                           node->op == KBV_OP_CUMPROD, in.kind,
+                                                           in.x.data, len, out->data, outer, len,
+                                                           inner),
+                                      node);
+    kbv_cuda_operand_release(be, &in);
+    return st;
+}
+
+kbv_status kbv_cuda_op_flip(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                            kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    int dim = 0;
+    KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
+    kbv_cuda_operand in;
+    KBV_TRY(kbv_cuda_operand_get_any(be, node, &args[0], out, kbv_tensor_numel(&args[0]),
+                                     args[0].dtype, &in));
+    int64_t outer, len, inner;
+    kbv_cuda_split_at(&in.x, dim, &outer, &len, &inner);
+    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_flip(cu->stream, kbv_dtype_size(in.x.dtype),
+                                                           in.x.data, out->data, outer, len,
+                                                           inner),
+                                      node);
+    kbv_cuda_operand_release(be, &in);
+    return st;
+}
+
+kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                   kbv_tensor *out)
+{
+    (void)args;
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const int64_t n = kbv_tensor_numel(out);
+    KBV_TRY(kbv_cuda_check_out(out, n, out->dtype, kbv_cuda_op_name(node->op)));
+    if (n == 0)
+        return KBV_OK;
+    return kbv_cuda_launched(cudaMemsetAsync(out->data, 0, (size_t)n * kbv_dtype_size(out->dtype),
+                                             cu->stream),
+                             node);
+}
+
+kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    int dim = 0;
+    KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
+    if (args[0].dtype != out->dtype || args[1].dtype != out->dtype)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operands of another dtype than the output");
+    const int64_t n = kbv_tensor_numel(&args[0]) + kbv_tensor_numel(&args[1]);
+    kbv_cuda_operand a, b = {.copy = NULL};
+    KBV_TRY(kbv_cuda_operand_get_any(be, node, &args[0], out, n, out->dtype, &a));
+    kbv_status st = kbv_cuda_operand_get_any(be, node, &args[1], out, n, out->dtype, &b);
+    if (st == KBV_OK) {
+        int64_t outer, la, inner;
+        kbv_cuda_split_at(&a.x, dim, &outer, &la, &inner);
+        st = kbv_cuda_launched(kbv_cuda_launch_cat(cu->stream, kbv_dtype_size(out->dtype),
+                                                   a.x.data, la, b.x.data, b.x.shape[dim],
+                                                   out->data, outer, inner),
+                               node);
+    } else {
+        kbv_relay_at(__FILE__, __LINE__, st);
+    }
+    kbv_cuda_operand_release(be, &b);
+    kbv_cuda_operand_release(be, &a);
+    return st;
+}
+
+/* a[:-1]: the same memory and strides, one index fewer along dim 0. */
+kbv_status kbv_cuda_op_drop_last(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out)
+{
+    (void)be;
+    (void)node;
+    const kbv_tensor *a = &args[0];
+    if (a->ndim < 1 || out->ndim != a->ndim || a->dtype != out->dtype)
+        return kbv_fail(KBV_ERR_INVALID, "[:-1]: a %d-dim operand for a %d-dim output", a->ndim,
+                        out->ndim);
+    out->data = a->data;
+    memcpy(out->stride, a->stride, sizeof out->stride);
+    return KBV_OK;
+}
