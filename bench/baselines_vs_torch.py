@@ -5,7 +5,11 @@ For each problem: the PyTorch module comes from `kbv show KEY --torch` (the same
 rendering models are shown); the inputs are drawn once by kbv on the GPU
 (libkbv.so, kbv_bench_fill_inputs) into torch tensors that both sides use; the
 kbv baseline runs through kbv_bench_time_baseline; PyTorch runs with
-allow_tf32 set as the mode says. Each side is timed per call with CUDA events
+allow_tf32 set as the mode says. Mode bf16 (the paper's BF16 appendix) runs
+PyTorch on bfloat16 copies of the float inputs and of the module
+(`.to(torch.bfloat16)`; integers and Python numbers as they are), and kbv's
+bf16 baseline on its own bfloat16 copies of the same float32 draw (PyTorch's
+peak there also holds the float32 buffers, so its mem ratio reads low). Each side is timed per call with CUDA events
 (3 warm-ups), in alternating rounds, so drift hits both. The ratio is of
 medians; the noise beside each figure is the interquartile range / median.
 
@@ -19,6 +23,7 @@ each side's kernels: linear layers should show the same cuBLASLt kernel
 (the bias epilogue) on both sides.
 """
 import argparse
+import copy
 import ctypes
 import math
 import re
@@ -34,6 +39,7 @@ MODES = {
     "fp32-strict": (False, False),
     "fp32": (False, True),
     "tf32": (True, True),
+    "bf16": (False, True),   # PyTorch's defaults; the tensors and the module in bfloat16
 }
 
 
@@ -136,11 +142,18 @@ def bench_problem(a, lib, key, modes, out):
     if lib.kbv_bench_fill_inputs(key.encode(), int(a.small), 0, a.seed, ptrs, len(bufs)) != 0:
         raise RuntimeError("kbv_bench_fill_inputs failed")
     torch.cuda.synchronize()
-    model = ns["Model"](*ns["get_init_inputs"]()).cuda()
+    model32 = ns["Model"](*ns["get_init_inputs"]()).cuda()
+    args32 = torch_args
     for mode in modes:
         mm, cd = MODES[mode]
         torch.backends.cuda.matmul.allow_tf32 = mm
         torch.backends.cudnn.allow_tf32 = cd
+        if mode == "bf16":
+            model = copy.deepcopy(model32).to(torch.bfloat16)
+            torch_args = [x.to(torch.bfloat16) if isinstance(x, torch.Tensor) and x.is_floating_point()
+                          else x for x in args32]
+        else:
+            model, torch_args = model32, args32
         kbv_t, torch_t = [], []
         kbv_peak = ctypes.c_double(0)
         ms = (ctypes.c_double * a.reps)()
@@ -169,7 +182,7 @@ def bench_problem(a, lib, key, modes, out):
         out.flush()
         print(f"{key:7s} {mode:11s} kbv {kmed:9.4f} ms ±{row[3]:4.1f}%  torch {tmed:9.4f} ms ±{row[5]:4.1f}%  "
               f"ratio {ratio:5.3f}  mem {row[9]:5.3f}", flush=True)
-    del model, bufs, torch_args
+    del model, model32, bufs, torch_args, args32
     torch.cuda.empty_cache()
     return rows
 

@@ -198,6 +198,11 @@ int kbv_cmd_audit(int argc, char **argv)
     }
     if (kbv_run_options_check("kbv audit", &ro))
         return 2;
+    if (ro.precision != KBV_PRECISION_FP32) {
+        fprintf(stderr, "kbv audit: --precision: the audit judges the float32 modes' tf32 "
+                        "baseline; it has no bf16 audit\n");
+        return 2;
+    }
     kbv_problem_set sel;
     if (problems && kbv_problem_set_parse(problems, &sel) != KBV_OK) {
         kbv_cli_error("kbv audit", NULL);

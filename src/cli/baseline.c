@@ -9,6 +9,7 @@
 #include "cli/run_options.h"
 #include "eval/baseline.h"
 #include "dist/draws.h"
+#include "eval/precision.h"
 #include "eval/protocol.h"
 #include "eval/runset.h"
 
@@ -16,9 +17,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv baseline [--problems SEL] [--size full|small] [--device cpu|cuda]\n"
-            "                    [--force] [--seed N]\n\n"
+            "                    [--force] [--seed N] [--precision fp32|bf16]\n\n"
             "Runs each problem's graph eagerly, like PyTorch, in the timed precision modes\n"
-            "(fp32-strict, fp32, tf32) and caches the measurements per device in\n"
+            "(fp32-strict, fp32, tf32; with --precision bf16 the bf16 mode) and caches the\n"
+            "measurements per device in\n"
             "<cache>/baselines/<device>.jsonl, where kbv check and kbv eval find them:\n"
             "  standard timing  3 warm-up runs and at least 100 ms of them, then mean +-\n"
             "                   stddev of 100 timed runs\n"
@@ -40,6 +42,8 @@ static void usage(FILE *f)
             "  --device cpu|cuda  where to measure (default: cuda when a GPU is usable)\n"
             "  --force            measure again even when cached\n"
             "  --seed N           seed of the inputs drawn (default: a fresh one)\n"
+            "  --precision P      fp32 (default: fp32-strict, fp32, tf32) or bf16 (the bf16\n"
+            "                     mode: bfloat16 tensors, PyTorch's bf16 eager)\n"
             "  --help             this text\n\n"
             "Exit status: 0 when every baseline was measured or found, 1 otherwise, 2 on bad\n"
             "usage.\n");
@@ -92,7 +96,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     if (kbv_run_options_check("kbv baseline", &ro))
         return 2;
     const char *device = ro.device, *size = ro.size, *seed_s = ro.seed;
-    kbv_eval_opts opts = {0};
+    kbv_eval_opts opts = {.precision = ro.precision};
     if (seed_s && kbv_seed_parse(seed_s, &opts.run_seed) != KBV_OK) {
         kbv_cli_error("kbv baseline", NULL);
         return 2;
@@ -117,6 +121,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     char why[1400];
     if (kbv_baseline_cache_rejections(&cache, why, sizeof why))
         fprintf(stderr, "kbv baseline: %s\n", why);
+    const unsigned timed = kbv_precision_modes_get(opts.precision)->timed;
     printf("baselines on %s, size %s (cache %s)\n", ev->device_name, kbv_size_name(opts.size),
            cache.path);
     printf("%-8s %-12s %24s %24s %10s %7s\n", "problem", "mode", "mean ms +- sd",
@@ -130,14 +135,14 @@ int kbv_cmd_baseline(int argc, char **argv)
         kbv_baseline base[KBV_MODE_COUNT];
         unsigned fresh = 0;
         if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
-            kbv_baselines_get(&cache, ev->be, g, key, opts.size, opts.run_seed, force, base,
-                              &fresh) != KBV_OK) {
+            kbv_baselines_get(&cache, ev->be, timed, g, key, opts.size, opts.run_seed, force,
+                              base, &fresh) != KBV_OK) {
             kbv_cli_error("kbv baseline", key);
             failed++;
             continue;
         }
         for (int m = 0; m < KBV_MODE_COUNT; m++)
-            if (m != KBV_MODE_FP64)
+            if (timed >> m & 1u)
                 print_row(key, &base[m], fresh & (1u << m));
         shown++;
         fflush(stdout);

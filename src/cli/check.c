@@ -14,6 +14,7 @@
 #include "cli/vendor_option.h"
 #include "core/vendor_libs.h"
 #include "dist/draws.h"
+#include "eval/precision.h"
 #include "eval/protocol.h"
 #include "eval/verdict.h"
 
@@ -21,7 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv check PROBLEM FILE [--device cpu|cuda] [--size full|small] [--seed N]\n"
-            "                 [--timeout S] [--gate text|leaderboard]\n"
+            "                 [--timeout S] [--gate text|leaderboard] [--precision fp32|bf16]\n"
             "                 [--allow-vendor-libs[=LIST]] [--json]\n\n"
             "Compiles FILE (a .cu candidate for the GPU, a .c candidate for the CPU backend),\n"
             "runs it on PROBLEM (e.g. L1/19) and prints, per protocol (standard, verified,\n"
@@ -34,6 +35,7 @@ static void usage(FILE *f)
             "                     on a GPU, small on the CPU)\n"
             "  --seed N           the run seed (0 .. 2^53-1); default: a fresh secret seed\n");
     kbv_gate_print_help(f);
+    kbv_precision_print_help(f);
     kbv_vendor_option_help_run(f);
     fprintf(f,
             "  --timeout S        deadline of each request to the candidate, seconds (default 60)\n"
@@ -80,9 +82,11 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
     char a[32], b[32], c[32], d[32], e[32];
     printf("kbv check: %s %s, %s\n", rec->problem, def->name, rec->file);
     char libs[64];
-    printf("device %s, size %s, seed %llu%s, verified gate %s, vendor libraries %s\n",
+    printf("device %s, size %s, seed %llu%s, verified gate %s, precision %s, vendor libraries "
+           "%s\n",
            rec->device, rec->size, (unsigned long long)rec->seed,
            seed_given ? "" : " (fresh; pass --seed to repeat)", kbv_gate_get(rec->gate)->name,
+           kbv_precision_get(rec->precision)->name,
            kbv_vendor_format(rec->vendor_libs, libs, sizeof libs));
     if (rec->sandbox[0])
         printf("sandbox: %s\n", rec->sandbox);
@@ -121,14 +125,18 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
                    sci(dr->budget_max_err, e, sizeof e), (long long)dr->unjudged,
                    (long long)dr->poison_left);
         }
-        printf("  (std: allclose against the fp32 baseline; strict: against the float64 oracle,\n"
-               "   budgets 8x the tf32 baseline's error)\n");
+        const kbv_precision_modes *pm = kbv_precision_modes_get(rec->precision);
+        printf("  (std: allclose %s against the %s baseline; strict: against the float64\n"
+               "   oracle, budgets 8x the %s baseline's error)\n",
+               kbv_precision_get(rec->precision)->float_dtype == KBV_BF16 ? "1e-2" : "1e-3",
+               kbv_mode_name(pm->reference), kbv_mode_name(pm->strict));
     }
     for (int i = 0; i < rec->n_dropped; i++)
         printf("  %s not drawn: %s\n", rec->dropped[i].config, rec->dropped[i].reason);
 
-    static const kbv_mode base_mode[KBV_PROTO_COUNT] = {KBV_MODE_FP32, KBV_MODE_TF32,
-                                                        KBV_MODE_TF32};
+    kbv_mode base_mode[KBV_PROTO_COUNT];
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        base_mode[p] = kbv_precision_baseline(rec->precision, p);
     printf("\n  %-9s %-28s %-30s %s\n", "timing", "kernel (ms)", "baseline (ms)", "speedup");
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         const kbv_proto_result *r = &rec->proto[p];
@@ -155,20 +163,30 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
         printf("  %-9s %-28s %-30s %s\n", kbv_protocol_name((kbv_protocol)p), kern, bas, sp);
     }
     const kbv_proto_result *S = &rec->proto[KBV_PROTO_STRICT];
-    const kbv_baseline *fs = &base[KBV_MODE_FP32_STRICT];
-    printf("  fp32-strict baseline: median %s ms [IQR %s]", ms_text(fs->strict_median_ms, a, sizeof a),
-           ms_text(fs->strict_iqr_ms, b, sizeof b));
-    if (isfinite(S->t_kernel_ms) && isfinite(fs->strict_median_ms) && S->t_kernel_ms > 0)
-        printf(", strict speedup against it %.3gx", fs->strict_median_ms / S->t_kernel_ms);
-    printf("\n");
+    const bool bf16 = rec->precision == KBV_PRECISION_BF16;
+    if (!bf16) {
+        const kbv_baseline *fs = &base[KBV_MODE_FP32_STRICT];
+        printf("  fp32-strict baseline: median %s ms [IQR %s]",
+               ms_text(fs->strict_median_ms, a, sizeof a),
+               ms_text(fs->strict_iqr_ms, b, sizeof b));
+        if (isfinite(S->t_kernel_ms) && isfinite(fs->strict_median_ms) && S->t_kernel_ms > 0)
+            printf(", strict speedup against it %.3gx", fs->strict_median_ms / S->t_kernel_ms);
+        printf("\n");
+    }
     if (isfinite(S->sol_fraction))
-        printf("  speed-of-light fraction (H200, TF32): %.3g\n", S->sol_fraction);
+        printf("  speed-of-light fraction (H200, %s): %.3g\n", bf16 ? "BF16" : "TF32",
+               S->sol_fraction);
 
     const kbv_proto_result *P = rec->proto;
-    printf("\nmemory (peak MB): kernel %s; baselines fp32 %s, tf32 %s\n",
-           mb_text(P[0].mem_kernel_bytes, a, sizeof a),
-           mb_text(base[KBV_MODE_FP32].peak_bytes, b, sizeof b),
-           mb_text(base[KBV_MODE_TF32].peak_bytes, c, sizeof c));
+    if (bf16)
+        printf("\nmemory (peak MB): kernel %s; baseline bf16 %s\n",
+               mb_text(P[0].mem_kernel_bytes, a, sizeof a),
+               mb_text(base[KBV_MODE_BF16].peak_bytes, b, sizeof b));
+    else
+        printf("\nmemory (peak MB): kernel %s; baselines fp32 %s, tf32 %s\n",
+               mb_text(P[0].mem_kernel_bytes, a, sizeof a),
+               mb_text(base[KBV_MODE_FP32].peak_bytes, b, sizeof b),
+               mb_text(base[KBV_MODE_TF32].peak_bytes, c, sizeof c));
     if (S->n_flags) {
         printf("flags:");
         for (int i = 0; i < S->n_flags; i++)
@@ -266,7 +284,8 @@ int kbv_cmd_check(int argc, char **argv)
     bool cache_open = false;
     kbv_record *rec = malloc(sizeof *rec);
     kbv_baseline base[KBV_MODE_COUNT];
-    kbv_eval_opts opts = {.call_timeout_s = timeout, .gate = gate, .vendor_libs = vendor_libs};
+    kbv_eval_opts opts = {.call_timeout_s = timeout, .gate = gate, .precision = ro.precision,
+                          .vendor_libs = vendor_libs};
     char what[1100];
     if (!rec) {
         fprintf(stderr, "kbv check: out of memory\n");

@@ -1,6 +1,9 @@
 /* kbv dump: one draw of a problem's inputs and params, and the float64
  * oracle's outputs on them, as .npy files with a meta.json -- for looking
- * at a draw, reproducing one (--seed) and checking kbv against PyTorch. */
+ * at a draw, reproducing one (--seed) and checking kbv against PyTorch.
+ * With --precision bf16 the draw is rounded to bfloat16 as a bf16 run
+ * rounds it, the oracle runs on the rounded values, and the bf16 baseline's
+ * outputs are written beside it. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
+#include "cpu/cpu_bf16.h"
 #include "dist/draws.h"
 #include "eval/npy.h"
 #include "exec/backend.h"
@@ -20,7 +24,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kbv dump KEY --out DIR [--small|--full] [--dist base|D1..D8|H5] [--seed N]\n"
-            "                [--device cpu|cuda]\n\n"
+            "                [--device cpu|cuda] [--precision fp32|bf16]\n\n"
             "Draws the problem's inputs and params and computes the float64 oracle on them,\n"
             "then writes into DIR (created if missing):\n"
             "  <input>.npy        each forward() argument in its dtype (float32, int64); a Python\n"
@@ -36,7 +40,12 @@ static void usage(FILE *f)
             "  --seed N           the draw's seed (0 .. 2^64-1); without it a fresh random seed\n"
             "                     is drawn, printed and recorded (meta.json holds it as an\n"
             "                     integer, or as a decimal string above 2^63-1)\n"
-            "  --device cpu|cuda  the float64 backend: cpu (default) or the GPU (CUDA builds)\n"
+            "  --device cpu|cuda  the backends: cpu (default) or the GPU (CUDA builds)\n"
+            "  --precision P      fp32 (default) or bf16: every float tensor (not a Python\n"
+            "                     scalar) rounded to bfloat16 as a bf16 run rounds it and\n"
+            "                     written as float32 numbers (meta.json: dtype bfloat16,\n"
+            "                     stored_as float32); the oracle runs on the rounded values,\n"
+            "                     and baseline_<i>.npy holds the bf16 baseline's outputs\n"
             "  --help             this text\n\n"
             "Exit status: 0 on success, 2 on any error (one line on stderr).\n");
 }
@@ -61,6 +70,7 @@ typedef struct dump_opts {
     bool have_seed;
     uint64_t seed;
     bool cuda;
+    bool bf16;                      /* --precision bf16 */
 } dump_opts;
 
 /* The draw's name as kbv writes it: "base", "D3", "H5". */
@@ -122,6 +132,13 @@ static int parse_args(int argc, char **argv, dump_opts *o)
                 return fail_line(msg);
             }
             o->cuda = !strcmp(dev, "cuda");
+        } else if (!strcmp(arg, "--precision") && has_value) {
+            const char *prec = argv[++a];
+            if (strcmp(prec, "fp32") && strcmp(prec, "bf16")) {
+                snprintf(msg, sizeof msg, "--precision is fp32 or bf16, got '%s'", prec);
+                return fail_line(msg);
+            }
+            o->bf16 = !strcmp(prec, "bf16");
         } else if (arg[0] == '-' || o->key) {
             snprintf(msg, sizeof msg, "unexpected or incomplete argument '%s' (see kbv dump --help)",
                      arg);
@@ -171,10 +188,14 @@ static kbv_dtype output_dtype(kbv_dtype logical)
     return is_float_dtype(logical) || half ? KBV_F64 : logical;
 }
 
-/* The backend's storage dtype for a value: floats as be->float_dtype. */
-static kbv_dtype storage_dtype(const kbv_backend *be, kbv_dtype logical)
+/* A host element of a float tensor as a double. */
+static double host_float(kbv_dtype dt, const void *data, int64_t i)
 {
-    return is_float_dtype(logical) ? be->float_dtype : logical;
+    switch (dt) {
+    case KBV_F64: return ((const double *)data)[i];
+    case KBV_BF16: return kbv_bf16_to_double(((const uint16_t *)data)[i]);
+    default: return ((const float *)data)[i];
+    }
 }
 
 /* Copies one tensor to the host in dtype `want` and writes DIR/file. */
@@ -192,14 +213,14 @@ static kbv_status write_tensor(kbv_backend *be, const kbv_tensor *t, const kbv_v
     KBV_TRY_GOTO(be->to_host(be, host, t->data, have_bytes), st, done);
     const void *data = host;
     if (want != t->dtype) {
-        if (!is_float_dtype(want) || !is_float_dtype(t->dtype))
+        if (!is_float_dtype(want) || (!is_float_dtype(t->dtype) && t->dtype != KBV_BF16))
             KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED, "%s: cannot write %s data as %s",
                           v->name, kbv_dtype_name(t->dtype), kbv_dtype_name(want));
         conv = malloc((size_t)n * kbv_dtype_size(want));
         if (!conv)
             KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "converting %s", v->name);
         for (int64_t i = 0; i < n; i++) {
-            double x = t->dtype == KBV_F64 ? ((const double *)host)[i] : ((const float *)host)[i];
+            double x = host_float(t->dtype, host, i);
             if (want == KBV_F64)
                 ((double *)conv)[i] = x;
             else
@@ -251,12 +272,26 @@ static const char *structure_name(kbv_structure s)
 
 static json_t *entry_json(const kbv_value *v, const char *file, kbv_dtype dt)
 {
-    return json_pack("{s:s, s:s, s:o, s:s}", "name", v->name, "file", file, "shape",
-                     shape_json(v), "dtype", kbv_dtype_name(dt));
+    json_t *e = json_pack("{s:s, s:s, s:o, s:s}", "name", v->name, "file", file, "shape",
+                          shape_json(v), "dtype", kbv_dtype_name(dt));
+    if (dt == KBV_BF16) /* npy has no bfloat16: the values are written as float32 numbers */
+        json_object_set_new(e, "stored_as", json_string("float32"));
+    return e;
+}
+
+/* The dtypes of one dump's tensors: as drawn and as the baseline wrote them. */
+typedef struct dump_dtypes {
+    kbv_dtype in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+} dump_dtypes;
+
+/* The file dtype of a tensor stored as dt: bfloat16 as float32 numbers. */
+static kbv_dtype file_dtype(kbv_dtype dt, kbv_dtype logical)
+{
+    return dt == KBV_BF16 ? KBV_F32 : logical;
 }
 
 static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_draw *draw,
-                             const char *device)
+                             const char *device, const dump_dtypes *dt)
 {
     const kbv_problem_def *def = g->def;
     kbv_status st = KBV_OK;
@@ -273,7 +308,8 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_d
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_input_def *in = &def->inputs[i];
         snprintf(file, sizeof file, "%s.npy", in->name);
-        json_t *e = entry_json(&g->values[i], file, g->values[i].dtype);
+        json_t *e = entry_json(&g->values[i], file,
+                               dt->in[i] == KBV_BF16 ? KBV_BF16 : g->values[i].dtype);
         json_object_set_new(e, "generator", json_string(gen_name(in->gen)));
         json_object_set_new(e, "structure", json_string(structure_name(in->structure)));
         if (in->gen == KBV_GEN_SCALAR)
@@ -283,15 +319,19 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_d
     for (int p = 0; p < g->n_params; p++) {
         const kbv_value *v = &g->values[g->n_inputs + p];
         snprintf(file, sizeof file, "%s.npy", v->name);
-        json_t *e = entry_json(v, file, v->dtype);
+        json_t *e = entry_json(v, file, dt->par[p] == KBV_BF16 ? KBV_BF16 : v->dtype);
         json_object_set_new(e, "buffer", json_boolean(def->params[p].is_buffer));
         json_array_append_new(params, e);
     }
     for (int o2 = 0; o2 < g->n_outputs; o2++) {
         const kbv_value *v = &g->values[g->outputs[o2]];
         snprintf(file, sizeof file, "output_%d.npy", o2);
-        json_array_append_new(outputs,
-                              entry_json(v, file, output_dtype(v->dtype)));
+        json_t *e = entry_json(v, file, output_dtype(v->dtype));
+        if (o->bf16) {
+            snprintf(file, sizeof file, "baseline_%d.npy", o2);
+            json_object_set_new(e, "baseline", entry_json(v, file, dt->out[o2]));
+        }
+        json_array_append_new(outputs, e);
     }
     const uint64_t seed = draw->seed;
     char dist[8];
@@ -311,6 +351,7 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_d
     json_object_set_new(meta, "seed", seed_json);
     json_object_set_new(meta, "device", json_string(device));
     json_object_set_new(meta, "oracle", json_string("fp64"));
+    json_object_set_new(meta, "precision", json_string(o->bf16 ? "bf16" : "fp32"));
     json_object_set_new(meta, "inputs", inputs);
     json_object_set_new(meta, "params", params);
     json_object_set_new(meta, "outputs", outputs);
@@ -334,23 +375,49 @@ done:
     return st;
 }
 
-/* Draws inputs and params on be, runs the oracle, writes every file. */
-static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o,
-                       const kbv_draw *draw)
+/* A float64 copy of t on be64 (t itself when it holds no floats). */
+static kbv_status widen64(kbv_backend *be64, const kbv_tensor *t, kbv_tensor *t64, bool *owned)
+{
+    *t64 = *t;
+    *owned = false;
+    if (t->dtype != KBV_F32 && t->dtype != KBV_F64 && t->dtype != KBV_BF16 &&
+        t->dtype != KBV_F16)
+        return KBV_OK;
+    t64->dtype = KBV_F64;
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    size_t bytes = (size_t)n * sizeof(double);
+    KBV_TRY(be64->alloc(be64, bytes, &t64->data));
+    *owned = true;
+    return be64->convert(be64, t, t64);
+}
+
+/* Draws inputs and params on be (the fp64 backend, or the bf16 one with
+ * --precision bf16), runs the oracle (on float64 copies of a bf16 draw) and
+ * the bf16 baseline, writes every file. */
+static kbv_status dump(const kbv_graph *g, kbv_backend *be, kbv_backend *be64,
+                       const dump_opts *o, const kbv_draw *draw)
 {
     kbv_status st = KBV_OK;
     kbv_tensor inputs[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS];
-    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in64[KBV_DEF_MAX_INPUTS], par64[KBV_DEF_MAX_PARAMS];
+    bool in64_owned[KBV_DEF_MAX_INPUTS] = {false}, par64_owned[KBV_DEF_MAX_PARAMS] = {false};
+    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS], base_out[KBV_DEF_MAX_OUTPUTS];
     int n_inputs = 0, n_params = 0;
-    bool have_outputs = false;
+    bool have_outputs = false, have_base = false;
+    dump_dtypes dt;
     char file[512];
     memset(outputs, 0, sizeof outputs);
+    memset(base_out, 0, sizeof base_out);
+    memset(&dt, 0, sizeof dt);
 
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_value *v = &g->values[i];
         kbv_tensor *t = &inputs[i];
         kbv_value_tensor(v, t);
-        t->dtype = storage_dtype(be, v->dtype);
+        t->dtype = kbv_storage_dtype(be, v->dtype, g->def->inputs[i].gen == KBV_GEN_SCALAR);
+        dt.in[i] = t->dtype;
         size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
         KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
         n_inputs = i + 1;
@@ -360,38 +427,71 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, const dump_opts *o,
         const kbv_value *v = &g->values[g->n_inputs + p];
         kbv_tensor *t = &params[p];
         kbv_value_tensor(v, t);
-        t->dtype = storage_dtype(be, v->dtype);
+        t->dtype = kbv_storage_dtype(be, v->dtype, false);
+        dt.par[p] = t->dtype;
         size_t bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
         KBV_TRY_GOTO(be->alloc(be, bytes, &t->data), st, done);
         n_params = p + 1;
         KBV_TRY_GOTO(be->fill_param(be, g, p, draw, t), st, done);
     }
-    KBV_TRY_GOTO(kbv_graph_run(g, be, inputs, params, outputs), st, done);
+    if (be != be64) {
+        KBV_TRY_GOTO(kbv_graph_run(g, be, inputs, params, base_out), st, done);
+        have_base = true;
+        KBV_TRY_GOTO(be->sync(be), st, done);
+        for (int k = 0; k < g->n_outputs; k++)
+            dt.out[k] = base_out[k].dtype;
+        for (int i = 0; i < g->n_inputs; i++)
+            KBV_TRY_GOTO(widen64(be64, &inputs[i], &in64[i], &in64_owned[i]), st, done);
+        for (int p = 0; p < g->n_params; p++)
+            KBV_TRY_GOTO(widen64(be64, &params[p], &par64[p], &par64_owned[p]), st, done);
+    } else {
+        memcpy(in64, inputs, sizeof in64);
+        memcpy(par64, params, sizeof par64);
+    }
+    KBV_TRY_GOTO(kbv_graph_run(g, be64, in64, par64, outputs), st, done);
     have_outputs = true;
-    KBV_TRY_GOTO(be->sync(be), st, done);
+    KBV_TRY_GOTO(be64->sync(be64), st, done);
 
     for (int i = 0; i < g->n_inputs; i++) {
-        snprintf(file, sizeof file, "%s.npy", g->values[i].name);
-        KBV_TRY_GOTO(write_tensor(be, &inputs[i], &g->values[i], g->values[i].dtype, o->out, file),
+        const kbv_value *v = &g->values[i];
+        snprintf(file, sizeof file, "%s.npy", v->name);
+        KBV_TRY_GOTO(write_tensor(be, &inputs[i], v, file_dtype(inputs[i].dtype, v->dtype),
+                                  o->out, file),
                      st, done);
     }
     for (int p = 0; p < g->n_params; p++) {
         const kbv_value *v = &g->values[g->n_inputs + p];
         snprintf(file, sizeof file, "%s.npy", v->name);
-        KBV_TRY_GOTO(write_tensor(be, &params[p], v, v->dtype, o->out, file), st, done);
+        KBV_TRY_GOTO(write_tensor(be, &params[p], v, file_dtype(params[p].dtype, v->dtype),
+                                  o->out, file),
+                     st, done);
     }
     for (int k = 0; k < g->n_outputs; k++) {
         const kbv_value *v = &g->values[g->outputs[k]];
         snprintf(file, sizeof file, "output_%d.npy", k);
-        KBV_TRY_GOTO(write_tensor(be, &outputs[k], v, output_dtype(v->dtype),
-                                  o->out, file),
+        KBV_TRY_GOTO(write_tensor(be64, &outputs[k], v, output_dtype(v->dtype), o->out, file),
                      st, done);
+        if (have_base) {
+            snprintf(file, sizeof file, "baseline_%d.npy", k);
+            KBV_TRY_GOTO(write_tensor(be, &base_out[k], v, file_dtype(base_out[k].dtype, v->dtype),
+                                      o->out, file),
+                         st, done);
+        }
     }
-    KBV_TRY_GOTO(write_meta(g, o, draw, o->cuda ? "cuda" : "cpu"), st, done);
+    KBV_TRY_GOTO(write_meta(g, o, draw, o->cuda ? "cuda" : "cpu", &dt), st, done);
 done:
     if (have_outputs)
         for (int k = 0; k < g->n_outputs; k++)
-            be->release(be, outputs[k].data);
+            be64->release(be64, outputs[k].data);
+    if (have_base)
+        for (int k = 0; k < g->n_outputs; k++)
+            be->release(be, base_out[k].data);
+    for (int p = 0; p < n_params; p++)
+        if (par64_owned[p])
+            be64->release(be64, par64[p].data);
+    for (int i = 0; i < n_inputs; i++)
+        if (in64_owned[i])
+            be64->release(be64, in64[i].data);
     for (int p = 0; p < n_params; p++)
         be->release(be, params[p].data);
     for (int i = 0; i < n_inputs; i++)
@@ -433,7 +533,7 @@ int kbv_cmd_dump(int argc, char **argv)
     draw.seed = seed;
 
     int status = 0;
-    kbv_backend *be = NULL;
+    kbv_backend *be = NULL, *be64 = NULL;
     kbv_graph *g = malloc(sizeof *g);
     if (!g)
         return fail_line("out of memory");
@@ -441,9 +541,16 @@ int kbv_cmd_dump(int argc, char **argv)
         status = fail_status();
         goto done;
     }
-    kbv_status st = o.cuda ? kbv_cuda_backend_create(0, KBV_MODE_FP64, &be)
-                           : kbv_cpu_backend_create(KBV_MODE_FP64, &be);
-    if (st != KBV_OK || dump(g, be, &o, &draw) != KBV_OK) {
+    kbv_status st = o.cuda ? kbv_cuda_backend_create(0, KBV_MODE_FP64, &be64)
+                           : kbv_cpu_backend_create(KBV_MODE_FP64, &be64);
+    if (st == KBV_OK && o.bf16)
+        st = o.cuda ? kbv_cuda_backend_create(0, KBV_MODE_BF16, &be)
+                    : kbv_cpu_backend_create(KBV_MODE_BF16, &be);
+    if (st == KBV_OK && dump(g, be ? be : be64, be64, &o, &draw) != KBV_OK) {
+        status = fail_status();
+        goto done;
+    }
+    if (st != KBV_OK) {
         status = fail_status();
         goto done;
     }
@@ -455,8 +562,8 @@ int kbv_cmd_dump(int argc, char **argv)
     if (fflush(stdout) != 0)
         status = fail_line("writing to stdout failed");
 done:
-    if (be)
-        kbv_backend_destroy(be);
+    kbv_backend_destroy(be);
+    kbv_backend_destroy(be64);
     free(g);
     return status;
 }

@@ -24,8 +24,8 @@ static void usage(FILE *f)
             "usage: kbv eval RUN_DIR... --out RESULTS.jsonl [--summary FILE] [--device cpu|cuda]\n"
             "                [--size full|small] [--seed N] [--timeout S] [--problems SEL]\n"
             "                [--protocols LIST] [--shard I/N] [--workers K] [--gpus LIST]\n"
-            "                [--gate text|leaderboard] [--allow-vendor-libs[=LIST]]\n"
-            "                [--compile-jobs N] [--mpi]\n\n"
+            "                [--gate text|leaderboard] [--precision fp32|bf16]\n"
+            "                [--allow-vendor-libs[=LIST]] [--compile-jobs N] [--mpi]\n\n"
             "Each RUN_DIR holds one model's candidates, named level_L_problem_P_sample_S.cu\n"
             "(or .c for the CPU backend); the model name is the directory's basename. Every\n"
             "candidate is compiled and evaluated under the three protocols (standard,\n"
@@ -73,6 +73,11 @@ static void usage(FILE *f)
     fprintf(f,
             "                     A rerun with another gate evaluates the samples again, and\n"
             "                     the summary counts the records of this run's gate\n");
+    kbv_precision_print_help(f);
+    fprintf(f,
+            "                     The same: a rerun in the other precision evaluates the\n"
+            "                     samples again, and the summary counts this run's records.\n"
+            "                     Reports table a bf16 run's records as 'MODEL @bf16'\n");
     kbv_vendor_option_help_run(f);
     fprintf(f,
             "  --shard I/N        only shard I of N (0 <= I < N): every sample belongs to\n"
@@ -348,7 +353,8 @@ static int eval_local(eval_config *cfg)
     kbv_device_probe *probe = malloc(sizeof *probe);
     int n_workers = 0, devices[KBV_MAX_WORKERS];
     kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols,
-                          .gate = cfg->gate, .vendor_libs = cfg->vendor_libs};
+                          .gate = cfg->gate, .precision = cfg->ro.precision,
+                          .vendor_libs = cfg->vendor_libs};
     if (!probe) {
         fprintf(stderr, "kbv eval: out of memory\n");
         goto done;

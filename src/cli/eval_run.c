@@ -40,6 +40,7 @@ void eval_run_identity(const eval_run *run, int i, kbv_record *rec)
     snprintf(rec->device, sizeof rec->device, "%s", run->device_name);
     snprintf(rec->size, sizeof rec->size, "%s", run->size_name);
     rec->gate = run->gate;
+    rec->precision = run->precision;
     rec->vendor_libs = run->vendor_libs;
 }
 
@@ -131,6 +132,7 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
     run->device_name = device_name;
     run->size_name = size_name;
     run->gate = cfg->gate;
+    run->precision = cfg->ro.precision;
     run->vendor_libs = cfg->vendor_libs;
     run->want = want;
     if (!rec) {
@@ -328,10 +330,10 @@ kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double
     return KBV_OK;
 }
 
-/* Metrics over the records of this device, size, gate and vendor libraries, to the table
- * and the summary. */
+/* Metrics over the records of this device, size, gate, precision and vendor libraries, to
+ * the table and the summary. */
 static int report(const char *out, const char *summary, const char *device, const char *size,
-                  kbv_gate gate, unsigned vendor_libs)
+                  kbv_gate gate, kbv_precision precision, unsigned vendor_libs)
 {
     char libs[64];
     kbv_record_list all, mine;
@@ -347,7 +349,7 @@ static int report(const char *out, const char *summary, const char *device, cons
     for (int i = 0; i < all.n; i++) {
         const kbv_record *r = &all.items[i];
         if (strcmp(r->device, device) || strcmp(r->size, size) || r->gate != gate ||
-            r->vendor_libs != vendor_libs) {
+            r->precision != precision || r->vendor_libs != vendor_libs) {
             other++;
             continue;
         }
@@ -357,8 +359,8 @@ static int report(const char *out, const char *summary, const char *device, cons
         }
     }
     if (other)
-        fprintf(stderr, "kbv eval: %d record%s of another device, size, gate or vendor "
-                        "libraries left out of the summary\n", other, other == 1 ? "" : "s");
+        fprintf(stderr, "kbv eval: %d record%s of another device, size, gate, precision or "
+                        "vendor libraries left out of the summary\n", other, other == 1 ? "" : "s");
     if (all.malformed)
         fprintf(stderr, "kbv eval: %d malformed line%s in %s ignored (first: line %d; a record "
                         "torn by an interrupted run)\n", all.malformed,
@@ -368,7 +370,9 @@ static int report(const char *out, const char *summary, const char *device, cons
         goto done;
     }
     kbv_summary_info info = {.results_path = out, .device = device, .size = size,
-                             .gate = kbv_gate_get(gate)->name, .n_records = mine.n,
+                             .gate = kbv_gate_get(gate)->name,
+                             .precision = kbv_precision_get(precision)->name,
+                             .n_records = mine.n,
                              .vendor_libs = kbv_vendor_format(vendor_libs, libs, sizeof libs)};
     kbv_table_print(stdout, &m, &info);
     if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
@@ -429,7 +433,7 @@ int eval_run_finish(eval_run *run, const eval_config *cfg)
     stop_compile_ahead(run);
     eval_run_account(run);
     int status = report(cfg->out, cfg->summary, run->device_name, run->size_name, run->gate,
-                        run->vendor_libs);
+                        run->precision, run->vendor_libs);
     return run->failed ? 1 : status;
 }
 

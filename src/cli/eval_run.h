@@ -60,6 +60,7 @@ typedef struct eval_run {
     const char *device_name;         /* what records say (resume compares it) */
     const char *size_name;
     kbv_gate gate;                   /* the verified gate (resume compares it too) */
+    kbv_precision precision;         /* fp32 or bf16 (resume compares it too) */
     unsigned vendor_libs;            /* the vendor libraries allowed (resume compares them too) */
     kbv_cand_kind want;              /* the run's candidates: .c (CPU) or .cu (GPU) */
     int candidates;                  /* in every shard */

@@ -225,6 +225,11 @@ int kbv_cmd_generate(int argc, char **argv)
         return 2;
     }
 
+    kbv_precision precision;
+    if (kbv_prompt_precision(&cfg.prompt, &precision) != KBV_OK) {
+        kbv_cli_error("kbv generate", NULL);
+        return 2;
+    }
     cfg.api = kbv_api_for_endpoint(raw.endpoint);
     if (raw.api && kbv_api_parse(raw.api, &cfg.api) != KBV_OK) {
         kbv_cli_error("kbv generate", NULL);

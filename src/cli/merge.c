@@ -29,8 +29,8 @@ static void usage(FILE *f)
             "Joins results files, such as the shards written by kbv eval --shard I/N\n"
             "(RESULTS.shard-I-of-N.jsonl), into one. Records are kept in the order read,\n"
             "files in the order given; a record of a sample already seen (same model,\n"
-            "problem, sample, source_sha256, size, device, verified gate and vendor\n"
-            "libraries) is dropped.\n"
+            "problem, sample, source_sha256, size, device, verified gate, precision and\n"
+            "vendor libraries) is dropped.\n"
             "When the two disagree on a verdict (correct under some protocol) that is a\n"
             "conflict: it is reported on stderr and the first record kept. Lines that are\n"
             "not records (a record torn by a killed run) are counted and left out. Records\n"
@@ -42,8 +42,9 @@ static void usage(FILE *f)
             "existing MERGED.jsonl that another kbv process holds or that is not a kbv\n"
             "results file (lines that are not records, such as a CSV or notes: it is left\n"
             "as it is). Then, as kbv eval does, a table per model goes to stdout and the\n"
-            "same numbers to the summary JSON; records of several devices, sizes, gates or\n"
-            "vendor library sets get a table each and no summary (kbv report covers them).\n\n"
+            "same numbers to the summary JSON; records of several devices, sizes, gates,\n"
+            "precisions or vendor library sets get a table each and no summary (kbv report\n"
+            "covers them).\n\n"
             "  --out FILE      the merged results file (required)\n"
             "  --summary FILE  the summary JSON (default: MERGED.jsonl.summary.json)\n"
             "  --help          this text\n\n"
@@ -186,13 +187,16 @@ static kbv_status take_line(merge_state *m, int in, int lineno, const char *line
     json_decref(o);
     /* the identity kbv_record_same_job compares */
     const char *gate = rec->gate < KBV_GATE_COUNT ? kbv_gate_get(rec->gate)->name : "?";
+    const char *precision = kbv_precision_get(rec->precision)->name;
     size_t id_len = strlen(rec->model) + strlen(rec->problem) + strlen(rec->source_sha256) +
-                    strlen(rec->size) + strlen(rec->device) + strlen(gate) + 48;
+                    strlen(rec->size) + strlen(rec->device) + strlen(gate) + strlen(precision) +
+                    48;
     id = malloc(id_len);
     if (!id)
         return kbv_fail(KBV_ERR_NOMEM, "merging records");
-    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s\n%s\n%x", rec->model, rec->problem,
-             rec->sample, rec->source_sha256, rec->size, rec->device, gate, rec->vendor_libs);
+    snprintf(id, id_len, "%s\n%s\n%d\n%s\n%s\n%s\n%s\n%s\n%x", rec->model, rec->problem,
+             rec->sample, rec->source_sha256, rec->size, rec->device, gate, precision,
+             rec->vendor_libs);
     unsigned verdicts = 0;
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         verdicts |= (unsigned)rec->proto[p].correct << p;
@@ -324,14 +328,15 @@ done:
     return st;
 }
 
-/* Records summarised together: one device, size, verified gate and set of vendor libraries. */
+/* Records summarised together: one device, size, verified gate, precision and set of vendor
+ * libraries. */
 static bool same_group(const kbv_record *a, const kbv_record *b)
 {
     return !strcmp(a->device, b->device) && !strcmp(a->size, b->size) && a->gate == b->gate &&
-           a->vendor_libs == b->vendor_libs;
+           a->precision == b->precision && a->vendor_libs == b->vendor_libs;
 }
 
-/* The metrics of the merged file: a table per (device, size, gate), and the
+/* The metrics of the merged file: a table per (device, size, gate, precision), and the
  * summary when there is only one. */
 static int report(const char *out, const char *summary)
 {
@@ -391,6 +396,7 @@ static int report(const char *out, const char *summary)
         kbv_summary_info info = {.results_path = out, .device = first->device,
                                  .size = first->size, .n_records = group.n,
                                  .gate = kbv_gate_get(first->gate)->name,
+                                 .precision = kbv_precision_get(first->precision)->name,
                                  .vendor_libs = kbv_vendor_format(first->vendor_libs, libs,
                                                                   sizeof libs)};
         kbv_table_print(stdout, &m, &info);
@@ -403,9 +409,9 @@ static int report(const char *out, const char *summary)
         }
     }
     if (groups > 1)
-        fprintf(stderr, "kbv merge: records of %d devices, sizes, verified gates or vendor "
-                        "library sets: a table each, no summary (kbv report covers them)\n",
-                groups);
+        fprintf(stderr, "kbv merge: records of %d devices, sizes, verified gates, precisions or "
+                        "vendor library sets: a table each, no summary (kbv report covers "
+                        "them)\n", groups);
     status = 0;
 end:
     free(done);

@@ -8,7 +8,7 @@
 #include "cli/prompt_options.h"
 #include "cli/vendor_option.h"
 
-enum { OPT_CPU, OPT_TEMPLATE, OPT_BLIND, OPT_NO_BLIND, OPT_GPU };
+enum { OPT_CPU, OPT_TEMPLATE, OPT_BLIND, OPT_NO_BLIND, OPT_GPU, OPT_PRECISION };
 
 const kbv_cli_option kbv_prompt_cli_options[] = {
     {"--cpu", NULL, OPT_CPU,
@@ -34,6 +34,11 @@ const kbv_cli_option kbv_prompt_cli_options[] = {
      "the target, where a template names it ({gpu}: the\n"
      "informed one does); default:\n"
      "\"" KBV_PROMPT_DEFAULT_GPU "\""},
+    {"--precision", "fp32|bf16", OPT_PRECISION,
+     "the run's precision (kbv eval --precision): bf16 adds\n"
+     "the paper's note after the reference, \"Note: The\n"
+     "kernels should be optimized for BF16 (bfloat16)\n"
+     "precision.\" ({precision_note}); default fp32, no note"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -45,6 +50,7 @@ void kbv_prompt_cli_apply(const kbv_cli_option *o, const char *value, kbv_prompt
     case OPT_BLIND: opt->input_blind = KBV_BLIND_ON; break;
     case OPT_NO_BLIND: opt->input_blind = KBV_BLIND_OFF; break;
     case OPT_GPU: opt->gpu = value; break;
+    case OPT_PRECISION: opt->precision = value; break;
     }
 }
 
@@ -53,7 +59,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kbv prompt KEY [--cpu] [--template NAME|FILE]\n"
             "                      [--input-blind|--no-input-blind] [--gpu NAME]\n"
-            "                      [--allow-vendor-libs[=LIST]]\n\n"
+            "                      [--precision fp32|bf16] [--allow-vendor-libs[=LIST]]\n\n"
             "Prints the prompt for problem KEY (L1/19). By default it is the paper's prompt\n"
             "adapted to kbv: the task, the candidate ABI (docs/ABI.md without how candidates\n"
             "are judged), one worked example and the PyTorch reference. docs/GENERATE.md\n"
@@ -100,6 +106,11 @@ int kbv_cmd_prompt(int argc, char **argv)
     const kbv_problem_def *def = kbv_problem_find(key);
     if (!def) {
         fprintf(stderr, "kbv prompt: no problem '%s' (kbv list shows them)\n", key);
+        return 2;
+    }
+    kbv_precision precision;
+    if (kbv_prompt_precision(&opt, &precision) != KBV_OK) {
+        kbv_cli_error("kbv prompt", NULL);
         return 2;
     }
     char *prompt = NULL;

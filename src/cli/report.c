@@ -371,7 +371,8 @@ static int run_report(const report_opts *o)
         if (d.legacy[k])
             fprintf(stderr, "kbv report: note: %d record%s %s\n", d.legacy[k],
                     d.legacy[k] == 1 ? "" : "s", kbv_legacy_note(k));
-    kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate, d.vendor_libs};
+    kbv_summary_info info = {joined, d.device, d.size, d.records.n, d.gate, d.precision,
+                             d.vendor_libs};
     kbv_table_print(stdout, &d.metrics, &info);
     int status = 0;
     if (o->out && write_report(o, &d, &info) != KBV_OK)

@@ -19,6 +19,17 @@ int kbv_run_option_take(const char *cmd, int argc, char **argv, int *a, bool all
         o->size = argv[++*a];
     } else if (!strcmp(arg, "--seed")) {
         o->seed = argv[++*a];
+    } else if (!strcmp(arg, "--precision")) {
+        const char *name = argv[++*a];
+        if (kbv_precision_parse(name, &o->precision) != KBV_OK) {
+            kbv_clear_error();
+            fprintf(stderr, "%s: --precision takes", cmd);
+            for (int p = 0; p < KBV_PRECISION_COUNT; p++)
+                fprintf(stderr, "%s%s", p == 0 ? " " : p + 1 == KBV_PRECISION_COUNT ? " or " : ", ",
+                        kbv_precision_get((kbv_precision)p)->name);
+            fprintf(stderr, ", got '%s'\n", name);
+            return -1;
+        }
     } else if (allow_timeout && !strcmp(arg, "--timeout")) {
         char *end = NULL;
         errno = 0;
@@ -63,6 +74,28 @@ int kbv_gate_option_take(const char *cmd, int argc, char **argv, int *a, kbv_gat
     return -1;
 }
 
+/* Lines of a table's help text, the first beside its name. */
+static void print_entry(FILE *f, const char *name, const char *help)
+{
+    bool first = true;
+    while (*help) {
+        size_t len = strcspn(help, "\n");
+        fprintf(f, "                     %-12s %.*s\n", first ? name : "", (int)len, help);
+        first = false;
+        help += len + (help[len] == '\n');
+    }
+}
+
+void kbv_precision_print_help(FILE *f)
+{
+    fprintf(f, "  --precision P      the precision every tensor, baseline and tolerance of the\n"
+               "                     run follows, recorded in every record:\n");
+    for (int p = 0; p < KBV_PRECISION_COUNT; p++) {
+        const kbv_precision_info *info = kbv_precision_get((kbv_precision)p);
+        print_entry(f, info->name, info->help);
+    }
+}
+
 void kbv_gate_print_help(FILE *f)
 {
     fprintf(f, "  --gate G           the verified protocol's correctness gate, recorded in\n"
@@ -70,15 +103,7 @@ void kbv_gate_print_help(FILE *f)
                "                     1e-3 and verified needs standard's pass:\n");
     for (int g = 0; g < KBV_GATE_COUNT; g++) {
         const kbv_gate_info *info = kbv_gate_get((kbv_gate)g);
-        const char *line = info->help;
-        bool first = true;
-        while (*line) {
-            size_t len = strcspn(line, "\n");
-            fprintf(f, "                     %-12s %.*s\n", first ? info->name : "", (int)len,
-                    line);
-            first = false;
-            line += len + (line[len] == '\n');
-        }
+        print_entry(f, info->name, info->help);
     }
 }
 

@@ -1,5 +1,6 @@
 /* The options kbv check, eval and baseline share: where and how a run happens
- * (--device, --size, --seed, --timeout), taken and checked in one place. */
+ * (--device, --size, --seed, --timeout, --precision), taken and checked in
+ * one place. */
 #ifndef KBV_RUN_OPTIONS_H
 #define KBV_RUN_OPTIONS_H
 
@@ -13,6 +14,7 @@ typedef struct kbv_run_options {
     const char *size;     /* "full", "small" or NULL */
     const char *seed;     /* the run seed as given, or NULL (a fresh secret one) */
     double timeout_s;     /* --timeout; 0 when not given */
+    kbv_precision precision;  /* --precision; fp32 when not given */
 } kbv_run_options;
 
 /* Takes argv[*a] and its value when it is one of the run options (--timeout
@@ -23,6 +25,9 @@ int kbv_run_option_take(const char *cmd, int argc, char **argv, int *a, bool all
 
 /* Checks --device and --size. 0 when valid, else 2 after reporting. */
 int kbv_run_options_check(const char *cmd, const kbv_run_options *o);
+
+/* The --precision lines of --help, from the precision table (record/precision.h). */
+void kbv_precision_print_help(FILE *f);
 
 /* Takes --gate NAME at argv[*a] (kbv eval, kbv check), advancing *a. 1:
  * taken; 0: not --gate; -1: an unknown gate, already reported. */

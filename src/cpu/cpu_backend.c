@@ -1,7 +1,8 @@
 /* The CPU backend: its table of ops, its allocator and its construction.
  *
  * Float values are stored as float32 in fp32-strict, fp32 and tf32 (all three
- * are plain IEEE float32 arithmetic on the CPU) and as float64 in fp64. */
+ * are plain IEEE float32 arithmetic on the CPU), as float64 in fp64 and as
+ * bfloat16 in bf16 (each op then runs its float32 kernel: cpu_bf16_ops.c). */
 #include "cpu/cpu_backend.h"
 
 #include <stdlib.h>
@@ -132,6 +133,8 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     /* (end of the level-2 ops) */
 };
 
+const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }
+
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 static kbv_status cpu_alloc(kbv_backend *be, size_t bytes, void **ptr)
@@ -204,6 +207,7 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
         [KBV_MODE_FP32] = "cpu-fp32",
         [KBV_MODE_TF32] = "cpu-tf32",
         [KBV_MODE_FP64] = "cpu-fp64",
+        [KBV_MODE_BF16] = "cpu-bf16",
     };
     *out = NULL;
     if ((unsigned)mode >= KBV_MODE_COUNT)
@@ -218,9 +222,14 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
     be->name = names[mode];
     be->mode = mode;
     be->tensor_math = false;   /* float32 modes are all plain IEEE float32 here */
-    be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : KBV_F32;
+    be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : mode == KBV_MODE_BF16 ? KBV_BF16 : KBV_F32;
     be->device = -1;
     be->ops = cpu_ops;
+    if (mode == KBV_MODE_BF16) {
+        for (int op = 0; op < KBV_OP_COUNT; op++)
+            impl->bf16_ops[op] = cpu_ops[op] ? kbv_cpu_bf16_op : NULL;
+        be->ops = impl->bf16_ops;
+    }
     be->alloc = cpu_alloc;
     be->release = cpu_release;
     be->reset_peak = cpu_reset_peak;

@@ -2,9 +2,9 @@
  * and per device service). The backend contract is exec/backend.h; the CUDA
  * backend implements the same semantics, so each op documents its own.
  *
- * Storage: float values are float32 in every mode but fp64 (fp32-strict,
- * fp32 and tf32 are all plain IEEE float32 on the CPU: there are no tensor
- * cores to round through), float64 in fp64. */
+ * Storage: float values are float32 in fp32-strict, fp32 and tf32 (all plain
+ * IEEE float32 on the CPU: there are no tensor cores to round through),
+ * float64 in fp64, bfloat16 in bf16 (cpu_bf16_ops.c). */
 #ifndef KBV_CPU_BACKEND_H
 #define KBV_CPU_BACKEND_H
 
@@ -19,7 +19,15 @@ typedef struct kbv_cpu_impl {
     bool timer_running;
     unsigned char *flush_buf;   /* lazily allocated, 2x the last-level cache */
     size_t flush_bytes;
+    kbv_op_fn bf16_ops[KBV_OP_COUNT];   /* the bf16 mode's table: kbv_cpu_bf16_op */
 } kbv_cpu_impl;
+
+/* The float32/float64 ops, one per kbv_op (NULL: not implemented). */
+const kbv_op_fn *kbv_cpu_f32_ops(void);
+/* Any op on bfloat16 tensors: its float32 kernel on widened operands, the
+ * result rounded to bfloat16 once (cpu_bf16_ops.c). */
+kbv_status kbv_cpu_bf16_op(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out);
 
 /* Ops (cpu_matmul.c, cpu_elementwise.c, cpu_softmax.c, cpu_layout.c). */
 kbv_status kbv_cpu_matmul(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,

@@ -11,14 +11,16 @@
  * baseline is given); a judged finite element's error against the oracle
  * accumulates in double.
  *
- * Operands are float32 or float64; a candidate's float16 output is read as
- * float16 (float16's largest finite value then decides what overflows); integer and
- * bool outputs (argmax indices) are compared as the exact values they hold. */
+ * Operands are float32 or float64; a candidate's float16 or bfloat16 output
+ * is read as such (its type's largest finite value then decides what
+ * overflows); integer and bool outputs (argmax indices) are compared as the
+ * exact values they hold. */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_bf16.h"
 #include "cpu/cpu_half.h"
 #include "exec/strict_rule.h"
 
@@ -27,6 +29,7 @@ static inline double load(const kbv_tensor *t, int64_t i)
     switch (t->dtype) {
     case KBV_F32: return (double)((const float *)t->data)[i];
     case KBV_F16: return kbv_half_to_double(((const uint16_t *)t->data)[i]);
+    case KBV_BF16: return kbv_bf16_to_double(((const uint16_t *)t->data)[i]);
     case KBV_I64: return (double)((const int64_t *)t->data)[i];
     case KBV_I32: return (double)((const int32_t *)t->data)[i];
     case KBV_BOOL: return (double)((const unsigned char *)t->data)[i];
@@ -40,7 +43,7 @@ static inline bool is_poison(const kbv_tensor *t, int64_t i)
 {
     size_t size = kbv_dtype_size(t->dtype);
     const unsigned char *p = (const unsigned char *)t->data + (size_t)i * size;
-    const uint32_t word = KBV_POISON_F32;
+    const uint32_t word = kbv_poison_word(t->dtype);
     unsigned char pattern[4];
     memcpy(pattern, &word, 4);
     for (size_t b = 0; b < size; b++)
@@ -51,9 +54,6 @@ static inline bool is_poison(const kbv_tensor *t, int64_t i)
 
 static kbv_status check_operand(const kbv_tensor *t, const char *role, int64_t n)
 {
-    if (t->dtype == KBV_BF16)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "compare: %s is %s", role,
-                        kbv_dtype_name(t->dtype));
     if (kbv_tensor_numel(t) != n)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld",
                         role, (long long)kbv_tensor_numel(t), (long long)n);
@@ -80,6 +80,7 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
         KBV_TRY(check_operand(strict, "strict baseline", n));
     out->n = n;
     const double max_finite = kbv_strict_max_finite(cand->dtype);
+    const double band = kbv_strict_band(cand->dtype);
 
     for (int64_t i = 0; i < n; i++) {
         double c = load(cand, i);
@@ -108,8 +109,8 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
 
         if (oracle) {
             double o = load(oracle, i);
-            kbv_strict_outcome k = kbv_strict_element(c, o, strict ? load(strict, i) : 0.0,
-                                                      strict != NULL, max_finite);
+            kbv_strict_outcome k = kbv_strict_element_in(c, o, strict ? load(strict, i) : 0.0,
+                                                         strict != NULL, max_finite, band);
             if (!kbv_strict_judged(k)) {
                 out->unjudged++;
                 if (k == KBV_STRICT_ORACLE_NONFINITE)

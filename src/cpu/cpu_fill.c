@@ -4,7 +4,9 @@
  * Float values are rounded to float32 (the dtype get_inputs() produces)
  * unless the tensor's logical dtype is float64 (kept) or float16 (rounded to
  * float16), then stored in the tensor's storage dtype: an fp64 run holds
- * exactly the values the candidate sees.
+ * exactly the values the candidate sees, and a bfloat16 tensor holds the
+ * float32 value rounded once more, as the paper's .to(torch.bfloat16) of
+ * what get_inputs() and the module's initialisers made.
  *
  * Derived structures (problem_def.h) act on the distribution's draw G and
  * are kept under every distribution: G * s with one U[0,1) factor s per
@@ -15,6 +17,7 @@
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_bf16.h"
 #include "cpu/cpu_half.h"
 
 static kbv_status store_value(kbv_dtype dt, void *data, int64_t i, double v)
@@ -23,6 +26,7 @@ static kbv_status store_value(kbv_dtype dt, void *data, int64_t i, double v)
     case KBV_F32: ((float *)data)[i] = (float)v; return KBV_OK;
     case KBV_F64: ((double *)data)[i] = v; return KBV_OK;
     case KBV_F16: ((uint16_t *)data)[i] = kbv_half_from_double(v); return KBV_OK;
+    case KBV_BF16: ((uint16_t *)data)[i] = kbv_bf16_from_double(v); return KBV_OK;
     case KBV_I32: ((int32_t *)data)[i] = (int32_t)v; return KBV_OK;
     case KBV_I64: ((int64_t *)data)[i] = (int64_t)v; return KBV_OK;
     case KBV_BOOL: ((unsigned char *)data)[i] = v != 0.0; return KBV_OK;
@@ -36,9 +40,6 @@ static kbv_status check_tensor(const kbv_tensor *t, const char *what)
 {
     if (!t->data && kbv_tensor_numel(t) > 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: tensor without memory", what);
-    if (t->dtype == KBV_BF16)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: %s storage on the CPU", what,
-                        kbv_dtype_name(t->dtype));
     return KBV_OK;
 }
 
@@ -172,7 +173,8 @@ kbv_status kbv_cpu_fill(kbv_backend *be, const kbv_input_def *in, int input_inde
     }
     if (in->gen != KBV_GEN_RAND && in->gen != KBV_GEN_RANDN)
         return kbv_fail(KBV_ERR_INVALID, "input %s: no generator", name);
-    if (t->dtype != KBV_F32 && t->dtype != KBV_F64 && t->dtype != KBV_F16)
+    if (t->dtype != KBV_F32 && t->dtype != KBV_F64 && t->dtype != KBV_F16 &&
+        t->dtype != KBV_BF16)
         return kbv_fail(KBV_ERR_INVALID, "input %s: a float generator into a %s tensor", name,
                         kbv_dtype_name(t->dtype));
 

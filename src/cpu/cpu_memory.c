@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_bf16.h"
 #include "cpu/cpu_half.h"
 
 /* A memfd mapped MAP_SHARED: the candidate process maps the same pages from
@@ -67,10 +68,35 @@ kbv_status kbv_cpu_copy(kbv_backend *be, void *dst, const void *src, size_t byte
     return KBV_OK;
 }
 
-/* Elementwise between float32, float64 and float16 (or a plain copy for
- * equal dtypes), both contiguous with the same element count. Narrowing
- * rounds to nearest even, as Tensor.float() and Tensor.half() do (float16
- * directly from the source value, with no double rounding). */
+/* Elementwise between float32, float64, float16 and bfloat16 (or a plain
+ * copy for equal dtypes), both contiguous with the same element count.
+ * Narrowing rounds to nearest even, as Tensor.float(), .half() and
+ * .bfloat16() do (from the source value, with no double rounding). */
+static double load_float(const kbv_tensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case KBV_F16: return kbv_half_to_double(((const uint16_t *)t->data)[i]);
+    case KBV_BF16: return kbv_bf16_to_double(((const uint16_t *)t->data)[i]);
+    case KBV_F32: return (double)((const float *)t->data)[i];
+    default: return ((const double *)t->data)[i];
+    }
+}
+
+static void store_float(kbv_tensor *t, int64_t i, double v)
+{
+    switch (t->dtype) {
+    case KBV_F16: ((uint16_t *)t->data)[i] = kbv_half_from_double(v); break;
+    case KBV_BF16: ((uint16_t *)t->data)[i] = kbv_bf16_from_double(v); break;
+    case KBV_F32: ((float *)t->data)[i] = (float)v; break;
+    default: ((double *)t->data)[i] = v; break;
+    }
+}
+
+static bool convertible(kbv_dtype dt)
+{
+    return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
+}
+
 kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *dst)
 {
     (void)be;
@@ -78,45 +104,32 @@ kbv_status kbv_cpu_convert(kbv_backend *be, const kbv_tensor *src, kbv_tensor *d
     if (kbv_tensor_numel(dst) != n)
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
                         (long long)kbv_tensor_numel(dst));
-    bool src_ok = src->dtype == KBV_F32 || src->dtype == KBV_F64 || src->dtype == KBV_F16;
-    bool dst_ok = dst->dtype == KBV_F32 || dst->dtype == KBV_F64 || dst->dtype == KBV_F16;
-    if (!src_ok || !dst_ok)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "convert: %s to %s (float32/float64/float16 only)",
+    if (!convertible(src->dtype) || !convertible(dst->dtype))
+        return kbv_fail(KBV_ERR_UNSUPPORTED,
+                        "convert: %s to %s (float32/float64/float16/bfloat16 only)",
                         kbv_dtype_name(src->dtype), kbv_dtype_name(dst->dtype));
     if (n == 0)
         return KBV_OK;
-    if (src->dtype != dst->dtype && (src->dtype == KBV_F16 || dst->dtype == KBV_F16)) {
-        for (int64_t i = 0; i < n; i++) {
-            double v = src->dtype == KBV_F16   ? kbv_half_to_double(((const uint16_t *)src->data)[i])
-                       : src->dtype == KBV_F32 ? (double)((const float *)src->data)[i]
-                                               : ((const double *)src->data)[i];
-            if (dst->dtype == KBV_F16)
-                ((uint16_t *)dst->data)[i] = kbv_half_from_double(v);
-            else if (dst->dtype == KBV_F32)
-                ((float *)dst->data)[i] = (float)v;
-            else
-                ((double *)dst->data)[i] = v;
-        }
-        return KBV_OK;
-    }
     if (src->dtype == dst->dtype) {
         memmove(dst->data, src->data, (size_t)n * kbv_dtype_size(src->dtype));
-    } else if (src->dtype == KBV_F32) {
+        return KBV_OK;
+    }
+    if (src->dtype == KBV_F32 && dst->dtype == KBV_F64) {
         const float *s = src->data;
         double *d = dst->data;
         for (int64_t i = 0; i < n; i++)
             d[i] = (double)s[i];
-    } else {
-        const double *s = src->data;
-        float *d = dst->data;
-        for (int64_t i = 0; i < n; i++)
-            d[i] = (float)s[i];
+        return KBV_OK;
     }
+    /* a double holds every value of the other types exactly */
+    for (int64_t i = 0; i < n; i++)
+        store_float(dst, i, load_float(src, i));
     return KBV_OK;
 }
 
-/* Every 4-byte word becomes KBV_POISON_F32 (a float64 then reads as the NaN
- * 0x7FF0DEAD7FF0DEAD); a tail shorter than a word gets the word's first bytes. */
+/* Every 4-byte word becomes kbv_poison_word(dtype): KBV_POISON_F32 (a float64
+ * then reads as the NaN 0x7FF0DEAD7FF0DEAD), or for 2-byte floats a NaN in
+ * every element; a tail shorter than a word gets the word's first bytes. */
 kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t)
 {
     (void)be;
@@ -126,7 +139,7 @@ kbv_status kbv_cpu_poison(kbv_backend *be, kbv_tensor *t)
         return KBV_OK;
     if (!t->data)
         return kbv_fail(KBV_ERR_INVALID, "poison: tensor without memory");
-    const uint32_t word = KBV_POISON_F32;
+    const uint32_t word = kbv_poison_word(t->dtype);
     unsigned char *p = t->data;
     size_t words = bytes / 4;
     for (size_t i = 0; i < words; i++)

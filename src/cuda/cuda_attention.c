@@ -13,7 +13,11 @@
  * rounded to float16 values. float16 problems whose operands arrive widened
  * to float32 (the baselines' storage) use TF32 tensor cores: a float16
  * value is exact in TF32, so the products match the half ones. float64
- * runs use DGEMM and take float64 operands (the oracle converts). The
+ * runs use DGEMM and take float64 operands (the oracle converts). bfloat16
+ * operands (the bf16 mode) go the way float16 ones do: bf16 tensor cores
+ * with float32 accumulation into float32 scores, a float32 softmax whose
+ * probabilities are rounded to bf16 for the second product, and its result
+ * written as bf16 -- the numerics of PyTorch's memory-efficient kernel. The
  * scores are scaled inside the softmax. */
 #include <math.h>
 
@@ -36,6 +40,7 @@ static kbv_status cublas_ok(cublasStatus_t cst, const char *what)
 typedef struct sdpa_dims {
     int64_t nb, L, E, S, Ev;
     bool half_in, half_out, f64;
+    bool bf16;                       /* bfloat16 operands and output */
 } sdpa_dims;
 
 /* softmax(Q K^T * scale) V for d.nb items of the batch, scores (and, for
@@ -63,6 +68,22 @@ static kbv_status sdpa_chunk(kbv_backend *be, const sdpa_dims *d, const void *q,
                          "cublasDgemmStridedBatched(P V)");
     }
     const float one = 1.0f, zero = 0.0f;
+    if (d->bf16) {
+        KBV_TRY(cublas_ok(cublasGemmStridedBatchedEx(cu->blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kk,
+                                                     &one, k, CUDA_R_16BF, kk, sk, q,
+                                                     CUDA_R_16BF, kk, sq, &zero, scores,
+                                                     CUDA_R_32F, s, ss, (int)d->nb,
+                                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                          "cublasGemmStridedBatchedEx(Q K^T, bf16)"));
+        KBV_CUDA_TRY(kbv_cuda_launch_scaled_softmax_bf16(cu->stream, scores, d->nb * d->L, d->S,
+                                                         scale, probs));
+        return cublas_ok(cublasGemmStridedBatchedEx(cu->blas, CUBLAS_OP_N, CUBLAS_OP_N, ev, n, s,
+                                                    &one, v, CUDA_R_16BF, ev, sv, probs,
+                                                    CUDA_R_16BF, s, ss, &zero, out, CUDA_R_16BF,
+                                                    ev, so, (int)d->nb, CUBLAS_COMPUTE_32F,
+                                                    CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmStridedBatchedEx(P V, bf16)");
+    }
     const cudaDataType_t in_t = d->half_in ? CUDA_R_16F : CUDA_R_32F;
     const cublasComputeType_t compute =
         d->half_in ? CUBLAS_COMPUTE_32F
@@ -107,7 +128,11 @@ kbv_status kbv_cuda_op_sdpa(kbv_backend *be, const kbv_node *node, const kbv_ten
     if (L > INT32_MAX || S > INT32_MAX || E > INT32_MAX || Ev > INT32_MAX || batch > INT32_MAX)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: sizes beyond int");
     const bool half_in = q->dtype == KBV_F16, f64 = be->float_dtype == KBV_F64;
-    const bool half_out = node->def && node->def->i[0] && !f64;
+    const bool bf16 = q->dtype == KBV_BF16;
+    const bool half_out = node->def && node->def->i[0] && !f64 && !bf16;
+    if (bf16 && be->float_dtype != KBV_BF16)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: bfloat16 operands "
+                        "on %s", be->name);
     if (!half_in && q->dtype != be->float_dtype)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "scaled_dot_product_attention: %s operands on %s",
                         kbv_dtype_name(q->dtype), be->name);
@@ -119,19 +144,21 @@ kbv_status kbv_cuda_op_sdpa(kbv_backend *be, const kbv_node *node, const kbv_ten
     if (batch == 0 || L == 0 || Ev == 0)
         return KBV_OK;
     KBV_TRY(kbv_cuda_blas_ready(be));
+    /* scores in float64 or float32; the output in the backend's float dtype */
     const size_t esize = f64 ? 8 : 4, in_size = kbv_dtype_size(q->dtype);
+    const size_t out_size = kbv_dtype_size(be->float_dtype);
     int64_t chunk = (int64_t)(SDPA_CHUNK_SCORE_BYTES / ((size_t)(L * S) * esize));
     chunk = chunk < 1 ? 1 : chunk > batch ? batch : chunk;
     KBV_TRY_GOTO(be->alloc(be, (size_t)(chunk * L * S) * esize, &scores), st, done);
-    if (half_in)
+    if (half_in || bf16)
         KBV_TRY_GOTO(be->alloc(be, (size_t)(chunk * L * S) * 2, &probs), st, done);
     for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
         const sdpa_dims d = {batch - b0 < chunk ? batch - b0 : chunk, L, E, S, Ev, half_in,
-                             half_out, f64};
+                             half_out, f64, bf16};
         KBV_TRY_GOTO(sdpa_chunk(be, &d, (const char *)q->data + b0 * L * E * in_size,
                                 (const char *)k->data + b0 * S * E * in_size,
                                 (const char *)v->data + b0 * S * Ev * in_size,
-                                (char *)out->data + b0 * L * Ev * esize, scores, probs),
+                                (char *)out->data + b0 * L * Ev * out_size, scores, probs),
                      st, done);
     }
 done:

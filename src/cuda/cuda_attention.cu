@@ -1,7 +1,8 @@
 /* The attention kernels beside cuBLAS's two matrix products: a row softmax
  * of the scaled scores (a warp per row, max then sum of exponentials then
- * the normalised write; the rows of 512 stay in L1/L2 between passes), and
- * a float16 -> float widening. */
+ * the normalised write; the rows of 512 stay in L1/L2 between passes), its
+ * probabilities written in place or as float16 or bfloat16 for the second
+ * product, and a float16 -> float widening. */
 #include <math.h>
 
 #include <cuda_fp16.h>
@@ -16,9 +17,17 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-template <typename T>
+/* p as the probabilities' storage type P (T itself: written in place). */
+template <typename P> __device__ __forceinline__ P prob_as(float p);
+template <> __device__ __forceinline__ __half prob_as<__half>(float p) { return __float2half_rn(p); }
+template <> __device__ __forceinline__ kbv_cuda::bf16 prob_as<kbv_cuda::bf16>(float p)
+{
+    return kbv_cuda::bf16(p);
+}
+
+template <typename T, typename P = __half>
 __global__ void __launch_bounds__(kThreads)
-softmax_kernel(T *__restrict__ x, int64_t rows, int64_t cols, T scale, __half *__restrict__ h)
+softmax_kernel(T *__restrict__ x, int64_t rows, int64_t cols, T scale, P *__restrict__ h)
 {
     const int lid = threadIdx.x % 32;
     for (int64_t r = (int64_t)blockIdx.x * kWarps + threadIdx.x / 32; r < rows;
@@ -44,7 +53,7 @@ softmax_kernel(T *__restrict__ x, int64_t rows, int64_t cols, T scale, __half *_
         for (int64_t i = lid; i < cols; i += 32) {
             T p = k_exp(row[i] * scale - m) * inv;
             if (h)
-                h[r * cols + i] = __float2half_rn((float)p);
+                h[r * cols + i] = prob_as<P>((float)p);
             else
                 row[i] = p;
         }
@@ -71,11 +80,25 @@ extern "C" cudaError_t kbv_cuda_launch_scaled_softmax(cudaStream_t s, int is_f64
     if (is_f64) {
         if (half_out)
             return cudaErrorInvalidValue;
-        softmax_kernel<double><<<grid, kThreads, 0, s>>>((double *)x, rows, cols, scale, NULL);
+        softmax_kernel<double><<<grid, kThreads, 0, s>>>((double *)x, rows, cols, scale,
+                                                         (__half *)NULL);
     } else {
         softmax_kernel<float><<<grid, kThreads, 0, s>>>((float *)x, rows, cols, (float)scale,
                                                         (__half *)half_out);
     }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t kbv_cuda_launch_scaled_softmax_bf16(cudaStream_t s, float *x, int64_t rows,
+                                                           int64_t cols, double scale,
+                                                           void *bf16_out)
+{
+    if (rows == 0 || cols == 0)
+        return cudaSuccess;
+    if (!bf16_out)
+        return cudaErrorInvalidValue;
+    softmax_kernel<float, kbv_cuda::bf16><<<blocks_for(rows, kWarps), kThreads, 0, s>>>(
+        x, rows, cols, (float)scale, static_cast<kbv_cuda::bf16 *>(bf16_out));
     return cudaGetLastError();
 }
 

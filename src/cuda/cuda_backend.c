@@ -239,6 +239,7 @@ static const char *const backend_names[KBV_MODE_COUNT] = {
     [KBV_MODE_FP32] = "cuda-fp32",
     [KBV_MODE_TF32] = "cuda-tf32",
     [KBV_MODE_FP64] = "cuda-fp64",
+    [KBV_MODE_BF16] = "cuda-bf16",
 };
 
 kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
@@ -278,7 +279,7 @@ kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
     be->name = backend_names[mode];
     be->mode = mode;
     be->tensor_math = true;
-    be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : KBV_F32;
+    be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : mode == KBV_MODE_BF16 ? KBV_BF16 : KBV_F32;
     be->device = device;
     be->ops = kbv_cuda_op_table();
     be->alloc = cuda_alloc;

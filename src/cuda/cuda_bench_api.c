@@ -131,18 +131,24 @@ static kbv_status time_baseline(const char *key, int small, const char *mode_nam
                       g->n_inputs, n);
     KBV_TRY_GOTO(current_backend(mode, &be), st, done);
 
-    /* Inputs are the caller's float32 buffers; float64 runs read converted
-     * copies. Either way they are resident, as in PyTorch's measurement. */
+    /* Inputs are the caller's float32 buffers; float64 and bfloat16 runs
+     * read converted copies (bfloat16 rounded to nearest even, as
+     * tensor.to(torch.bfloat16); a Python number input stays float32).
+     * Either way they are resident, as in PyTorch's measurement. */
     for (int i = 0; i < n; i++) {
         kbv_tensor given;
         input_tensor(g, i, KBV_F32, ptrs[i], &given);
         const size_t bytes = (size_t)kbv_value_numel(&g->values[i]) * kbv_dtype_size(given.dtype);
-        if (given.dtype == KBV_F32 && be->float_dtype == KBV_F64) {
-            input_tensor(g, i, KBV_F64, NULL, &inputs[i]);
-            KBV_TRY_GOTO(be->alloc(be, 2 * bytes, &inputs[i].data), st, done);
+        const kbv_dtype want = kbv_storage_dtype(
+            be, given.dtype, g->def->inputs[g->values[i].def_index].gen == KBV_GEN_SCALAR);
+        if (want != given.dtype) {
+            const size_t want_bytes =
+                (size_t)kbv_value_numel(&g->values[i]) * kbv_dtype_size(want);
+            input_tensor(g, i, want, NULL, &inputs[i]);
+            KBV_TRY_GOTO(be->alloc(be, want_bytes, &inputs[i].data), st, done);
             owned[n_owned++] = inputs[i].data;
             KBV_TRY_GOTO(be->convert(be, &given, &inputs[i]), st, done);
-            resident += kbv_cuda_round_bytes(2 * bytes);
+            resident += kbv_cuda_round_bytes(want_bytes);
         } else {
             inputs[i] = given;
             resident += kbv_cuda_round_bytes(bytes);

@@ -6,7 +6,11 @@
  * CUBLAS_OP_T. Products use cublas[SD]gemm and their strided-batched forms
  * with the handle's math mode deciding TF32 -- what torch.mm/bmm call under
  * torch.backends.cuda.matmul.allow_tf32 -- and the _64 entry points when a
- * size exceeds INT_MAX. */
+ * size exceeds INT_MAX. bfloat16 products are cublasGemmEx (strided-batched)
+ * on CUDA_R_16BF operands with CUBLAS_COMPUTE_32F, alpha and beta float,
+ * under the default math mode, which allows reduced-precision reductions:
+ * PyTorch's at::cuda::blas::gemm<at::BFloat16> with its default
+ * allow_bf16_reduced_precision_reduction. */
 #include <limits.h>
 
 #include "cuda/cuda_blas.h"
@@ -76,13 +80,45 @@ static bool needs_64(const blas_args *x, int64_t count)
            || x->ldb > INT_MAX || x->ldc > INT_MAX || count > INT_MAX;
 }
 
+/* bfloat16: count products through cublasGemmEx, float32 compute. */
+static kbv_status blas_call_bf16(kbv_cuda *cu, const blas_args *x, const void *a,
+                                 int64_t stride_a, const void *b, int64_t stride_b, void *c,
+                                 int64_t stride_c, int64_t count)
+{
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t t = CUDA_R_16BF;
+    const cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
+    const cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT_TENSOR_OP;
+    if (needs_64(x, count)) {
+        if (count == 1)
+            KBV_CUBLAS_TRY(cublasGemmEx_64(cu->blas, x->opa, x->opb, x->m, x->n, x->k, &one, a, t,
+                                           x->lda, b, t, x->ldb, &zero, c, t, x->ldc, ct, algo));
+        else
+            KBV_CUBLAS_TRY(cublasGemmStridedBatchedEx_64(
+                cu->blas, x->opa, x->opb, x->m, x->n, x->k, &one, a, t, x->lda, stride_a, b, t,
+                x->ldb, stride_b, &zero, c, t, x->ldc, stride_c, count, ct, algo));
+    } else if (count == 1) {
+        KBV_CUBLAS_TRY(cublasGemmEx(cu->blas, x->opa, x->opb, (int)x->m, (int)x->n, (int)x->k,
+                                    &one, a, t, (int)x->lda, b, t, (int)x->ldb, &zero, c, t,
+                                    (int)x->ldc, ct, algo));
+    } else {
+        KBV_CUBLAS_TRY(cublasGemmStridedBatchedEx(
+            cu->blas, x->opa, x->opb, (int)x->m, (int)x->n, (int)x->k, &one, a, t, (int)x->lda,
+            stride_a, b, t, (int)x->ldb, stride_b, &zero, c, t, (int)x->ldc, stride_c,
+            (int)count, ct, algo));
+    }
+    return KBV_OK;
+}
+
 /* count products: C_i = A_i B_i in cuBLAS's terms, entries strideX apart. */
-static kbv_status blas_call(kbv_cuda *cu, int is_f64, const blas_args *x, const void *a,
+static kbv_status blas_call(kbv_cuda *cu, int kind, const blas_args *x, const void *a,
                             int64_t stride_a, const void *b, int64_t stride_b, void *c,
                             int64_t stride_c, int64_t count)
 {
     const bool big = needs_64(x, count);
-    if (is_f64) {
+    if (kind == KBV_CUDA_KIND_BF16)
+        return blas_call_bf16(cu, x, a, stride_a, b, stride_b, c, stride_c, count);
+    if (kind == KBV_CUDA_KIND_F64) {
         const double one = 1.0, zero = 0.0;
         if (count == 1 && big)
             KBV_CUBLAS_TRY(cublasDgemm_64(cu->blas, x->opa, x->opb, x->m, x->n, x->k, &one, a,
@@ -147,7 +183,9 @@ static const char *at_offset(const void *p, int64_t elems, size_t esize)
 kbv_status kbv_cuda_gemm(kbv_backend *be, const kbv_gemm *g)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
-    const size_t esize = g->is_f64 ? sizeof(double) : sizeof(float);
+    const size_t esize = g->kind == KBV_CUDA_KIND_F64    ? sizeof(double)
+                         : g->kind == KBV_CUDA_KIND_BF16 ? 2
+                                                         : sizeof(float);
     const int64_t M = g->a.rows, K = g->a.cols, N = g->b.cols;
     if (g->b.rows != K)
         return kbv_fail(KBV_ERR_INVALID, "gemm: inner sizes differ (%lld x %lld @ %lld x %lld)",
@@ -183,7 +221,7 @@ kbv_status kbv_cuda_gemm(kbv_backend *be, const kbv_gemm *g)
 
     int64_t sa, sb;
     if (linear_batch(g, g->a.batch_stride, &sa) && linear_batch(g, g->b.batch_stride, &sb)) {
-        KBV_TRY(blas_call(cu, g->is_f64, &x, g->b.data, sb, g->a.data, sa, g->c, M * N, count));
+        KBV_TRY(blas_call(cu, g->kind, &x, g->b.data, sb, g->a.data, sa, g->c, M * N, count));
         return KBV_OK;
     }
 
@@ -208,7 +246,7 @@ kbv_status kbv_cuda_gemm(kbv_backend *be, const kbv_gemm *g)
                 inner *= g->batch[d];
             }
         }
-        KBV_TRY(blas_call(cu, g->is_f64, &x, at_offset(g->b.data, off_b, esize),
+        KBV_TRY(blas_call(cu, g->kind, &x, at_offset(g->b.data, off_b, esize),
                           g->b.batch_stride[last], at_offset(g->a.data, off_a, esize),
                           g->a.batch_stride[last], (char *)g->c + off_c * M * N * (int64_t)esize,
                           M * N, inner_count));

@@ -28,7 +28,7 @@ typedef struct kbv_gemm {
     int64_t batch[KBV_MAX_DIMS];
     kbv_gemm_matrix a, b;
     void *c;
-    int is_f64;
+    int kind;                  /* KBV_CUDA_KIND_F32, _F64 or _BF16 (cuda_launch.h) */
 } kbv_gemm;
 
 /* Whether cuBLAS can read the matrix in place: row-major (cs == 1) or a

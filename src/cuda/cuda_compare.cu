@@ -1,7 +1,7 @@
 /* Evaluator services on the device: comparing a candidate's output with its
  * references (the fields of cpu/cpu_compare.c, element for element, the strict
  * ones by exec/strict_rule.h as there), hashing
- * buffers, writing the NaN poison, and float <-> double conversion.
+ * buffers, writing the NaN poison, and conversion between the float types.
  *
  * The comparison is one pass: each block reduces its grid-stride share and
  * writes one partial, and a one-block kernel folds the partials in a fixed
@@ -21,7 +21,8 @@ constexpr int kThreads = 256;
 constexpr int kCompareBlocksPerSm = 4;
 constexpr int kMaxPartials = 2048;
 constexpr long long kNone = 0x7fffffffffffffffLL;
-constexpr unsigned kPoison32 = 0x7FF0DEADu;
+constexpr unsigned kPoison32 = 0x7FF0DEADu;       /* KBV_POISON_F32 (exec/backend.h) */
+constexpr unsigned kPoisonHalf2 = 0x7FF07FF0u;    /* KBV_POISON_HALF2 */
 constexpr unsigned long long kPoison64 = 0x7FF0DEAD7FF0DEADull;
 constexpr int kAccWords = sizeof(kbv_cuda_compare_acc) / 8;
 static_assert(sizeof(kbv_cuda_compare_acc) % 8 == 0, "accumulator fields are 8-byte words");
@@ -33,6 +34,7 @@ __device__ __forceinline__ double load(const void *p, int dt, int64_t i)
     case KBV_F32: return (double)static_cast<const float *>(p)[i];
     case KBV_F64: return static_cast<const double *>(p)[i];
     case KBV_F16: return (double)__half2float(static_cast<const __half *>(p)[i]);
+    case KBV_BF16: return (double)float(static_cast<const bf16 *>(p)[i]);
     case KBV_I32: return (double)static_cast<const int32_t *>(p)[i];
     case KBV_I64: return (double)static_cast<const int64_t *>(p)[i];
     default: return (double)static_cast<const uint8_t *>(p)[i];
@@ -40,7 +42,8 @@ __device__ __forceinline__ double load(const void *p, int dt, int64_t i)
 }
 
 /* Whether element i still holds the poison: the 4-byte pattern repeated
- * from the tensor's (4-byte aligned) start. */
+ * from the tensor's (4-byte aligned) start (KBV_POISON_HALF2 for 2-byte
+ * floats: 0x7FF0 in every element). */
 __device__ __forceinline__ bool is_poison(const void *p, int dt, int64_t i)
 {
     switch (dt) {
@@ -48,7 +51,8 @@ __device__ __forceinline__ bool is_poison(const void *p, int dt, int64_t i)
     case KBV_I32: return static_cast<const uint32_t *>(p)[i] == kPoison32;
     case KBV_F64:
     case KBV_I64: return static_cast<const unsigned long long *>(p)[i] == kPoison64;
-    case KBV_F16: return static_cast<const uint16_t *>(p)[i] == (uint16_t)(kPoison32 >> (16 * (i % 2)));
+    case KBV_F16:
+    case KBV_BF16: return static_cast<const uint16_t *>(p)[i] == (uint16_t)(kPoisonHalf2 & 0xFFFFu);
     default: return static_cast<const uint8_t *>(p)[i] == (uint8_t)(kPoison32 >> (8 * (i % 4)));
     }
 }
@@ -117,6 +121,7 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
     acc_init(a);
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     const double max_finite = kbv_strict_max_finite(x.cand_dtype);
+    const double band = kbv_strict_band(x.cand_dtype);
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < x.n; i += step) {
         const double c = load(x.cand, x.cand_dtype, i);
         const bool c_finite = isfinite(c);
@@ -145,7 +150,7 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
             const double o = load(x.oracle, x.oracle_dtype, i);
             const double sv = x.strict ? load(x.strict, x.strict_dtype, i) : 0.0;
             const kbv_strict_outcome k =
-                kbv_strict_element(c, o, sv, x.strict != nullptr, max_finite);
+                kbv_strict_element_in(c, o, sv, x.strict != nullptr, max_finite, band);
             if (!kbv_strict_judged(k)) {
                 a.unjudged++;
                 a.oracle_nonfinite += k == KBV_STRICT_ORACLE_NONFINITE;
@@ -220,21 +225,21 @@ hash_kernel(const unsigned char *__restrict__ p, size_t bytes, bool aligned8,
 }
 
 __global__ void __launch_bounds__(kThreads)
-poison_kernel(unsigned char *__restrict__ p, size_t bytes, bool aligned16)
+poison_kernel(unsigned char *__restrict__ p, size_t bytes, bool aligned16, unsigned word)
 {
     const size_t step = (size_t)gridDim.x * blockDim.x;
     const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t done = 0;
     if (aligned16) {
         const size_t nvec = bytes / 16;
-        uint4 v = make_uint4(kPoison32, kPoison32, kPoison32, kPoison32);
+        uint4 v = make_uint4(word, word, word, word);
         for (size_t i = tid; i < nvec; i += step)
             reinterpret_cast<uint4 *>(p)[i] = v;
         done = nvec * 16;
     }
     /* the rest byte by byte, each byte the pattern's byte at its offset mod 4 */
     for (size_t i = done + tid; i < bytes; i += step)
-        p[i] = (unsigned char)(kPoison32 >> (8 * (i % 4)));
+        p[i] = (unsigned char)(word >> (8 * (i % 4)));
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -247,6 +252,7 @@ convert_kernel(const void *__restrict__ src, int src_dtype, void *__restrict__ d
         switch (dst_dtype) {
         case KBV_F32: static_cast<float *>(dst)[i] = (float)v; break;
         case KBV_F64: static_cast<double *>(dst)[i] = v; break;
+        case KBV_BF16: static_cast<bf16 *>(dst)[i] = bf16(v); break;
         default: static_cast<__half *>(dst)[i] = __double2half(v); break;
         }
     }
@@ -287,13 +293,14 @@ extern "C" cudaError_t kbv_cuda_launch_hash(cudaStream_t s, int sms, const void 
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t kbv_cuda_launch_poison(cudaStream_t s, int sms, void *data, size_t bytes)
+extern "C" cudaError_t kbv_cuda_launch_poison(cudaStream_t s, int sms, void *data, size_t bytes,
+                                              uint32_t word)
 {
     if (bytes == 0)
         return cudaSuccess;
     const bool a16 = aligned16(data);
     unsigned grid = grid_for(poison_kernel, kThreads, sms, (int64_t)(a16 ? bytes / 16 + 16 : bytes));
-    poison_kernel<<<grid, kThreads, 0, s>>>(static_cast<unsigned char *>(data), bytes, a16);
+    poison_kernel<<<grid, kThreads, 0, s>>>(static_cast<unsigned char *>(data), bytes, a16, word);
     return cudaGetLastError();
 }
 
@@ -301,7 +308,9 @@ extern "C" cudaError_t kbv_cuda_launch_convert(cudaStream_t s, int sms, const vo
                                                kbv_dtype src_dtype, void *dst, kbv_dtype dst_dtype,
                                                int64_t n)
 {
-    auto is_float = [](kbv_dtype dt) { return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16; };
+    auto is_float = [](kbv_dtype dt) {
+        return dt == KBV_F32 || dt == KBV_F64 || dt == KBV_F16 || dt == KBV_BF16;
+    };
     if (!is_float(src_dtype) || !is_float(dst_dtype))
         return cudaErrorInvalidValue;
     if (n <= 0)

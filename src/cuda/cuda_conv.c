@@ -17,7 +17,10 @@
  *    allow_tf32=False), fp32 and tf32 CUDNN_DEFAULT_MATH, under which cuDNN
  *    may use TF32 tensor cores (PyTorch's default allow_tf32=True); the
  *    chosen algorithm's math type is set before the call; fp64 runs cuDNN in
- *    double;
+ *    double; bf16 gives cuDNN bfloat16 tensors and filters with a float
+ *    convolution type under CUDNN_DEFAULT_MATH (bf16 tensor cores), as
+ *    PyTorch's ConvolutionDescriptor does for bf16 (its depthwise kernel too
+ *    takes bf16 data and accumulates in float);
  *  - the workspace comes from the backend's allocator, so it counts in peak
  *    memory as PyTorch's does, and goes back right after the call;
  *  - tensors with more elements than a 32-bit int holds are split along the
@@ -238,7 +241,10 @@ static kbv_status descs_make(const dnn_key *k, dnn_descs *d)
 {
     kbv_status st = KBV_OK;
     memset(d, 0, sizeof *d);
-    const cudnnDataType_t dt = k->is_f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    const cudnnDataType_t dt = k->bf16     ? CUDNN_DATA_BFLOAT16
+                               : k->is_f64 ? CUDNN_DATA_DOUBLE
+                                           : CUDNN_DATA_FLOAT;
+    const cudnnDataType_t compute = k->bf16 ? CUDNN_DATA_FLOAT : dt;
     int xs[5], ys[5];
     contiguous_strides(k->x, k->nd, xs);
     contiguous_strides(k->y, k->nd, ys);
@@ -250,7 +256,7 @@ static kbv_status descs_make(const dnn_key *k, dnn_descs *d)
     DNN_TRY_GOTO(cudnnSetTensorNdDescriptor(d->y, dt, k->nd, k->y, ys), st, fail);
     DNN_TRY_GOTO(cudnnSetFilterNdDescriptor(d->w, dt, CUDNN_TENSOR_NCHW, k->nd, k->w), st, fail);
     DNN_TRY_GOTO(cudnnSetConvolutionNdDescriptor(d->conv, k->nd - 2, k->pad, k->stride, k->dil,
-                                                 CUDNN_CROSS_CORRELATION, dt),
+                                                 CUDNN_CROSS_CORRELATION, compute),
                  st, fail);
     DNN_TRY_GOTO(cudnnSetConvolutionGroupCount(d->conv, k->groups), st, fail);
     /* PyTorch: FMA only when TF32 is not allowed for float data */
@@ -481,12 +487,13 @@ static kbv_status dnn_dispatch(kbv_backend *be, cudnnHandle_t h, const dnn_key *
 
 /* The cuDNN key of a batch chunk of `batch` elements. */
 static void make_key(const kbv_cuda *cu, const kbv_backend *be, const conv_shape *sh,
-                     const kbv_window *win, int64_t batch, int is_f64, dnn_key *k)
+                     const kbv_window *win, int64_t batch, int kind, dnn_key *k)
 {
     memset(k, 0, sizeof *k); /* compared with memcmp */
     k->device = cu->device;
     k->transposed = sh->transposed;
-    k->is_f64 = is_f64;
+    k->is_f64 = kind == KBV_CUDA_KIND_F64;
+    k->bf16 = kind == KBV_CUDA_KIND_BF16;
     k->strict = be->mode == KBV_MODE_FP32_STRICT;
     k->groups = (int)sh->groups;
     /* a 1-D convolution runs as a 2-D one of height 1, as PyTorch's view1d_as_2d */
@@ -518,7 +525,7 @@ static void make_key(const kbv_cuda *cu, const kbv_backend *be, const conv_shape
 /* The whole convolution through cuDNN, in batch chunks when a tensor has
  * more elements than cuDNN's int indexing allows. */
 static kbv_status conv_cudnn(kbv_backend *be, const conv_shape *sh, const kbv_window *win,
-                             int is_f64, const void *x, const void *w, void *y)
+                             int kind, const void *x, const void *w, void *y)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     kbv_status st = KBV_OK;
@@ -537,14 +544,14 @@ static kbv_status conv_cudnn(kbv_backend *be, const conv_shape *sh, const kbv_wi
     for (int d = 0; d < nd; d++)
         if (sh->w[d] > INT_MAX)
             return kbv_fail(KBV_ERR_UNSUPPORTED, "cuDNN: weight dim of %lld", (long long)sh->w[d]);
-    const size_t esize = is_f64 ? 8 : 4;
+    const size_t esize = kind == KBV_CUDA_KIND_F64 ? 8 : kind == KBV_CUDA_KIND_BF16 ? 2 : 4;
     pthread_mutex_lock(&dnn_lock);
     cudnnHandle_t h = NULL;
     KBV_TRY_GOTO(dnn_handle(cu, &h), st, done);
     for (int64_t n0 = 0; n0 < sh->batch; n0 += chunk) {
         int64_t n = sh->batch - n0 < chunk ? sh->batch - n0 : chunk;
         dnn_key k;
-        make_key(cu, be, sh, win, n, is_f64, &k);
+        make_key(cu, be, sh, win, n, kind, &k);
         KBV_TRY_GOTO(dnn_dispatch(be, h, &k, (const char *)x + (size_t)(n0 * x_inner) * esize, w,
                                   (char *)y + (size_t)(n0 * y_inner) * esize),
                      st, done);
@@ -569,12 +576,15 @@ kbv_status kbv_cuda_op_conv(kbv_backend *be, const kbv_node *node, const kbv_ten
         return kbv_fail(KBV_ERR_INVALID, "%s is not a convolution", op);
     if (node->n_args != (win.has_bias ? 3 : 2))
         return kbv_fail(KBV_ERR_INVALID, "%s: %d operands", op, node->n_args);
-    int is_f64, f64_other;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
-    KBV_TRY(kbv_cuda_float_of(be, &args[1], &f64_other));
+    int kind, kind_other;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &kind));
+    KBV_TRY(kbv_cuda_float_kind(be, &args[1], &kind_other));
     const kbv_tensor *b = win.has_bias ? &args[2] : NULL;
+    int kind_bias = kind;
     if (b)
-        KBV_TRY(kbv_cuda_float_of(be, b, &f64_other));
+        KBV_TRY(kbv_cuda_float_kind(be, b, &kind_bias));
+    if (kind_other != kind || kind_bias != kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", op);
     conv_shape sh;
     KBV_TRY(conv_shape_of(op, &win, &args[0], &args[1], out, &sh));
     KBV_TRY(kbv_cuda_check_out(out, kbv_tensor_numel(out), args[0].dtype, op));
@@ -595,14 +605,14 @@ kbv_status kbv_cuda_op_conv(kbv_backend *be, const kbv_node *node, const kbv_ten
     if (depthwise) {
         kbv_cuda_window cw;
         window3(&win, sh.x + 2, sh.y + 2, sh.w + 2, &cw);
-        st = launched(kbv_cuda_launch_depthwise(cu->stream, is_f64, &cw, sh.batch, sh.cin,
+        st = launched(kbv_cuda_launch_depthwise(cu->stream, kind, &cw, sh.batch, sh.cin,
                                                 sh.cout / sh.cin, x.data, w.data,
                                                 b ? bc.data : NULL, out->data),
                       op);
     } else {
-        KBV_TRY_GOTO(conv_cudnn(be, &sh, &win, is_f64, x.data, w.data, out->data), st, done);
+        KBV_TRY_GOTO(conv_cudnn(be, &sh, &win, kind, x.data, w.data, out->data), st, done);
         if (b)
-            st = launched(kbv_cuda_launch_bias_add(cu->stream, is_f64, sh.batch, sh.cout,
+            st = launched(kbv_cuda_launch_bias_add(cu->stream, kind, sh.batch, sh.cout,
                                                    prod(sh.y + 2, nd - 2), bc.data, out->data),
                           "bias add");
     }
@@ -624,8 +634,8 @@ kbv_status kbv_cuda_op_pool(kbv_backend *be, const kbv_node *node, const kbv_ten
     KBV_TRY(kbv_window_parse(node->op, node->def ? node->def->s : NULL, &win));
     if (win.kind != KBV_WINDOW_MAX_POOL && win.kind != KBV_WINDOW_AVG_POOL)
         return kbv_fail(KBV_ERR_INVALID, "%s is not a pooling", op);
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &kind));
     const kbv_tensor *xin = &args[0];
     const int lead = xin->ndim - win.spatial;
     if ((lead != 1 && lead != 2) || out->ndim != xin->ndim)
@@ -651,7 +661,7 @@ kbv_status kbv_cuda_op_pool(kbv_backend *be, const kbv_node *node, const kbv_ten
     KBV_TRY(kbv_cuda_contiguous(be, xin, &x, &scratch));
     kbv_cuda_window cw;
     window3(&win, xin->shape + lead, outs, ks, &cw);
-    st = launched(kbv_cuda_launch_pool(cu->stream, win.kind == KBV_WINDOW_MAX_POOL, is_f64,
+    st = launched(kbv_cuda_launch_pool(cu->stream, win.kind == KBV_WINDOW_MAX_POOL, kind,
                                        win.count_include_pad, &cw, prod(xin->shape, lead), x.data,
                                        out->data),
                   op);

@@ -216,11 +216,15 @@ static kbv_status graph_make(cudnnHandle_t h, graph_entry *e)
 {
     kbv_status st = KBV_OK;
     const kbv_conv_dnn_key *k = &e->key.conv;
-    const cudnnDataType_t dt = k->is_f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    /* bfloat16 tensors compute in float, as PyTorch sets the convolution's type */
+    const cudnnDataType_t dt = k->bf16     ? CUDNN_DATA_BFLOAT16
+                               : k->is_f64 ? CUDNN_DATA_DOUBLE
+                                           : CUDNN_DATA_FLOAT;
+    const cudnnDataType_t compute = k->bf16 ? CUDNN_DATA_FLOAT : dt;
     KBV_TRY_GOTO(tensor_make(UID_X, k->x, k->nd, e->key.align_x, dt, &e->tx), st, done);
     KBV_TRY_GOTO(tensor_make(UID_W, k->w, k->nd, e->key.align_w, dt, &e->tw), st, done);
     KBV_TRY_GOTO(tensor_make(UID_Y, k->y, k->nd, e->key.align_y, dt, &e->ty), st, done);
-    KBV_TRY_GOTO(conv_make(k, dt, &e->conv), st, done);
+    KBV_TRY_GOTO(conv_make(k, compute, &e->conv), st, done);
     /* the operation's attribute names: forward, or backward data for a
      * transposed convolution (its x is cuDNN's dy, its y cuDNN's dx) */
     typedef struct op_attrs {
@@ -510,7 +514,7 @@ static void print_choice(const graph_entry *e, const candidate *c, int n, int se
     const kbv_conv_dnn_key *k = &e->key.conv;
     fprintf(stderr, "cudnn graph: %s%s %s x[%d,%d,%d,%d,%d] w[%d,%d,%d,%d,%d]: %d configs, "
             "%d plans:", k->transposed ? "bwd-data" : "fwd", k->strict ? " strict" : "",
-            k->is_f64 ? "f64" : "f32", k->x[0], k->x[1], k->x[2], k->x[3],
+            k->bf16 ? "bf16" : k->is_f64 ? "f64" : "f32", k->x[0], k->x[1], k->x[2], k->x[3],
             k->nd > 4 ? k->x[4] : 0, k->w[0], k->w[1], k->w[2], k->w[3],
             k->nd > 4 ? k->w[4] : 0, seen, n);
     for (int i = 0; i < n; i++)

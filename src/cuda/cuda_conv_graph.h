@@ -41,6 +41,7 @@ kbv_cudnn_api kbv_cuda_conv_api(void);
  * and y the output (dx). Compared with memcmp: zero it before filling. */
 typedef struct kbv_conv_dnn_key {
     int device, transposed, is_f64, strict;
+    int bf16;                        /* bfloat16 tensors with float compute (the bf16 mode) */
     int nd, groups;
     int x[5], w[5], y[5];
     int pad[3], stride[3], dil[3];

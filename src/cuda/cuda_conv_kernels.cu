@@ -8,14 +8,20 @@
  * a time, so each input element is loaded from memory about once per tile,
  * and every thread accumulates kRows outputs of one column from shared
  * memory. Tiles whose staged input would not fit fall back to a kernel
- * that reads every tap from global memory. Sums accumulate in the element
- * type, as PyTorch's depthwise kernels do for float and double. */
+ * that reads every tap from global memory. Sums accumulate in acc_t<T>:
+ * the element type for float and double, float for bfloat16, as PyTorch's
+ * depthwise kernels do (their accscalar_t); a bfloat16 output is rounded
+ * once. */
 #include <limits.h>
 
 #include "cuda/cuda_conv_launch.h"
+#include "cuda/cuda_device.h"
 #include "cuda/cuda_fastdiv.h"
 
 using kbv_cuda::FastDiv;
+using kbv_cuda::acc_t;
+using kbv_cuda::bf16;
+using kbv_cuda::ldg;
 
 namespace {
 
@@ -61,10 +67,11 @@ __global__ void __launch_bounds__(kTileW *kThreadRows)
 
     for (int i = threadIdx.x; i < g.taps; i += blockDim.x)
         wsh[i] = wt[(long long)oc * g.taps + i];
-    T acc[ROWS];
+    using A = acc_t<T>;
+    A acc[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; r++)
-        acc[r] = bias ? bias[oc] : T(0);
+        acc[r] = bias ? A(bias[oc]) : A(0);
 
     for (int kd = 0; kd < g.k0; kd++) {
         const int id = od * g.s0 - g.p0 + kd * g.d0;
@@ -78,19 +85,19 @@ __global__ void __launch_bounds__(kTileW *kThreadRows)
             for (int c = tx; c < g.cols_in; c += kTileW) {
                 const int iw = iw0 + c;
                 tile[r * g.cols_in + c] =
-                    row_in && iw >= 0 && iw < g.in2 ? __ldg(xs + ih * g.in2 + iw) : T(0);
+                    row_in && iw >= 0 && iw < g.in2 ? ldg(xs + ih * g.in2 + iw) : T(0);
             }
         }
         __syncthreads();
         const T *wk = wsh + kd * g.k1 * g.k2;
         for (int kh = 0; kh < g.k1; kh++)
             for (int kw = 0; kw < g.k2; kw++) {
-                const T wv = wk[kh * g.k2 + kw];
+                const A wv = A(wk[kh * g.k2 + kw]);
                 const T *src = tile + (ty * ROWS * g.s1 + kh * g.d1) * g.cols_in + tx * g.s2 +
                                kw * g.d2;
 #pragma unroll
                 for (int r = 0; r < ROWS; r++)
-                    acc[r] += wv * src[r * g.s1 * g.cols_in];
+                    acc[r] += wv * A(src[r * g.s1 * g.cols_in]);
             }
     }
     const int ow = ow0 + tx;
@@ -101,7 +108,7 @@ __global__ void __launch_bounds__(kTileW *kThreadRows)
     for (int r = 0; r < ROWS; r++) {
         const int oh = oh0 + ty * ROWS + r;
         if (oh < g.out1)
-            yp[oh * g.out2 + ow] = acc[r];
+            yp[oh * g.out2 + ow] = T(acc[r]);
     }
 }
 
@@ -126,7 +133,8 @@ __global__ void depthwise_direct(const T *__restrict__ x, const T *__restrict__ 
         const int64_t oc = plane % (channels * multiplier), n = plane / (channels * multiplier);
         const T *xc = x + (n * channels + oc / multiplier) * w.in[0] * w.in[1] * w.in[2];
         const T *wk = wt + oc * taps;
-        T acc = bias ? bias[oc] : T(0);
+        using A = acc_t<T>;
+        A acc = bias ? A(bias[oc]) : A(0);
         for (int64_t kd = 0; kd < w.k[0]; kd++) {
             const int64_t id = od * w.stride[0] - w.pad[0] + kd * w.dil[0];
             if (id < 0 || id >= w.in[0])
@@ -138,12 +146,12 @@ __global__ void depthwise_direct(const T *__restrict__ x, const T *__restrict__ 
                 for (int64_t kw = 0; kw < w.k[2]; kw++) {
                     const int64_t iw = ow * w.stride[2] - w.pad[2] + kw * w.dil[2];
                     if (iw >= 0 && iw < w.in[2])
-                        acc += wk[(kd * w.k[1] + kh) * w.k[2] + kw] *
-                               __ldg(xc + (id * w.in[1] + ih) * w.in[2] + iw);
+                        acc += A(wk[(kd * w.k[1] + kh) * w.k[2] + kw]) *
+                               A(ldg(xc + (id * w.in[1] + ih) * w.in[2] + iw));
                 }
             }
         }
-        y[i] = acc;
+        y[i] = T(acc);
     }
 }
 
@@ -224,11 +232,11 @@ __global__ void bias_add(T *__restrict__ y, const T *__restrict__ b, int64_t cha
                          int64_t inner, int64_t planes)
 {
     for (int64_t p = blockIdx.y; p < planes; p += gridDim.y) {
-        const T v = b[p % channels];
+        const acc_t<T> v = acc_t<T>(b[p % channels]);
         T *yp = y + p * inner;
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < inner;
              i += (int64_t)gridDim.x * blockDim.x)
-            yp[i] += v;
+            yp[i] = T(acc_t<T>(yp[i]) + v);
     }
 }
 
@@ -254,7 +262,7 @@ bias_add_flat(T *__restrict__ y, const T *__restrict__ b, unsigned n, FastDiv in
 #pragma unroll
         for (unsigned k = 0; k < W; k++) {
             const unsigned plane = inner.div(t * W + k);
-            p.v[k] += b[channels.mod(plane, channels.div(plane))];
+            p.v[k] = T(acc_t<T>(p.v[k]) + acc_t<T>(b[channels.mod(plane, channels.div(plane))]));
         }
         reinterpret_cast<Pack<T> *>(y)[t] = p;
     }
@@ -262,41 +270,31 @@ bias_add_flat(T *__restrict__ y, const T *__restrict__ b, unsigned n, FastDiv in
     const unsigned i = vectors * W + blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         const unsigned plane = inner.div(i);
-        y[i] += b[channels.mod(plane, channels.div(plane))];
+        y[i] = T(acc_t<T>(y[i]) + acc_t<T>(b[channels.mod(plane, channels.div(plane))]));
     }
 }
 
 } // namespace
 
-extern "C" cudaError_t kbv_cuda_launch_depthwise(cudaStream_t s, int is_f64,
-                                                 const kbv_cuda_window *w, int64_t batch,
-                                                 int64_t channels, int64_t multiplier,
-                                                 const void *x, const void *weight,
-                                                 const void *bias, void *y)
-{
-    return is_f64 ? launch_depthwise<double>(s, w, batch, channels, multiplier, x, weight, bias, y)
-                  : launch_depthwise<float>(s, w, batch, channels, multiplier, x, weight, bias, y);
-}
-
-extern "C" cudaError_t kbv_cuda_launch_bias_add(cudaStream_t s, int is_f64, int64_t batch,
-                                                int64_t channels, int64_t inner, const void *b,
-                                                void *y)
+/* y = T(float(y) + float(b)) for bfloat16: PyTorch adds the bias after
+ * cuDNN with output.add_(bias), one rounding. */
+namespace {
+template <typename T>
+cudaError_t launch_bias_add(cudaStream_t s, int64_t batch, int64_t channels, int64_t inner,
+                            const void *bv, void *yv)
 {
     const int64_t planes = batch * channels;
     if (planes == 0 || inner == 0)
         return cudaSuccess;
     const int threads = 256;
     const int64_t n = planes * inner;
+    T *y = static_cast<T *>(yv);
+    const T *b = static_cast<const T *>(bv);
     if (n < INT_MAX && ((uintptr_t)y & 15) == 0) {
-        const int64_t vectors = n / (is_f64 ? 2 : 4);
+        const int64_t vectors = n / (int64_t)(16 / sizeof(T));
         const unsigned grid = (unsigned)((vectors > 0 ? vectors : 1) + threads - 1) / threads;
         const FastDiv in((unsigned)inner), ch((unsigned)channels);
-        if (is_f64)
-            bias_add_flat<double><<<grid, threads, 0, s>>>(
-                static_cast<double *>(y), static_cast<const double *>(b), (unsigned)n, in, ch);
-        else
-            bias_add_flat<float><<<grid, threads, 0, s>>>(
-                static_cast<float *>(y), static_cast<const float *>(b), (unsigned)n, in, ch);
+        bias_add_flat<T><<<grid, threads, 0, s>>>(y, b, (unsigned)n, in, ch);
         return cudaGetLastError();
     }
     int64_t bx = (inner + threads - 1) / threads, by = planes;
@@ -305,13 +303,37 @@ extern "C" cudaError_t kbv_cuda_launch_bias_add(cudaStream_t s, int is_f64, int6
     if (by > 65535)
         by = 65535;
     const dim3 grid((unsigned)bx, (unsigned)by);
-    if (is_f64)
-        bias_add<double><<<grid, threads, 0, s>>>(static_cast<double *>(y),
-                                                  static_cast<const double *>(b), channels, inner,
-                                                  planes);
-    else
-        bias_add<float><<<grid, threads, 0, s>>>(static_cast<float *>(y),
-                                                 static_cast<const float *>(b), channels, inner,
-                                                 planes);
+    bias_add<T><<<grid, threads, 0, s>>>(y, b, channels, inner, planes);
     return cudaGetLastError();
+}
+} // namespace
+
+extern "C" cudaError_t kbv_cuda_launch_depthwise(cudaStream_t s, int kind,
+                                                 const kbv_cuda_window *w, int64_t batch,
+                                                 int64_t channels, int64_t multiplier,
+                                                 const void *x, const void *weight,
+                                                 const void *bias, void *y)
+{
+    switch (kind) {
+    case kbv_cuda::KIND_F64:
+        return launch_depthwise<double>(s, w, batch, channels, multiplier, x, weight, bias, y);
+    case kbv_cuda::KIND_BF16:
+        return launch_depthwise<bf16>(s, w, batch, channels, multiplier, x, weight, bias, y);
+    default:
+        return launch_depthwise<float>(s, w, batch, channels, multiplier, x, weight, bias, y);
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_bias_add(cudaStream_t s, int kind, int64_t batch,
+                                                int64_t channels, int64_t inner, const void *b,
+                                                void *y)
+{
+    switch (kind) {
+    case kbv_cuda::KIND_F64:
+        return launch_bias_add<double>(s, batch, channels, inner, b, y);
+    case kbv_cuda::KIND_BF16:
+        return launch_bias_add<bf16>(s, batch, channels, inner, b, y);
+    default:
+        return launch_bias_add<float>(s, batch, channels, inner, b, y);
+    }
 }

@@ -1,7 +1,8 @@
 /* The kernels of the convolution and pooling ops, seen from C (the ops are
  * in cuda_conv.c; cuda_conv.h declares them). Launchers follow
  * cuda_launch.h: they enqueue on a stream and return cudaGetLastError().
- * Float data is float (is_f64 = 0) or double (is_f64 = 1). */
+ * Float data is float, double or bfloat16 as `kind` says (KBV_CUDA_KIND_*,
+ * cuda_launch.h). */
 #ifndef KBV_CUDA_CONV_LAUNCH_H
 #define KBV_CUDA_CONV_LAUNCH_H
 
@@ -24,7 +25,7 @@ typedef struct kbv_cuda_window {
 
 /* y[p, o] = max (is_max) or average over the window of x[p, ...], for
  * `planes` planes; PyTorch's semantics (cpu_pool_t.h states them). */
-cudaError_t kbv_cuda_launch_pool(cudaStream_t s, int is_max, int is_f64, int count_include_pad,
+cudaError_t kbv_cuda_launch_pool(cudaStream_t s, int is_max, int kind, int count_include_pad,
                                  const kbv_cuda_window *w, int64_t planes, const void *x,
                                  void *y);
 
@@ -39,7 +40,7 @@ typedef enum kbv_cuda_pool_algo {
 /* kbv_cuda_launch_pool with the kernel given (a kbv_cuda_pool_algo); the
  * same results bit for bit. cudaErrorInvalidValue where that kernel cannot
  * take the geometry (the rows kernel: a staged tile beyond 48 KiB). */
-cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int is_f64,
+cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int kind,
                                       int count_include_pad, const kbv_cuda_window *w,
                                       int64_t planes, const void *x, void *y, int algo);
 
@@ -56,12 +57,12 @@ cudaError_t kbv_cuda_launch_adaptive_avg_pool(cudaStream_t s, int is_f64,
  * weight + oc * prod(k), and starts from bias[oc] (bias may be NULL). x
  * [batch, channels, *in], y [batch, channels * multiplier, *out],
  * contiguous. */
-cudaError_t kbv_cuda_launch_depthwise(cudaStream_t s, int is_f64, const kbv_cuda_window *w,
+cudaError_t kbv_cuda_launch_depthwise(cudaStream_t s, int kind, const kbv_cuda_window *w,
                                       int64_t batch, int64_t channels, int64_t multiplier,
                                       const void *x, const void *weight, const void *bias,
                                       void *y);
 /* y[n, c, i] += b[c] over contiguous y [batch, channels, inner]. */
-cudaError_t kbv_cuda_launch_bias_add(cudaStream_t s, int is_f64, int64_t batch,
+cudaError_t kbv_cuda_launch_bias_add(cudaStream_t s, int kind, int64_t batch,
                                      int64_t channels, int64_t inner, const void *b, void *y);
 
 #ifdef __cplusplus

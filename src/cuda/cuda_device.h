@@ -1,6 +1,6 @@
 /* Device-side helpers shared by the backend's .cu files (C++ only):
- * 16-byte vector types, float/double math overloads, grid sizing and
- * strided index math. */
+ * 16-byte vector types, float/double math overloads, the bfloat16 storage
+ * type and each type's compute type, grid sizing and strided index math. */
 #ifndef KBV_CUDA_DEVICE_H
 #define KBV_CUDA_DEVICE_H
 
@@ -10,11 +10,42 @@
 
 #include <stdint.h>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_launch.h"
 
 namespace kbv_cuda {
+
+/* A bfloat16 as stored, with no arithmetic of its own: it converts to float
+ * (exactly) and is made from a float or a double by one rounding to nearest
+ * even, so an expression over bf16 values computes in float and rounds once
+ * where its result is stored -- PyTorch's opmath for bf16. (cuda_bf16.h's
+ * __nv_bfloat16 has operators that round every intermediate result.)
+ * Trivially default-constructible, so it can live in shared memory. */
+struct bf16 {
+    unsigned short bits;
+    bf16() = default;
+    __host__ __device__ __forceinline__ bf16(float f)
+        : bits(__bfloat16_as_ushort(__float2bfloat16_rn(f))) {}
+    __host__ __device__ __forceinline__ bf16(double d)
+        : bits(__bfloat16_as_ushort(__double2bfloat16(d))) {}
+    __host__ __device__ __forceinline__ bf16(int i) : bf16((float)i) {}
+    __host__ __device__ __forceinline__ operator float() const
+    {
+        return __bfloat162float(__ushort_as_bfloat16(bits));
+    }
+};
+
+/* The type a kernel computes in for storage type T: float for bf16 (as
+ * PyTorch's opmath_type), T itself for float and double. */
+template <typename T> struct AccOf { using type = T; };
+template <> struct AccOf<bf16> { using type = float; };
+template <typename T> using acc_t = typename AccOf<T>::type;
+
+/* The float kinds a launcher takes for its data (the is_f64 arguments of
+ * cuda_launch.h: 0 float, 1 double; 2 bfloat16 where a launcher says so). */
+enum FloatKind { KIND_F32 = 0, KIND_F64 = 1, KIND_BF16 = 2 };
 
 /* 16-byte accesses: float4 for float, double2 for double. One 16-byte load
  * per thread per step is what saturates HBM with the fewest instructions. */
@@ -27,6 +58,31 @@ template <> struct VecOf<double> {
     using type = double2;
     static constexpr int width = 2;
 };
+template <> struct VecOf<bf16> {
+    using type = uint4;
+    static constexpr int width = 8;
+};
+
+/* __ldg for every storage type, bf16 included (read through its bits). */
+template <typename T> __device__ __forceinline__ T ldg(const T *p) { return __ldg(p); }
+template <> __device__ __forceinline__ bf16 ldg<bf16>(const bf16 *p)
+{
+    bf16 v;
+    v.bits = __ldg(reinterpret_cast<const unsigned short *>(p));
+    return v;
+}
+
+/* __shfl_down_sync / __shfl_xor_sync of a whole warp for every storage type. */
+template <typename T> __device__ __forceinline__ T shfl_down(T v, int off)
+{
+    return __shfl_down_sync(0xffffffffu, v, off);
+}
+template <> __device__ __forceinline__ bf16 shfl_down<bf16>(bf16 v, int off)
+{
+    bf16 r;
+    r.bits = (unsigned short)__shfl_down_sync(0xffffffffu, (unsigned)v.bits, off);
+    return r;
+}
 
 /* Lane i (a compile-time constant after unrolling) of a vector. */
 template <typename V, typename T> __device__ __forceinline__ T &lane(V &v, int i)
@@ -104,7 +160,7 @@ static inline int64_t layout_numel(const kbv_cuda_layout &l)
     return n;
 }
 
-static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+__host__ __device__ inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 } /* namespace kbv_cuda */
 

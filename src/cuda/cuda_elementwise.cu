@@ -2,7 +2,9 @@
  * (clamps, a float32 0-dim constant's minimum/maximum), and binary
  * arithmetic and minimum/maximum with broadcasting. Formulas are PyTorch's CUDA
  * kernels' (ATen/native/cuda/Activation*.cu, BinaryOps), computed in the
- * tensor's own type as PyTorch's opmath does for float and double. */
+ * tensor's opmath type: its own for float and double, float for bfloat16
+ * (loaded, computed in float with the op's constants in float, rounded once
+ * when stored). */
 #include <math.h>
 
 #include "cuda/cuda_device.h"
@@ -98,12 +100,20 @@ template <int OP, typename T> __device__ __forceinline__ T binary_op(T a, T b)
     }
 }
 
+/* a op b in the opmath type, stored as T (one rounding for bf16). */
+template <int OP, typename T> __device__ __forceinline__ T bin(T a, T b)
+{
+    using A = acc_t<T>;
+    return T(binary_op<OP, A>(A(a), A(b)));
+}
+
 /* Tiles of U * blockDim vectors, thread-strided inside a tile; the fewer
  * than W elements after the last vector go to block 0. */
 template <int OP, typename T>
 __global__ void __launch_bounds__(kThreads)
-unary_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p0, T p1)
+unary_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, acc_t<T> p0, acc_t<T> p1)
 {
+    using A = acc_t<T>;
     using V = typename VecOf<T>::type;
     constexpr int W = VecOf<T>::width;
     constexpr int U = vecs_per_thread<OP>();
@@ -121,35 +131,38 @@ unary_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p0, T p1)
             if (base + u * blockDim.x < nv) {
 #pragma unroll
                 for (int w = 0; w < W; w++)
-                    lane<V, T>(v[u], w) = unary_op<OP>(lane<V, T>(v[u], w), p0, p1);
+                    lane<V, T>(v[u], w) = T(unary_op<OP, A>(A(lane<V, T>(v[u], w)), p0, p1));
                 yv[base + u * blockDim.x] = v[u];
             }
         }
     }
     if (blockIdx.x == 0 && threadIdx.x < n - nv * W) {
         const int64_t e = nv * W + threadIdx.x;
-        y[e] = unary_op<OP>(x[e], p0, p1);
+        y[e] = T(unary_op<OP, A>(A(x[e]), p0, p1));
     }
 }
 
 /* Unaligned data: the same loop one element at a time. */
 template <int OP, typename T>
 __global__ void __launch_bounds__(kThreads)
-unary_scalar_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p0, T p1)
+unary_scalar_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, acc_t<T> p0,
+                    acc_t<T> p1)
 {
+    using A = acc_t<T>;
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        y[i] = unary_op<OP>(x[i], p0, p1);
+        y[i] = T(unary_op<OP, A>(A(x[i]), p0, p1));
 }
 
 template <int OP, typename T>
 __global__ void __launch_bounds__(kThreads)
 unary_strided_kernel(const T *__restrict__ x, kbv_cuda_layout xl, T *__restrict__ y, int64_t n,
-                     T p0, T p1)
+                     acc_t<T> p0, acc_t<T> p1)
 {
+    using A = acc_t<T>;
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        y[i] = unary_op<OP>(x[layout_offset(i, xl)], p0, p1);
+        y[i] = T(unary_op<OP, A>(A(x[layout_offset(i, xl)]), p0, p1));
 }
 
 /* MODE 0: both full; 1: a is one element; 2: b is one element. Work item
@@ -175,12 +188,12 @@ binary_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ 
             for (int w = 0; w < W; w++) {
                 T x = MODE == 1 ? as : lane<V, T>(va, w);
                 T z = MODE == 2 ? bs : lane<V, T>(vb, w);
-                lane<V, T>(r, w) = binary_op<OP>(x, z);
+                lane<V, T>(r, w) = bin<OP, T>(x, z);
             }
             reinterpret_cast<V *>(y)[t] = r;
         } else {
             const int64_t e = nv * W + (t - nv);
-            y[e] = binary_op<OP>(MODE == 1 ? as : a[e], MODE == 2 ? bs : b[e]);
+            y[e] = bin<OP, T>(MODE == 1 ? as : a[e], MODE == 2 ? bs : b[e]);
         }
     }
 }
@@ -191,7 +204,22 @@ binary_scalar_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__rest
 {
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        y[i] = binary_op<OP>(MODE == 1 ? a[0] : a[i], MODE == 2 ? b[0] : b[i]);
+        y[i] = bin<OP, T>(MODE == 1 ? a[0] : a[i], MODE == 2 ? b[0] : b[i]);
+}
+
+/* A bf16 tensor and a float32 0-d operand (a Python number given to
+ * forward(), which PyTorch meets as an opmath float, not rounded to bf16):
+ * the scalar is a (MODE 1) or b (MODE 2). */
+template <int OP, int MODE>
+__global__ void __launch_bounds__(kThreads)
+binary_f32_scalar_kernel(const bf16 *__restrict__ t, const float *__restrict__ s,
+                         bf16 *__restrict__ y, int64_t n)
+{
+    const float sv = *s;
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        y[i] = bf16(MODE == 1 ? binary_op<OP, float>(sv, float(t[i]))
+                              : binary_op<OP, float>(float(t[i]), sv));
 }
 
 template <int OP, typename T>
@@ -209,7 +237,7 @@ binary_strided_kernel(const T *__restrict__ a, kbv_cuda_layout al, const T *__re
             oa += c * al.stride[d];
             ob += c * bl.stride[d];
         }
-        y[i] = binary_op<OP>(a[oa], b[ob]);
+        y[i] = bin<OP, T>(a[oa], b[ob]);
     }
 }
 
@@ -243,7 +271,7 @@ __device__ __forceinline__ V bcast_load(const T *__restrict__ p, const int64_t *
         V v;
 #pragma unroll
         for (int w = 0; w < W; w++) {
-            lane<V, T>(v, w) = __ldg(p + i0 * st[0] + i1 * st[1] + i2 * st[2]);
+            lane<V, T>(v, w) = ldg(p + i0 * st[0] + i1 * st[1] + i2 * st[2]);
             if (++i2 == d2) { /* the vector crosses into the next row */
                 i2 = 0;
                 if (++i1 == d1) {
@@ -275,10 +303,10 @@ binary_bcast_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restr
             V out;
 #pragma unroll
             for (int w = 0; w < W; w++)
-                lane<V, T>(out, w) = binary_op<OP>(lane<V, T>(va, w), lane<V, T>(vb, w));
+                lane<V, T>(out, w) = bin<OP, T>(lane<V, T>(va, w), lane<V, T>(vb, w));
             reinterpret_cast<V *>(y)[t] = out;
         } else {
-            y[e] = binary_op<OP>(a[i0 * L.sa[0] + i1 * L.sa[1] + i2 * L.sa[2]],
+            y[e] = bin<OP, T>(a[i0 * L.sa[0] + i1 * L.sa[1] + i2 * L.sa[2]],
                                  b[i0 * L.sb[0] + i1 * L.sb[1] + i2 * L.sb[2]]);
         }
     }
@@ -390,15 +418,16 @@ template <int OP, typename T>
 cudaError_t unary_typed(cudaStream_t s, double p0, double p1, const void *x, void *y,
                         int64_t n)
 {
+    using A = acc_t<T>;
     const T *xt = static_cast<const T *>(x);
     T *yt = static_cast<T *>(y);
     if (aligned16(x) && aligned16(y)) {
         constexpr int W = VecOf<T>::width;
         unary_kernel<OP, T><<<grid_cover(kThreads * vecs_per_thread<OP>(), n / W), kThreads, 0,
-                              s>>>(xt, yt, n, T(p0), T(p1));
+                              s>>>(xt, yt, n, A(p0), A(p1));
     } else {
         auto k = unary_scalar_kernel<OP, T>;
-        k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(xt, yt, n, T(p0), T(p1));
+        k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(xt, yt, n, A(p0), A(p1));
     }
     return cudaGetLastError();
 }
@@ -407,10 +436,11 @@ template <int OP, typename T>
 cudaError_t unary_strided_typed(cudaStream_t s, double p0, double p1, const void *x,
                                 const kbv_cuda_layout *xl, void *y)
 {
+    using A = acc_t<T>;
     int64_t n = layout_numel(*xl);
     auto k = unary_strided_kernel<OP, T>;
     k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(x), *xl,
-                                                          static_cast<T *>(y), n, T(p0), T(p1));
+                                                          static_cast<T *>(y), n, A(p0), A(p1));
     return cudaGetLastError();
 }
 
@@ -474,7 +504,7 @@ cudaError_t binary_strided_typed(cudaStream_t s, const void *a, const kbv_cuda_l
 
 } /* namespace */
 
-extern "C" cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int kind,
                                              double p0, double p1, const void *x, void *y,
                                              int64_t n)
 {
@@ -483,8 +513,9 @@ extern "C" cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int is_f64,
     switch (op) {
 #define CASE(OP)                                                                           \
     case OP:                                                                               \
-        return is_f64 ? unary_typed<OP, double>(s, p0, p1, x, y, n)                   \
-                      : unary_typed<OP, float>(s, p0, p1, x, y, n);
+        return kind == KIND_F64    ? unary_typed<OP, double>(s, p0, p1, x, y, n)          \
+               : kind == KIND_BF16 ? unary_typed<OP, bf16>(s, p0, p1, x, y, n)            \
+                                   : unary_typed<OP, float>(s, p0, p1, x, y, n);
         KBV_UNARY_OPS(CASE)
 #undef CASE
     default:
@@ -492,7 +523,7 @@ extern "C" cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int is_f64,
     }
 }
 
-extern "C" cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int kind,
                                                      double p0, double p1, const void *x,
                                                      const kbv_cuda_layout *xl, void *y)
 {
@@ -501,8 +532,9 @@ extern "C" cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int
     switch (op) {
 #define CASE(OP)                                                                           \
     case OP:                                                                               \
-        return is_f64 ? unary_strided_typed<OP, double>(s, p0, p1, x, xl, y)          \
-                      : unary_strided_typed<OP, float>(s, p0, p1, x, xl, y);
+        return kind == KIND_F64    ? unary_strided_typed<OP, double>(s, p0, p1, x, xl, y) \
+               : kind == KIND_BF16 ? unary_strided_typed<OP, bf16>(s, p0, p1, x, xl, y)   \
+                                   : unary_strided_typed<OP, float>(s, p0, p1, x, xl, y);
         KBV_UNARY_OPS(CASE)
 #undef CASE
     default:
@@ -510,7 +542,7 @@ extern "C" cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int
     }
 }
 
-extern "C" cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int kind,
                                               const void *a, int a_scalar, const void *b,
                                               int b_scalar, void *y, int64_t n)
 {
@@ -519,8 +551,9 @@ extern "C" cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int is_f64
     switch (op) {
 #define CASE(OP)                                                                           \
     case OP:                                                                               \
-        return is_f64 ? binary_typed<OP, double>(s, a, a_scalar, b, b_scalar, y, n)   \
-                      : binary_typed<OP, float>(s, a, a_scalar, b, b_scalar, y, n);
+        return kind == KIND_F64 ? binary_typed<OP, double>(s, a, a_scalar, b, b_scalar, y, n) \
+               : kind == KIND_BF16 ? binary_typed<OP, bf16>(s, a, a_scalar, b, b_scalar, y, n) \
+                                   : binary_typed<OP, float>(s, a, a_scalar, b, b_scalar, y, n);
         KBV_BINARY_OPS(CASE)
 #undef CASE
     default:
@@ -528,7 +561,7 @@ extern "C" cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int is_f64
     }
 }
 
-extern "C" cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int kind,
                                                       const void *a, const kbv_cuda_layout *al,
                                                       const void *b, const kbv_cuda_layout *bl,
                                                       void *y)
@@ -540,8 +573,9 @@ extern "C" cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, in
     switch (op) {
 #define CASE(OP)                                                                           \
     case OP:                                                                               \
-        return is_f64 ? binary_strided_typed<OP, double>(s, a, al, b, bl, y)          \
-                      : binary_strided_typed<OP, float>(s, a, al, b, bl, y);
+        return kind == KIND_F64    ? binary_strided_typed<OP, double>(s, a, al, b, bl, y) \
+               : kind == KIND_BF16 ? binary_strided_typed<OP, bf16>(s, a, al, b, bl, y)   \
+                                   : binary_strided_typed<OP, float>(s, a, al, b, bl, y);
         KBV_BINARY_OPS(CASE)
 #undef CASE
     default:
@@ -569,6 +603,31 @@ extern "C" cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_
     case 4: COPY(uint32_t)
     case 8: COPY(uint64_t)
 #undef COPY
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_binary_f32_scalar(cudaStream_t s, int op,
+                                                         const void *t, const float *scalar,
+                                                         int scalar_first, void *y, int64_t n)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    const bf16 *tt = static_cast<const bf16 *>(t);
+    bf16 *yt = static_cast<bf16 *>(y);
+    switch (op) {
+#define CASE(OP)                                                                           \
+    case OP:                                                                               \
+        if (scalar_first)                                                                  \
+            binary_f32_scalar_kernel<OP, 1><<<grid_cover(kThreads, n), kThreads, 0, s>>>(  \
+                tt, scalar, yt, n);                                                        \
+        else                                                                               \
+            binary_f32_scalar_kernel<OP, 2><<<grid_cover(kThreads, n), kThreads, 0, s>>>(  \
+                tt, scalar, yt, n);                                                        \
+        return cudaGetLastError();
+        KBV_BINARY_OPS(CASE)
+#undef CASE
     default:
         return cudaErrorInvalidValue;
     }

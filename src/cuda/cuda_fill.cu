@@ -6,7 +6,8 @@
  * Float values are rounded to the input's logical dtype (float32 as
  * get_inputs() makes them; float16 or float64 where the problem says so),
  * then stored in the tensor's dtype: a float64 run holds exactly the values
- * a candidate sees. Structures act on the distribution's draw G and are kept
+ * a candidate sees, a bfloat16 tensor the float32 value rounded once more
+ * (a bf16 run's .to(torch.bfloat16) of the float32 draw). Structures act on the distribution's draw G and are kept
  * under every distribution: triu/tril and (G + G^T) / 2 over the last two
  * dims, G * s with one U[0,1) factor s per draw and tensor, a softmax over
  * each last-dim row (in double), and +-1 signs from randint(0, 2). D1-D4's
@@ -27,7 +28,9 @@ constexpr int kThreads = 256;
 template <typename S> __device__ __forceinline__ S store(double v) { return (S)v; }
 template <> __device__ __forceinline__ uint8_t store<uint8_t>(double v) { return v != 0.0; }
 template <> __device__ __forceinline__ __half store<__half>(double v) { return __double2half(v); }
+template <> __device__ __forceinline__ bf16 store<bf16>(double v) { return bf16(v); }
 template <typename S> __device__ __forceinline__ S store_int(int64_t v) { return (S)v; }
+template <> __device__ __forceinline__ bf16 store_int<bf16>(int64_t v) { return bf16((double)v); }
 template <> __device__ __forceinline__ uint8_t store_int<uint8_t>(int64_t v) { return v != 0; }
 template <> __device__ __forceinline__ __half store_int<__half>(int64_t v)
 {
@@ -199,6 +202,7 @@ extern "C" cudaError_t kbv_cuda_launch_fill_input(cudaStream_t s, int sms,
     case KBV_F32: return fill_input_typed<float>(s, sms, spec, out);
     case KBV_F64: return fill_input_typed<double>(s, sms, spec, out);
     case KBV_F16: return fill_input_typed<__half>(s, sms, spec, out);
+    case KBV_BF16: return fill_input_typed<bf16>(s, sms, spec, out);
     case KBV_I32: return fill_input_typed<int32_t>(s, sms, spec, out);
     case KBV_I64: return fill_input_typed<int64_t>(s, sms, spec, out);
     case KBV_BOOL: return fill_input_typed<uint8_t>(s, sms, spec, out);
@@ -220,6 +224,8 @@ extern "C" cudaError_t kbv_cuda_launch_fill_param(cudaStream_t s, int sms, kbv_d
         return fill_param_typed<double>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_F16:
         return fill_param_typed<__half>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
+    case KBV_BF16:
+        return fill_param_typed<bf16>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_I32:
         return fill_param_typed<int32_t>(s, sms, logical, kind, fan_in, value, d5, seed, key, n, out);
     case KBV_I64:

@@ -95,8 +95,13 @@ kbv_status kbv_cuda_blas_ready(kbv_backend *be);
 
 /* ---- tensors (cuda_tensor.c) ---- */
 
-/* *is_f64 for a float tensor in this backend's float dtype; KBV_ERR_UNSUPPORTED otherwise. */
+/* *is_f64 for a float32 or float64 tensor in this backend's float dtype;
+ * KBV_ERR_UNSUPPORTED otherwise, bfloat16 included: an op that calls this
+ * has no bf16 kernel. */
 kbv_status kbv_cuda_float_of(const kbv_backend *be, const kbv_tensor *t, int *is_f64);
+/* The same for an op with bf16 kernels: *kind is KBV_CUDA_KIND_F32, _F64 or
+ * _BF16 (cuda_launch.h), for launchers that take `kind`. */
+kbv_status kbv_cuda_float_kind(const kbv_backend *be, const kbv_tensor *t, int *kind);
 /* t's layout aligned to an output shape with numpy broadcasting. */
 kbv_status kbv_cuda_broadcast_layout(const kbv_tensor *t, int out_ndim, const int64_t *out_shape,
                                      kbv_cuda_layout *l);

@@ -3,8 +3,11 @@
  * Kernels live in .cu files (nvcc); each is reached through one launcher
  * here that enqueues it on a stream and returns cudaGetLastError(), so the C
  * side checks launches like any other CUDA call (KBV_CUDA_TRY). Float data
- * is float (is_f64 = 0) or double (is_f64 = 1); element counts and offsets
- * are 64-bit throughout (tensors reach 1.6e9 elements). `sms`, where taken,
+ * is float (is_f64 = 0) or double (is_f64 = 1); a launcher whose argument
+ * is `kind` also takes bfloat16 (kind = 2, KBV_CUDA_KIND_BF16: stored as
+ * bf16, computed in float as PyTorch's opmath, rounded once per stored
+ * result). Element counts and offsets are 64-bit throughout (tensors reach
+ * 1.6e9 elements). `sms`, where taken,
  * is the device's multiprocessor count, for grids of resident blocks. */
 #ifndef KBV_CUDA_LAUNCH_H
 #define KBV_CUDA_LAUNCH_H
@@ -28,25 +31,35 @@ typedef struct kbv_cuda_layout {
     int64_t stride[KBV_MAX_DIMS];
 } kbv_cuda_layout;
 
+/* The float kinds of a `kind` argument (cuda_device.h's FloatKind). */
+#define KBV_CUDA_KIND_F32 0
+#define KBV_CUDA_KIND_F64 1
+#define KBV_CUDA_KIND_BF16 2
+
 /* ---- elementwise (cuda_elementwise.cu); op is a kbv_op; grids cover the work ---- */
 
 /* y[i] = op(x[i]) over n contiguous elements; p0, p1 are the op's float
  * attributes (leaky slope, elu alpha, hardtanh bounds, the scalar). */
-cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int is_f64, double p0,
+cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int kind, double p0,
                                   double p1, const void *x, void *y, int64_t n);
 /* y (contiguous, shape xl->shape) = op(x viewed through xl). */
-cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int is_f64, double p0,
+cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int kind, double p0,
                                           double p1, const void *x, const kbv_cuda_layout *xl,
                                           void *y);
 /* y[i] = a[i] op b[i] over n contiguous elements; an operand flagged scalar
  * is one element (in device memory) used for every i. */
-cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int is_f64, const void *a,
+cudaError_t kbv_cuda_launch_binary(cudaStream_t s, int op, int kind, const void *a,
                                    int a_scalar, const void *b, int b_scalar, void *y, int64_t n);
 /* y (contiguous, shape al->shape) = a op b, both viewed through layouts
  * aligned to the output shape (al->shape == bl->shape). */
-cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int is_f64,
+cudaError_t kbv_cuda_launch_binary_strided(cudaStream_t s, int op, int kind,
                                            const void *a, const kbv_cuda_layout *al,
                                            const void *b, const kbv_cuda_layout *bl, void *y);
+/* y[i] = t[i] op s (scalar_first: s op t[i]) over n contiguous bf16 elements,
+ * s a float32 0-d tensor in device memory taken as the opmath float. */
+cudaError_t kbv_cuda_launch_binary_f32_scalar(cudaStream_t s, int op, const void *t,
+                                              const float *scalar, int scalar_first, void *y,
+                                              int64_t n);
 /* y (contiguous) = x viewed through xl; elem_size 1, 2, 4 or 8 bytes. */
 cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_size, const void *x,
                                          const kbv_cuda_layout *xl, void *y);
@@ -59,10 +72,10 @@ cudaError_t kbv_cuda_launch_noise(cudaStream_t s, void *buf, size_t bytes, int u
 /* ---- softmax (cuda_softmax.cu) ---- */
 
 /* Softmax (or log-softmax) of each of `rows` contiguous rows of `cols`. */
-cudaError_t kbv_cuda_launch_softmax_lastdim(cudaStream_t s, int sms, int is_log, int is_f64,
+cudaError_t kbv_cuda_launch_softmax_lastdim(cudaStream_t s, int sms, int is_log, int kind,
                                             const void *x, void *y, int64_t rows, int64_t cols);
 /* Along the middle dim of a contiguous [outer, dim, inner] tensor. */
-cudaError_t kbv_cuda_launch_softmax_strided(cudaStream_t s, int sms, int is_log, int is_f64,
+cudaError_t kbv_cuda_launch_softmax_strided(cudaStream_t s, int sms, int is_log, int kind,
                                             const void *x, void *y, int64_t outer, int64_t dim,
                                             int64_t inner);
 
@@ -70,15 +83,15 @@ cudaError_t kbv_cuda_launch_softmax_strided(cudaStream_t s, int sms, int is_log,
 
 /* y: m x m contiguous, zero but for y[i][i + k] (k >= 0) or y[i - k][i]
  * (k < 0) = x[i * x_stride], i < n; m = n + |k|. */
-cudaError_t kbv_cuda_launch_diag_embed(cudaStream_t s, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_diag_embed(cudaStream_t s, int kind, const void *x,
                                        int64_t n, int64_t x_stride, int64_t k, void *y);
 /* y[i] = x[(i + r0) * rs + (i + c0) * cs] for i < len (the k-th diagonal). */
-cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int kind, const void *x,
                                          int64_t rs, int64_t cs, int64_t r0, int64_t c0,
                                          int64_t len, void *y);
 /* triu (upper = 1) or tril of `batch` contiguous rows x cols matrices:
  * keeps x[i][j] where j - i >= k (triu) or j - i <= k (tril), else 0. */
-cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int is_f64, int upper, int64_t k,
+cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int kind, int upper, int64_t k,
                                 const void *x, void *y, int64_t batch, int64_t rows, int64_t cols);
 
 /* ---- input generation (cuda_fill.cu) ---- */
@@ -122,7 +135,7 @@ typedef struct kbv_cuda_compare_acc {
 int kbv_cuda_compare_grid(int sms);
 
 /* One comparison's operands (device memory, n elements each, contiguous):
- * floats (float32/64/16) or integers (compared as the exact values they
+ * floats (float32/64/16, bfloat16) or integers (compared as the exact values they
  * hold). ref, oracle and strict may be NULL. */
 typedef struct kbv_cuda_compare_args {
     const void *cand, *ref, *oracle, *strict;
@@ -138,10 +151,12 @@ cudaError_t kbv_cuda_launch_compare(cudaStream_t s, int sms, const kbv_cuda_comp
  * zero-padded) of splitmix64(w_i ^ i), mod 2^64. */
 cudaError_t kbv_cuda_launch_hash(cudaStream_t s, int sms, const void *data, size_t bytes,
                                  unsigned long long *result);
-/* Every 32-bit word of data = KBV_POISON_F32 (a trailing partial word gets
- * the pattern's low bytes). */
-cudaError_t kbv_cuda_launch_poison(cudaStream_t s, int sms, void *data, size_t bytes);
-/* dst[i] = src[i] between float32, float64 and float16 (round to nearest even). */
+/* Every 32-bit word of data = word (kbv_poison_word of the tensor's dtype; a
+ * trailing partial word gets the pattern's low bytes). */
+cudaError_t kbv_cuda_launch_poison(cudaStream_t s, int sms, void *data, size_t bytes,
+                                   uint32_t word);
+/* dst[i] = src[i] between float32, float64, float16 and bfloat16 (round to
+ * nearest even, once from the source value). */
 cudaError_t kbv_cuda_launch_convert(cudaStream_t s, int sms, const void *src, kbv_dtype src_dtype,
                                     void *dst, kbv_dtype dst_dtype, int64_t n);
 

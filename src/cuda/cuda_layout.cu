@@ -130,23 +130,28 @@ cudaError_t tri_typed(cudaStream_t s, int64_t k, const void *x, void *y, int64_t
 
 } /* namespace */
 
-extern "C" cudaError_t kbv_cuda_launch_diag_embed(cudaStream_t s, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_diag_embed(cudaStream_t s, int kind,
                                                   const void *x, int64_t n, int64_t x_stride,
                                                   int64_t k, void *y)
 {
     if (n <= 0)
         return cudaSuccess;
-    return is_f64 ? diag_embed_typed<double>(s, x, n, x_stride, k, y)
-                  : diag_embed_typed<float>(s, x, n, x_stride, k, y);
+    return kind == KIND_F64    ? diag_embed_typed<double>(s, x, n, x_stride, k, y)
+           : kind == KIND_BF16 ? diag_embed_typed<bf16>(s, x, n, x_stride, k, y)
+                               : diag_embed_typed<float>(s, x, n, x_stride, k, y);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int kind,
                                                     const void *x, int64_t rs, int64_t cs,
                                                     int64_t r0, int64_t c0, int64_t len, void *y)
 {
     if (len <= 0)
         return cudaSuccess;
-    if (is_f64) {
+    if (kind == KIND_BF16) {
+        auto kernel = diag_extract_kernel<bf16>;
+        kernel<<<grid_cover(kThreads, len), kThreads, 0, s>>>(
+            static_cast<const bf16 *>(x), rs, cs, r0, c0, len, static_cast<bf16 *>(y));
+    } else if (kind == KIND_F64) {
         auto kernel = diag_extract_kernel<double>;
         kernel<<<grid_cover(kThreads, len), kThreads, 0, s>>>(
             static_cast<const double *>(x), rs, cs, r0, c0, len, static_cast<double *>(y));
@@ -158,13 +163,16 @@ extern "C" cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int is_f64,
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int is_f64, int upper,
+extern "C" cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int kind, int upper,
                                            int64_t k, const void *x, void *y, int64_t batch,
                                            int64_t rows, int64_t cols)
 {
     if (batch <= 0 || rows <= 0 || cols <= 0)
         return cudaSuccess;
-    if (is_f64)
+    if (kind == KIND_BF16)
+        return upper ? tri_typed<bf16, true>(s, k, x, y, batch, rows, cols)
+                     : tri_typed<bf16, false>(s, k, x, y, batch, rows, cols);
+    if (kind == KIND_F64)
         return upper ? tri_typed<double, true>(s, k, x, y, batch, rows, cols)
                      : tri_typed<double, false>(s, k, x, y, batch, rows, cols);
     return upper ? tri_typed<float, true>(s, k, x, y, batch, rows, cols)

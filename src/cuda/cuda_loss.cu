@@ -4,7 +4,11 @@
  * both distances in one pass). Each block writes a partial (sum, count) in
  * double; one block combines the partials in a fixed order, so results are
  * deterministic. Per-element formulas are PyTorch's (xlogy, eps added to the
- * differences of pairwise_distance, clamp_min keeping NaN). */
+ * differences of pairwise_distance, clamp_min keeping NaN). bfloat16 operands
+ * compute in float or double like float ones and the loss is rounded once;
+ * PyTorch's losses round some inner steps to bf16 (cross_entropy's
+ * log_softmax, smooth_l1's and kl_div's elementwise terms), which moves
+ * their mean by far less than its own rounding. */
 #include <math.h>
 
 #include "cuda/cuda_norm_device.h"
@@ -178,15 +182,16 @@ triplet_kernel(const T *__restrict__ a, const T *__restrict__ p, const T *__rest
                int64_t rows, int64_t cols, double margin, double eps,
                double2 *__restrict__ partial)
 {
+    using A = acc_t<T>;
     const int lid = threadIdx.x % 32;
     double loss = 0.0;
-    const T e = (T)eps;
+    const A e = (A)eps;   /* a Python number: the opmath type, not T */
     for (int64_t r = (int64_t)blockIdx.x * kWarps + threadIdx.x / 32; r < rows;
          r += (int64_t)gridDim.x * kWarps) {
         const int64_t at = r * cols;
         double dp = 0.0, dn = 0.0;
         auto add = [&](T x, T y, T z) {
-            double u = (double)(x - y + e), v = (double)(x - z + e);
+            double u = (double)(A(x) - A(y) + e), v = (double)(A(x) - A(z) + e);
             dp += u * u;
             dn += v * v;
         };
@@ -260,14 +265,19 @@ extern "C" size_t kbv_cuda_loss_scratch_bytes(int64_t rows, int64_t n)
     return (size_t)(a > b ? a : b) * sizeof(double2);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_cross_entropy(cudaStream_t s, int is_f64, const void *x,
+extern "C" cudaError_t kbv_cuda_launch_cross_entropy(cudaStream_t s, int ft, const void *x,
                                                      const int64_t *targets, void *y,
                                                      int64_t rows, int64_t classes,
                                                      void *scratch)
 {
     double2 *part = (double2 *)scratch;
     const int parts = row_blocks(rows);
-    if (is_f64) {
+    if (ft == KIND_BF16) {
+        cross_entropy_kernel<bf16><<<parts, kThreads, 0, s>>>((const bf16 *)x, targets, rows,
+                                                              classes, part);
+        return finish<bf16>(s, part, parts, 0.0, y);
+    }
+    if (ft == KIND_F64) {
         cross_entropy_kernel<double><<<parts, kThreads, 0, s>>>((const double *)x, targets, rows,
                                                                 classes, part);
         return finish<double>(s, part, parts, 0.0, y);
@@ -277,12 +287,17 @@ extern "C" cudaError_t kbv_cuda_launch_cross_entropy(cudaStream_t s, int is_f64,
     return finish<float>(s, part, parts, 0.0, y);
 }
 
-static cudaError_t pair(cudaStream_t s, Pair p, int is_f64, const void *a, const void *b,
+static cudaError_t pair(cudaStream_t s, Pair p, int ft, const void *a, const void *b,
                         void *y, int64_t n, double beta, double divisor, void *scratch)
 {
     double2 *part = (double2 *)scratch;
     const int parts = elem_blocks(n);
-    if (is_f64) {
+    if (ft == KIND_BF16) {
+        pair_kernel<bf16><<<parts, kThreads, 0, s>>>(p, (const bf16 *)a, (const bf16 *)b, n, beta,
+                                                     part);
+        return finish<bf16>(s, part, parts, divisor, y);
+    }
+    if (ft == KIND_F64) {
         pair_kernel<double><<<parts, kThreads, 0, s>>>(p, (const double *)a, (const double *)b,
                                                        n, beta, part);
         return finish<double>(s, part, parts, divisor, y);
@@ -292,28 +307,34 @@ static cudaError_t pair(cudaStream_t s, Pair p, int is_f64, const void *a, const
     return finish<float>(s, part, parts, divisor, y);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_smooth_l1(cudaStream_t s, int is_f64, const void *a,
+extern "C" cudaError_t kbv_cuda_launch_smooth_l1(cudaStream_t s, int ft, const void *a,
                                                  const void *b, void *y, int64_t n, double beta,
                                                  void *scratch)
 {
-    return pair(s, SMOOTH_L1, is_f64, a, b, y, n, beta, (double)n, scratch);
+    return pair(s, SMOOTH_L1, ft, a, b, y, n, beta, (double)n, scratch);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_kl_div(cudaStream_t s, int is_f64, const void *input,
+extern "C" cudaError_t kbv_cuda_launch_kl_div(cudaStream_t s, int ft, const void *input,
                                               const void *target, void *y, int64_t n,
                                               int64_t batch, void *scratch)
 {
-    return pair(s, KL_DIV, is_f64, input, target, y, n, 0.0, (double)batch, scratch);
+    return pair(s, KL_DIV, ft, input, target, y, n, 0.0, (double)batch, scratch);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_triplet(cudaStream_t s, int is_f64, const void *a,
+extern "C" cudaError_t kbv_cuda_launch_triplet(cudaStream_t s, int ft, const void *a,
                                                const void *p, const void *ng, void *y,
                                                int64_t rows, int64_t cols, double margin,
                                                double eps, void *scratch)
 {
     double2 *part = (double2 *)scratch;
     const int parts = row_blocks(rows);
-    if (is_f64) {
+    if (ft == KIND_BF16) {
+        triplet_kernel<bf16><<<parts, kThreads, 0, s>>>((const bf16 *)a, (const bf16 *)p,
+                                                        (const bf16 *)ng, rows, cols, margin, eps,
+                                                        part);
+        return finish<bf16>(s, part, parts, (double)rows, y);
+    }
+    if (ft == KIND_F64) {
         triplet_kernel<double><<<parts, kThreads, 0, s>>>((const double *)a, (const double *)p,
                                                           (const double *)ng, rows, cols, margin,
                                                           eps, part);

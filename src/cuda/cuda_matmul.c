@@ -72,7 +72,7 @@ static bool matrix_viewable(const kbv_tensor *t, bool left)
 }
 
 /* Builds the gemm for torch.matmul(a, b) writing into out. */
-static kbv_status matmul_gemm(const kbv_tensor *a, const kbv_tensor *b, int is_f64, void *c,
+static kbv_status matmul_gemm(const kbv_tensor *a, const kbv_tensor *b, int kind, void *c,
                               int64_t *out_numel, kbv_gemm *g)
 {
     mm_operand A, B;
@@ -82,7 +82,7 @@ static kbv_status matmul_gemm(const kbv_tensor *a, const kbv_tensor *b, int is_f
         return kbv_fail(KBV_ERR_INVALID, "matmul: shapes do not match (K %lld vs %lld)",
                         (long long)A.cols, (long long)B.rows);
     memset(g, 0, sizeof *g);
-    g->is_f64 = is_f64;
+    g->kind = kind;
     g->c = c;
 
     /* N-D @ 2-D (or 1-D): fold the batch into M when the strides allow */
@@ -140,9 +140,11 @@ kbv_status kbv_cuda_matmul_into(kbv_backend *be, const kbv_tensor *a_in, const k
     kbv_status st = KBV_OK;
     void *scratch_a = NULL, *scratch_b = NULL;
     kbv_tensor a = *a_in, b = *b_in;
-    int is_f64, b_f64;
-    KBV_TRY(kbv_cuda_float_of(be, a_in, &is_f64));
-    KBV_TRY(kbv_cuda_float_of(be, b_in, &b_f64));
+    int kind, b_kind;
+    KBV_TRY(kbv_cuda_float_kind(be, a_in, &kind));
+    KBV_TRY(kbv_cuda_float_kind(be, b_in, &b_kind));
+    if (kind != b_kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", what);
     if (a.ndim < 1 || b.ndim < 1)
         return kbv_fail(KBV_ERR_INVALID, "%s: 0-d operand", what);
     if (!matrix_viewable(a_in, true))
@@ -151,7 +153,7 @@ kbv_status kbv_cuda_matmul_into(kbv_backend *be, const kbv_tensor *a_in, const k
         KBV_TRY_GOTO(kbv_cuda_contiguous(be, b_in, &b, &scratch_b), st, done);
     kbv_gemm g;
     int64_t n = 0;
-    KBV_TRY_GOTO(matmul_gemm(&a, &b, is_f64, out->data, &n, &g), st, done);
+    KBV_TRY_GOTO(matmul_gemm(&a, &b, kind, out->data, &n, &g), st, done);
     KBV_TRY_GOTO(kbv_cuda_check_out(out, n, a.dtype, what), st, done);
     KBV_TRY_GOTO(kbv_cuda_gemm(be, &g), st, done);
 done:
@@ -227,7 +229,7 @@ static bool collapse_letters(const einsum_letters *e, const char *letters, int n
 
 /* A contraction "batch m k, batch k n -> batch m n" (letters in any order
  * within the inputs; the output ordered batch, then m, then n). */
-static kbv_status einsum_gemm(const char *eq, const kbv_tensor *a, const kbv_tensor *b, int is_f64,
+static kbv_status einsum_gemm(const char *eq, const kbv_tensor *a, const kbv_tensor *b, int kind,
                               void *c, int64_t *out_numel, kbv_gemm *g)
 {
     char buf[64];
@@ -280,7 +282,7 @@ static kbv_status einsum_gemm(const char *eq, const kbv_tensor *a, const kbv_ten
                             eq, *p);
 
     memset(g, 0, sizeof *g);
-    g->is_f64 = is_f64;
+    g->kind = kind;
     g->c = c;
     g->a.data = a->data;
     g->b.data = b->data;
@@ -314,12 +316,14 @@ kbv_status kbv_cuda_op_einsum(kbv_backend *be, const kbv_node *node, const kbv_t
     const char *eq = node->def ? node->def->s : NULL;
     if (!eq)
         return kbv_fail(KBV_ERR_INVALID, "einsum: no equation");
-    int is_f64, b_f64;
-    KBV_TRY(kbv_cuda_float_of(be, &args[0], &is_f64));
-    KBV_TRY(kbv_cuda_float_of(be, &args[1], &b_f64));
+    int kind, b_kind;
+    KBV_TRY(kbv_cuda_float_kind(be, &args[0], &kind));
+    KBV_TRY(kbv_cuda_float_kind(be, &args[1], &b_kind));
+    if (kind != b_kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "einsum: operands of two float types");
     kbv_gemm g;
     int64_t n = 0;
-    st = einsum_gemm(eq, &args[0], &args[1], is_f64, out->data, &n, &g);
+    st = einsum_gemm(eq, &args[0], &args[1], kind, out->data, &n, &g);
     if (st == KBV_ERR_UNSUPPORTED || (st == KBV_OK && !(kbv_cuda_gemm_viewable(g.a.rows, g.a.cols,
                                                                                  g.a.rs, g.a.cs)
                                                        && kbv_cuda_gemm_viewable(
@@ -328,7 +332,7 @@ kbv_status kbv_cuda_op_einsum(kbv_backend *be, const kbv_node *node, const kbv_t
         kbv_tensor a, b;
         KBV_TRY_GOTO(kbv_cuda_contiguous(be, &args[0], &a, &scratch_a), st, done);
         KBV_TRY_GOTO(kbv_cuda_contiguous(be, &args[1], &b, &scratch_b), st, done);
-        st = einsum_gemm(eq, &a, &b, is_f64, out->data, &n, &g);
+        st = einsum_gemm(eq, &a, &b, kind, out->data, &n, &g);
     }
     if (st != KBV_OK) {
         kbv_relay_at(__FILE__, __LINE__, st);

@@ -8,7 +8,9 @@
  *   3. apply: y = (x - mean) * invstd * w + b, 16-byte loads and stores; where
  *      a block's chunk lies in one channel, as x * alpha + beta (one FMA).
  * Two reads and one write per element, the minimum for exact statistics on
- * tensors far larger than L2. A group is `count` runs of `run` contiguous
+ * tensors far larger than L2. bfloat16 data computes in float (its opmath,
+ * as PyTorch's acc type): the shifted sums, mean and invstd, the affine, and
+ * one rounding per output. A group is `count` runs of `run` contiguous
  * elements `gap` apart: batch norm's channel is one run per sample. */
 #include <math.h>
 
@@ -74,21 +76,22 @@ partial_kernel(Layout l, const T *__restrict__ x, double2 *__restrict__ partial,
     const int64_t lo = j * kChunk, hi = lo + kChunk < l.run ? lo + kChunk : l.run;
     for (int64_t g = blockIdx.y; g < l.groups; g += gridDim.y) {
         const T *run = x + group_base(l, g) + c * l.gap;
-        const double shift = (double)x[group_base(l, g)];
+        const double shift = (double)(acc_t<T>)x[group_base(l, g)];
         double s1 = 0.0, s2 = 0.0;
         if (vec) {
             using V = typename Vec<T>::type;
             constexpr int W = Vec<T>::width;
+            using A = acc_t<T>;
             const V *v = reinterpret_cast<const V *>(run + lo);
             const int64_t nv = (hi - lo) / W;
-            const T tshift = (T)shift; /* exact: the shift is an element */
+            const A tshift = (A)shift; /* exact: the shift is an element */
 #pragma unroll 4
             for (int64_t i = threadIdx.x; i < nv; i += kThreads) {
                 V a = v[i];
-                T p1 = 0, p2 = 0; /* one vector's shifted sums in T, then in double */
+                A p1 = 0, p2 = 0; /* one vector's shifted sums in A, then in double */
 #pragma unroll
                 for (int k = 0; k < W; k++) {
-                    T d = lane<V, T>(a, k) - tshift;
+                    A d = A(lane<V, T>(a, k)) - tshift;
                     p1 += d;
                     p2 += d * d;
                 }
@@ -97,7 +100,7 @@ partial_kernel(Layout l, const T *__restrict__ x, double2 *__restrict__ partial,
             }
         } else {
             for (int64_t i = lo + threadIdx.x; i < hi; i += kThreads) {
-                double d = (double)run[i] - shift;
+                double d = (double)(acc_t<T>)run[i] - shift;
                 s1 += d;
                 s2 += d * d;
             }
@@ -111,7 +114,7 @@ partial_kernel(Layout l, const T *__restrict__ x, double2 *__restrict__ partial,
 
 /* One block per group: mean and invstd from its partials, in a fixed order. */
 __global__ void __launch_bounds__(kThreads)
-finalize_kernel(Layout l, const void *x, int is_f64, const double2 *__restrict__ partial,
+finalize_kernel(Layout l, const void *x, int kind, const double2 *__restrict__ partial,
                 double2 *__restrict__ stats, double eps)
 {
     const int64_t per = l.count * l.chunks;
@@ -126,8 +129,10 @@ finalize_kernel(Layout l, const void *x, int is_f64, const double2 *__restrict__
         s2 = block_sum(s2);
         if (threadIdx.x == 0) {
             const double n = (double)l.count * (double)l.run;
-            const double shift = is_f64 ? ((const double *)x)[group_base(l, g)]
-                                        : (double)((const float *)x)[group_base(l, g)];
+            const int64_t at = group_base(l, g);
+            const double shift = kind == KIND_F64    ? ((const double *)x)[at]
+                                 : kind == KIND_BF16 ? (double)float(((const bf16 *)x)[at])
+                                                     : (double)((const float *)x)[at];
             const double m = s1 / n;
             double var = s2 / n - m * m;
             var = var > 0.0 ? var : 0.0;
@@ -136,22 +141,22 @@ finalize_kernel(Layout l, const void *x, int is_f64, const double2 *__restrict__
     }
 }
 
-/* The affine of element k of a run (k: offset within the run). */
-template <typename T>
+/* The affine of element k of a run (k: offset within the run), in A. */
+template <typename T, typename A>
 __device__ __forceinline__ void affine_at(const Layout &l, int64_t g, int64_t k,
                                           const T *__restrict__ w, const T *__restrict__ b,
-                                          T &wk, T &bk)
+                                          A &wk, A &bk)
 {
     switch (l.kind) {
-    case KBV_CUDA_NORM_BATCH: wk = w[g]; bk = b[g]; break;
+    case KBV_CUDA_NORM_BATCH: wk = A(w[g]); bk = A(b[g]); break;
     case KBV_CUDA_NORM_GROUP: {
         const int64_t ch = (g % (l.channels / l.per_group)) * l.per_group + k / l.spatial;
-        wk = w[ch];
-        bk = b[ch];
+        wk = A(w[ch]);
+        bk = A(b[ch]);
         break;
     }
-    case KBV_CUDA_NORM_LAYER: wk = w[k]; bk = b[k]; break;
-    default: wk = T(1); bk = T(0); break;
+    case KBV_CUDA_NORM_LAYER: wk = A(w[k]); bk = A(b[k]); break;
+    default: wk = A(1); bk = A(0); break;
     }
 }
 
@@ -161,6 +166,7 @@ apply_kernel(Layout l, const T *__restrict__ x, T *__restrict__ y, const T *__re
              const T *__restrict__ b, const double2 *__restrict__ stats, bool vec)
 {
     using V = typename Vec<T>::type;
+    using A = acc_t<T>;
     constexpr int W = Vec<T>::width;
     const int64_t c = blockIdx.x / l.chunks, j = blockIdx.x % l.chunks;
     const int64_t lo = j * kChunk, hi = lo + kChunk < l.run ? lo + kChunk : l.run;
@@ -172,12 +178,12 @@ apply_kernel(Layout l, const T *__restrict__ x, T *__restrict__ y, const T *__re
     for (int64_t g = blockIdx.y; g < l.groups; g += gridDim.y) {
         const int64_t at = group_base(l, g) + c * l.gap;
         const double2 st = stats[g];
-        const T mean = (T)st.x, invstd = (T)st.y;
+        const A mean = (A)st.x, invstd = (A)st.y;
         if (uniform) {
-            T wk = T(1), bk = T(0);
+            A wk = A(1), bk = A(0);
             if (affine)
                 affine_at(l, g, lo, w, b, wk, bk);
-            const T alpha = invstd * wk, beta = bk - mean * alpha;
+            const A alpha = invstd * wk, beta = bk - mean * alpha;
             if (vec) {
                 const V *xv = reinterpret_cast<const V *>(x + at + lo);
                 V *yv = reinterpret_cast<V *>(y + at + lo);
@@ -187,12 +193,12 @@ apply_kernel(Layout l, const T *__restrict__ x, T *__restrict__ y, const T *__re
                     V a = xv[i];
 #pragma unroll
                     for (int k = 0; k < W; k++)
-                        lane<V, T>(a, k) = lane<V, T>(a, k) * alpha + beta;
+                        lane<V, T>(a, k) = T(A(lane<V, T>(a, k)) * alpha + beta);
                     yv[i] = a;
                 }
             } else {
                 for (int64_t i = lo + threadIdx.x; i < hi; i += kThreads)
-                    y[at + i] = x[at + i] * alpha + beta;
+                    y[at + i] = T(A(x[at + i]) * alpha + beta);
             }
         } else if (vec && l.kind == KBV_CUDA_NORM_LAYER) {
             const V *xv = reinterpret_cast<const V *>(x + at + lo);
@@ -205,16 +211,17 @@ apply_kernel(Layout l, const T *__restrict__ x, T *__restrict__ y, const T *__re
                 V a = xv[i], ww = wv[i], bb = bv[i];
 #pragma unroll
                 for (int k = 0; k < W; k++)
-                    lane<V, T>(a, k) =
-                        (lane<V, T>(a, k) - mean) * invstd * lane<V, T>(ww, k) + lane<V, T>(bb, k);
+                    lane<V, T>(a, k) = T((A(lane<V, T>(a, k)) - mean) * invstd *
+                                             A(lane<V, T>(ww, k)) +
+                                         A(lane<V, T>(bb, k)));
                 yv[i] = a;
             }
         } else {
             for (int64_t i = lo + threadIdx.x; i < hi; i += kThreads) {
-                T wk = T(1), bk = T(0);
+                A wk = A(1), bk = A(0);
                 if (affine)
                     affine_at(l, g, i, w, b, wk, bk);
-                y[at + i] = (x[at + i] - mean) * invstd * wk + bk;
+                y[at + i] = T((A(x[at + i]) - mean) * invstd * wk + bk);
             }
         }
     }
@@ -238,7 +245,8 @@ cudaError_t launch(cudaStream_t s, const Layout &l, const T *x, T *y, const T *w
     dim3 grid((unsigned)per_group, (unsigned)(l.groups < 65535 ? l.groups : 65535));
     partial_kernel<T><<<grid, kThreads, 0, s>>>(l, x, partial, vec);
     unsigned fin = (unsigned)(l.groups < 65535 ? l.groups : 65535);
-    finalize_kernel<<<fin, kThreads, 0, s>>>(l, x, sizeof(T) == 8, partial, stats, eps);
+    const int kind = sizeof(T) == 8 ? KIND_F64 : sizeof(T) == 2 ? KIND_BF16 : KIND_F32;
+    finalize_kernel<<<fin, kThreads, 0, s>>>(l, x, kind, partial, stats, eps);
     apply_kernel<T><<<grid, kThreads, 0, s>>>(l, x, y, w, b, stats, vec);
     return cudaGetLastError();
 }
@@ -252,7 +260,7 @@ extern "C" size_t kbv_cuda_norm_scratch_bytes(int kind, int64_t n, int64_t chann
     return (size_t)(l.groups * l.count * l.chunks + l.groups) * sizeof(double2);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int is_f64, const void *x,
+extern "C" cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int ft, const void *x,
                                             void *y, const void *w, const void *b, int64_t n,
                                             int64_t channels, int64_t spatial, int64_t groups,
                                             double eps, void *scratch)
@@ -262,7 +270,10 @@ extern "C" cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int is_f64
     Layout l = layout_of(kind, n, channels, spatial, groups);
     if (l.groups == 0 || l.run == 0 || l.count == 0)
         return cudaSuccess;
-    if (is_f64)
+    if (ft == KIND_BF16)
+        return launch<bf16>(s, l, (const bf16 *)x, (bf16 *)y, (const bf16 *)w, (const bf16 *)b,
+                            eps, scratch);
+    if (ft == KIND_F64)
         return launch<double>(s, l, (const double *)x, (double *)y, (const double *)w,
                               (const double *)b, eps, scratch);
     return launch<float>(s, l, (const float *)x, (float *)y, (const float *)w, (const float *)b,

@@ -18,9 +18,15 @@ namespace kbv_norm {
 
 /* The backend's 16-byte vectors and float/double overloads (cuda_device.h). */
 template <typename T> using Vec = kbv_cuda::VecOf<T>;
+using kbv_cuda::acc_t;
+using kbv_cuda::bf16;
 using kbv_cuda::k_exp;
 using kbv_cuda::k_log;
+using kbv_cuda::KIND_BF16;
+using kbv_cuda::KIND_F32;
+using kbv_cuda::KIND_F64;
 using kbv_cuda::lane;
+using kbv_cuda::shfl_down;
 
 __device__ __forceinline__ float k_sqrt(float x) { return sqrtf(x); }
 __device__ __forceinline__ double k_sqrt(double x) { return sqrt(x); }
@@ -50,7 +56,7 @@ template <typename A> __device__ __forceinline__ A block_sum(A v)
     return total;
 }
 
-__host__ __device__ inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+using kbv_cuda::aligned16;
 
 static inline unsigned blocks_for(int64_t work, int threads)
 {

@@ -36,7 +36,7 @@ typedef enum kbv_cuda_norm_kind {
 
 size_t kbv_cuda_norm_scratch_bytes(int kind, int64_t n, int64_t channels, int64_t spatial,
                                    int64_t groups);
-cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int is_f64, const void *x, void *y,
+cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int ft, const void *x, void *y,
                                  const void *w, const void *b, int64_t n, int64_t channels,
                                  int64_t spatial, int64_t groups, double eps, void *scratch);
 
@@ -44,7 +44,7 @@ cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int is_f64, const voi
  * Along the middle dim of a contiguous [outer, len, inner] tensor into
  * [outer, inner]: op is a kbv_op (sum, mean, max, min, argmax, argmin,
  * norm_dim); argmax/argmin write int64. */
-cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int ft, const void *x,
                                        void *y, int64_t outer, int64_t len, int64_t inner);
 /* The kernels of a reduction with inner > 1, for measuring one against the
  * others (bench/probes/pool_reduce_variants.cu); kbv_cuda_launch_reduce_dim
@@ -61,7 +61,7 @@ typedef enum kbv_cuda_reduce_algo {
     KBV_CUDA_REDUCE_WIDE64_SPLIT8,   /* 64 columns x 8 parts, rows 8 apart */
     KBV_CUDA_REDUCE_ALGO_COUNT
 } kbv_cuda_reduce_algo;
-cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int ft, const void *x,
                                             void *y, int64_t outer, int64_t len, int64_t inner,
                                             int algo);
 /* torch.logsumexp along the middle dim of [outer, len, inner] into
@@ -71,18 +71,18 @@ cudaError_t kbv_cuda_launch_logsumexp(cudaStream_t s, int is_f64, const void *x,
 /* Mean (squares = 0) or sqrt of the sum of squares (squares = 1) of n
  * elements into the 0-dim y. */
 size_t kbv_cuda_reduce_all_scratch_bytes(int64_t n);
-cudaError_t kbv_cuda_launch_reduce_all(cudaStream_t s, int squares, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_reduce_all(cudaStream_t s, int squares, int ft, const void *x,
                                        void *y, int64_t n, void *scratch);
 
 /* ---- elementwise pieces (cuda_pointwise.cu) ----
  * y[i] = op(x[i]) for op pow (p = exponent), sqrt, log, rsub_scalar
  * (p - x), clamp_min (max(x, p), NaN kept). */
-cudaError_t kbv_cuda_launch_pointwise(cudaStream_t s, int op, int is_f64, double p,
+cudaError_t kbv_cuda_launch_pointwise(cudaStream_t s, int op, int ft, double p,
                                       const void *x, void *y, int64_t n);
 /* y[i] = x[i] * mask[i % mask_period] (bool bytes, promoted to 0 or 1): a
  * same-shape mask has period n, a [cols] mask broadcast over rows period
  * cols. */
-cudaError_t kbv_cuda_launch_mul_mask(cudaStream_t s, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_mul_mask(cudaStream_t s, int ft, const void *x,
                                      const unsigned char *mask, void *y, int64_t n,
                                      int64_t mask_period);
 /* In-place rounding of n floats or doubles to the nearest float16 value. */
@@ -92,7 +92,7 @@ cudaError_t kbv_cuda_launch_round_half(cudaStream_t s, int is_f64, void *y, int6
  * Inclusive cumsum (is_prod 0) or cumprod along the middle dim of
  * [outer, len, inner]; x's rows start x_row_stride elements apart when
  * inner == 1 (a [:-1] view of a wider tensor), y is contiguous. */
-cudaError_t kbv_cuda_launch_scan(cudaStream_t s, int is_prod, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_scan(cudaStream_t s, int is_prod, int ft, const void *x,
                                  int64_t x_row_stride, void *y, int64_t outer, int64_t len,
                                  int64_t inner);
 /* y = x reversed along the middle dim of [outer, len, inner], any element size. */
@@ -108,16 +108,16 @@ cudaError_t kbv_cuda_launch_cat(cudaStream_t s, size_t elem_size, const void *a,
 size_t kbv_cuda_loss_scratch_bytes(int64_t rows, int64_t n);
 /* logits [rows, classes], int64 targets (ignore_index -100 skipped; an
  * out-of-range target makes the result NaN) */
-cudaError_t kbv_cuda_launch_cross_entropy(cudaStream_t s, int is_f64, const void *x,
+cudaError_t kbv_cuda_launch_cross_entropy(cudaStream_t s, int ft, const void *x,
                                           const int64_t *targets, void *y, int64_t rows,
                                           int64_t classes, void *scratch);
-cudaError_t kbv_cuda_launch_smooth_l1(cudaStream_t s, int is_f64, const void *a, const void *b,
+cudaError_t kbv_cuda_launch_smooth_l1(cudaStream_t s, int ft, const void *a, const void *b,
                                       void *y, int64_t n, double beta, void *scratch);
 /* sum(xlogy(t, t) - t * input) / batch */
-cudaError_t kbv_cuda_launch_kl_div(cudaStream_t s, int is_f64, const void *input,
+cudaError_t kbv_cuda_launch_kl_div(cudaStream_t s, int ft, const void *input,
                                    const void *target, void *y, int64_t n, int64_t batch,
                                    void *scratch);
-cudaError_t kbv_cuda_launch_triplet(cudaStream_t s, int is_f64, const void *a, const void *p,
+cudaError_t kbv_cuda_launch_triplet(cudaStream_t s, int ft, const void *a, const void *p,
                                     const void *ng, void *y, int64_t rows, int64_t cols,
                                     double margin, double eps, void *scratch);
 
@@ -126,6 +126,10 @@ cudaError_t kbv_cuda_launch_triplet(cudaStream_t s, int is_f64, const void *a, c
  * or (float scores only, half_out not NULL) into half_out as float16. */
 cudaError_t kbv_cuda_launch_scaled_softmax(cudaStream_t s, int is_f64, void *x, int64_t rows,
                                            int64_t cols, double scale, void *half_out);
+/* The same over float32 scores, the probabilities written as bfloat16 to
+ * bf16_out (for a bf16 second product). */
+cudaError_t kbv_cuda_launch_scaled_softmax_bf16(cudaStream_t s, float *x, int64_t rows,
+                                                int64_t cols, double scale, void *bf16_out);
 /* dst[i] = float(src[i]) for float16 src, n elements. */
 cudaError_t kbv_cuda_launch_half_to_float(cudaStream_t s, const void *src, float *dst,
                                           int64_t n);

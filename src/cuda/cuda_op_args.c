@@ -23,6 +23,20 @@ kbv_status kbv_cuda_operand_get(kbv_backend *be, const kbv_node *node, const kbv
 {
     op->copy = NULL;
     KBV_TRY(kbv_cuda_float_of(be, arg, &op->is_f64));
+    op->kind = op->is_f64 ? KBV_CUDA_KIND_F64 : KBV_CUDA_KIND_F32;
+    KBV_TRY(kbv_cuda_check_out(out, out_numel, out_dtype, kbv_cuda_op_name(node->op)));
+    KBV_TRY(kbv_cuda_contiguous(be, arg, &op->x, &op->copy));
+    return KBV_OK;
+}
+
+kbv_status kbv_cuda_operand_get_kind(kbv_backend *be, const kbv_node *node,
+                                     const kbv_tensor *arg, const kbv_tensor *out,
+                                     int64_t out_numel, kbv_dtype out_dtype,
+                                     kbv_cuda_operand *op)
+{
+    op->copy = NULL;
+    KBV_TRY(kbv_cuda_float_kind(be, arg, &op->kind));
+    op->is_f64 = op->kind == KBV_CUDA_KIND_F64;
     KBV_TRY(kbv_cuda_check_out(out, out_numel, out_dtype, kbv_cuda_op_name(node->op)));
     KBV_TRY(kbv_cuda_contiguous(be, arg, &op->x, &op->copy));
     return KBV_OK;
@@ -34,6 +48,8 @@ kbv_status kbv_cuda_operand_get_any(kbv_backend *be, const kbv_node *node, const
 {
     op->copy = NULL;
     op->is_f64 = arg->dtype == KBV_F64;
+    op->kind = op->is_f64 ? KBV_CUDA_KIND_F64 : arg->dtype == KBV_BF16 ? KBV_CUDA_KIND_BF16
+                                                                      : KBV_CUDA_KIND_F32;
     KBV_TRY(kbv_cuda_check_out(out, out_numel, out_dtype, kbv_cuda_op_name(node->op)));
     KBV_TRY(kbv_cuda_contiguous(be, arg, &op->x, &op->copy));
     return KBV_OK;

@@ -18,6 +18,7 @@ typedef struct kbv_cuda_operand {
     kbv_tensor x;   /* contiguous: the operand itself or its copy */
     void *copy;     /* the copy's scratch, NULL when the operand was contiguous */
     int is_f64;
+    int kind;       /* KBV_CUDA_KIND_F32, _F64 or (kbv_cuda_operand_get_kind) _BF16 */
 } kbv_cuda_operand;
 
 /* The prologue for operand arg, a float tensor, and an output of out_numel
@@ -26,6 +27,14 @@ typedef struct kbv_cuda_operand {
 kbv_status kbv_cuda_operand_get(kbv_backend *be, const kbv_node *node, const kbv_tensor *arg,
                                 const kbv_tensor *out, int64_t out_numel, kbv_dtype out_dtype,
                                 kbv_cuda_operand *op);
+/* The same for an op whose kernels take bfloat16 too (their launchers take
+ * a kind, cuda_launch.h): a bfloat16 operand is accepted in a bf16 backend
+ * and op->kind says which; kbv_cuda_operand_get refuses it, so an op whose
+ * kernels know float and double only never misreads one. */
+kbv_status kbv_cuda_operand_get_kind(kbv_backend *be, const kbv_node *node,
+                                     const kbv_tensor *arg, const kbv_tensor *out,
+                                     int64_t out_numel, kbv_dtype out_dtype,
+                                     kbv_cuda_operand *op);
 /* The same for an operand of any dtype (layout ops): is_f64 is 0 unless it
  * is a float64 tensor. */
 kbv_status kbv_cuda_operand_get_any(kbv_backend *be, const kbv_node *node, const kbv_tensor *arg,

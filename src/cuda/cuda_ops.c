@@ -45,8 +45,8 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0];
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
     const int64_t n = kbv_tensor_numel(x);
     KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, op_name(node->op)));
     double p0 = 0.0, p1 = 0.0;
@@ -75,10 +75,10 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
         break;
     case KBV_OP_DIV_SCALAR:
         /* PyTorch divides by a CPU scalar as a product with its reciprocal,
-         * computed in the tensor's type */
+         * computed in the tensor's opmath type (float for bfloat16) */
         if (!f)
             return kbv_fail(KBV_ERR_INVALID, "div_scalar: no divisor f[0]");
-        p0 = is_f64 ? 1.0 / f[0] : (double)(1.0f / (float)f[0]);
+        p0 = kind == KBV_CUDA_KIND_F64 ? 1.0 / f[0] : (double)(1.0f / (float)f[0]);
         break;
     case KBV_OP_MIN_SCALAR:
     case KBV_OP_MAX_SCALAR:
@@ -95,13 +95,13 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
         break;
     }
     if (kbv_tensor_is_contiguous(x))
-        return launched(kbv_cuda_launch_unary(cu->stream, node->op, is_f64, p0, p1,
-                                              x->data, out->data, n),
+        return launched(kbv_cuda_launch_unary(cu->stream, node->op, kind, p0, p1, x->data,
+                                              out->data, n),
                         node->op);
     kbv_cuda_layout l;
     strides_of(x, &l);
-    return launched(kbv_cuda_launch_unary_strided(cu->stream, node->op, is_f64, p0, p1,
-                                                  x->data, &l, out->data),
+    return launched(kbv_cuda_launch_unary_strided(cu->stream, node->op, kind, p0, p1, x->data,
+                                                  &l, out->data),
                     node->op);
 }
 
@@ -110,10 +110,28 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *a = &args[0], *b = &args[1];
-    int is_f64, b_f64;
-    KBV_TRY(kbv_cuda_float_of(be, a, &is_f64));
-    KBV_TRY(kbv_cuda_float_of(be, b, &b_f64));
     const int64_t n = kbv_tensor_numel(out);
+    /* a bf16 tensor meets a float32 0-d one (a Python number) as an opmath float */
+    const bool a_f32_scalar = a->dtype == KBV_F32 && a->ndim == 0;
+    const bool b_f32_scalar = b->dtype == KBV_F32 && b->ndim == 0;
+    if (be->float_dtype == KBV_BF16 && (a_f32_scalar != b_f32_scalar)) {
+        const kbv_tensor *t = a_f32_scalar ? b : a, *sc = a_f32_scalar ? a : b;
+        int tk;
+        KBV_TRY(kbv_cuda_float_kind(be, t, &tk));
+        KBV_TRY(kbv_cuda_check_out(out, n, t->dtype, op_name(node->op)));
+        if (kbv_tensor_numel(t) != n || !kbv_tensor_is_contiguous(t))
+            return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: a bf16 tensor and a float32 scalar need "
+                            "the tensor contiguous in the output's shape", op_name(node->op));
+        return launched(kbv_cuda_launch_binary_f32_scalar(cu->stream, node->op, t->data,
+                                                          sc->data, a_f32_scalar, out->data, n),
+                        node->op);
+    }
+    int kind, b_kind;
+    KBV_TRY(kbv_cuda_float_kind(be, a, &kind));
+    KBV_TRY(kbv_cuda_float_kind(be, b, &b_kind));
+    if (kind != b_kind)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types (%s, %s)",
+                        op_name(node->op), kbv_dtype_name(a->dtype), kbv_dtype_name(b->dtype));
     KBV_TRY(kbv_cuda_check_out(out, n, a->dtype, op_name(node->op)));
     kbv_cuda_layout la, lb;
     KBV_TRY(kbv_cuda_broadcast_layout(a, out->ndim, out->shape, &la));
@@ -125,10 +143,10 @@ static kbv_status op_binary(kbv_backend *be, const kbv_node *node, const kbv_ten
     const bool b_full = nb == n && kbv_tensor_is_contiguous(b);
     cudaError_t err;
     if ((a_full || na == 1) && (b_full || nb == 1))
-        err = kbv_cuda_launch_binary(cu->stream, node->op, is_f64, a->data, !a_full,
+        err = kbv_cuda_launch_binary(cu->stream, node->op, kind, a->data, !a_full,
                                      b->data, !b_full, out->data, n);
     else
-        err = kbv_cuda_launch_binary_strided(cu->stream, node->op, is_f64, a->data, &la,
+        err = kbv_cuda_launch_binary_strided(cu->stream, node->op, kind, a->data, &la,
                                              b->data, &lb, out->data);
     return launched(err, node->op);
 }
@@ -142,8 +160,8 @@ static kbv_status op_softmax(kbv_backend *be, const kbv_node *node, const kbv_te
     kbv_status st = KBV_OK;
     void *scratch = NULL;
     const kbv_tensor *x_in = &args[0];
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, x_in, &is_f64));
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, x_in, &kind));
     const int nd = x_in->ndim;
     int64_t dim = node->def ? node->def->i[0] : -1;
     if (dim < 0)
@@ -162,7 +180,7 @@ static kbv_status op_softmax(kbv_backend *be, const kbv_node *node, const kbv_te
     cudaError_t err;
     if (nd == 0 || dim == nd - 1) {
         const int64_t cols = nd == 0 ? 1 : x.shape[nd - 1];
-        err = kbv_cuda_launch_softmax_lastdim(cu->stream, cu->sms, is_log, is_f64, x.data,
+        err = kbv_cuda_launch_softmax_lastdim(cu->stream, cu->sms, is_log, kind, x.data,
                                               out->data, n / cols, cols);
     } else {
         int64_t outer = 1, inner = 1;
@@ -170,7 +188,7 @@ static kbv_status op_softmax(kbv_backend *be, const kbv_node *node, const kbv_te
             outer *= x.shape[d];
         for (int d = (int)dim + 1; d < nd; d++)
             inner *= x.shape[d];
-        err = kbv_cuda_launch_softmax_strided(cu->stream, cu->sms, is_log, is_f64, x.data,
+        err = kbv_cuda_launch_softmax_strided(cu->stream, cu->sms, is_log, kind, x.data,
                                               out->data, outer, x.shape[dim], inner);
     }
     st = launched(err, node->op);
@@ -185,13 +203,13 @@ static kbv_status op_diag(kbv_backend *be, const kbv_node *node, const kbv_tenso
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0];
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
     const int64_t k = node->def ? node->def->i[0] : 0;
     if (x->ndim == 1) {
         const int64_t m = x->shape[0] + (k >= 0 ? k : -k);
         KBV_TRY(kbv_cuda_check_out(out, m * m, x->dtype, "diag"));
-        return launched(kbv_cuda_launch_diag_embed(cu->stream, is_f64, x->data,
+        return launched(kbv_cuda_launch_diag_embed(cu->stream, kind, x->data,
                                                    x->shape[0], x->stride[0], k, out->data),
                         node->op);
     }
@@ -201,7 +219,7 @@ static kbv_status op_diag(kbv_backend *be, const kbv_node *node, const kbv_tenso
         if (len < 0)
             len = 0;
         KBV_TRY(kbv_cuda_check_out(out, len, x->dtype, "diag"));
-        return launched(kbv_cuda_launch_diag_extract(cu->stream, is_f64, x->data,
+        return launched(kbv_cuda_launch_diag_extract(cu->stream, kind, x->data,
                                                      x->stride[0], x->stride[1], r0, c0, len,
                                                      out->data),
                         node->op);
@@ -216,8 +234,8 @@ static kbv_status op_tri(kbv_backend *be, const kbv_node *node, const kbv_tensor
     kbv_status st;
     void *scratch = NULL;
     const kbv_tensor *x_in = &args[0];
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, x_in, &is_f64));
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, x_in, &kind));
     if (x_in->ndim < 2)
         return kbv_fail(KBV_ERR_INVALID, "%s: expects at least 2 dims, got %d",
                         op_name(node->op), x_in->ndim);
@@ -229,7 +247,7 @@ static kbv_status op_tri(kbv_backend *be, const kbv_node *node, const kbv_tensor
     KBV_TRY(kbv_cuda_contiguous(be, x_in, &x, &scratch));
     const int64_t rows = x.shape[x.ndim - 2], cols = x.shape[x.ndim - 1];
     const int64_t k = node->def ? node->def->i[0] : 0;
-    st = launched(kbv_cuda_launch_tri(cu->stream, is_f64, node->op == KBV_OP_TRIU, k,
+    st = launched(kbv_cuda_launch_tri(cu->stream, kind, node->op == KBV_OP_TRIU, k,
                                       x.data, out->data, n / (rows * cols), rows, cols),
                   node->op);
     be->release(be, scratch);

@@ -12,8 +12,8 @@ kbv_status kbv_cuda_op_pointwise(kbv_backend *be, const kbv_node *node, const kb
     kbv_cuda *cu = kbv_cuda_of(be);
     const int64_t n = kbv_tensor_numel(&args[0]);
     kbv_cuda_operand in;
-    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, n, args[0].dtype, &in));
-    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_pointwise(cu->stream, node->op, in.is_f64,
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, n, args[0].dtype, &in));
+    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_pointwise(cu->stream, node->op, in.kind,
                                                                 node->def ? node->def->f[0] : 0.0,
                                                                 in.x.data, out->data, n),
                                       node);
@@ -26,8 +26,8 @@ kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0], *m = &args[1];
-    int is_f64;
-    KBV_TRY(kbv_cuda_float_of(be, x, &is_f64));
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
     if (m->dtype != KBV_BOOL)
         return kbv_fail(KBV_ERR_INVALID, "mul_mask: the mask is %s, not bool",
                         kbv_dtype_name(m->dtype));
@@ -42,7 +42,7 @@ kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv
         return kbv_fail(KBV_ERR_UNSUPPORTED,
                         "mul_mask: supported are a contiguous tensor and a same-shape or "
                         "last-dim mask");
-    return kbv_cuda_launched(kbv_cuda_launch_mul_mask(cu->stream, is_f64, x->data, m->data,
+    return kbv_cuda_launched(kbv_cuda_launch_mul_mask(cu->stream, kind, x->data, m->data,
                                                       out->data, n, nm == n ? n : nm),
                              node);
 }

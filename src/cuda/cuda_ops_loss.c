@@ -12,12 +12,15 @@ kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_ten
     const char *name = kbv_cuda_op_name(node->op);
     kbv_status st = KBV_OK;
     void *scratch = NULL;
-    int is_f64;
+    int kind = KBV_CUDA_KIND_F32, k0 = -1;
     const int n_float = node->op == KBV_OP_TRIPLET_MARGIN ? 3
                         : node->op == KBV_OP_CROSS_ENTROPY ? 1
                                                             : 2;
     for (int k = 0; k < n_float; k++) {
-        KBV_TRY(kbv_cuda_float_of(be, &args[k], &is_f64));
+        KBV_TRY(kbv_cuda_float_kind(be, &args[k], &kind));
+        if (k0 >= 0 && kind != k0)
+            return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", name);
+        k0 = kind;
         if (!kbv_tensor_is_contiguous(&args[k]))
             return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operand %d is not contiguous", name, k);
     }
@@ -40,22 +43,22 @@ kbv_status kbv_cuda_op_loss(kbv_backend *be, const kbv_node *node, const kbv_ten
             args[1].shape[0] != rows || !kbv_tensor_is_contiguous(&args[1]))
             KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID,
                           "cross_entropy: [N, C] logits and [N] int64 targets");
-        err = kbv_cuda_launch_cross_entropy(cu->stream, is_f64, a->data, args[1].data, out->data,
+        err = kbv_cuda_launch_cross_entropy(cu->stream, kind, a->data, args[1].data, out->data,
                                             rows, a->shape[1], scratch);
         break;
     case KBV_OP_SMOOTH_L1:
-        err = kbv_cuda_launch_smooth_l1(cu->stream, is_f64, a->data, args[1].data, out->data, n,
+        err = kbv_cuda_launch_smooth_l1(cu->stream, kind, a->data, args[1].data, out->data, n,
                                         f[0], scratch);
         break;
     case KBV_OP_KL_DIV:
-        err = kbv_cuda_launch_kl_div(cu->stream, is_f64, a->data, args[1].data, out->data, n,
+        err = kbv_cuda_launch_kl_div(cu->stream, kind, a->data, args[1].data, out->data, n,
                                      rows, scratch);
         break;
     case KBV_OP_TRIPLET_MARGIN:
         if (a->ndim != 2 || f[1] != 2.0)
             KBV_FAIL_GOTO(st, done, KBV_ERR_UNSUPPORTED,
                           "triplet_margin_loss: [N, D] operands and p = 2");
-        err = kbv_cuda_launch_triplet(cu->stream, is_f64, a->data, args[1].data, args[2].data,
+        err = kbv_cuda_launch_triplet(cu->stream, kind, a->data, args[1].data, args[2].data,
                                       out->data, rows, a->shape[1], f[0], f[2], scratch);
         break;
     default:

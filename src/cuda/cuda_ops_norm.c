@@ -16,13 +16,13 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
     if (affine)
         for (int k = 1; k < 3; k++) {
             int f;
-            KBV_TRY(kbv_cuda_float_of(be, &args[k], &f));
+            KBV_TRY(kbv_cuda_float_kind(be, &args[k], &f));
             if (!kbv_tensor_is_contiguous(&args[k]))
                 return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: weight/bias must be contiguous", name);
         }
     const int64_t n_all = kbv_tensor_numel(&args[0]);
     kbv_cuda_operand in;
-    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, n_all, args[0].dtype, &in));
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, n_all, args[0].dtype, &in));
     kbv_status st = KBV_OK;
     void *scratch = NULL;
     const kbv_tensor *x = &in.x;
@@ -60,7 +60,7 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
                                                                    groups),
                                   &scratch),
                  st, done);
-    st = kbv_cuda_launched(kbv_cuda_launch_norm(cu->stream, kind, in.is_f64, x->data, out->data,
+    st = kbv_cuda_launched(kbv_cuda_launch_norm(cu->stream, kind, in.kind, x->data, out->data,
                                                 affine ? args[1].data : NULL,
                                                 affine ? args[2].data : NULL, n, channels,
                                                 spatial, groups, node->def->f[0], scratch),

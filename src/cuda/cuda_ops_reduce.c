@@ -25,9 +25,9 @@ kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_t
     kbv_cuda_split_at(&args[0], dim, &outer, &len, &inner);
     const bool is_index = node->op == KBV_OP_ARGMAX || node->op == KBV_OP_ARGMIN;
     kbv_cuda_operand in;
-    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, outer * inner,
-                                 is_index ? KBV_I64 : args[0].dtype, &in));
-    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_reduce_dim(cu->stream, node->op, in.is_f64,
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, outer * inner,
+                                      is_index ? KBV_I64 : args[0].dtype, &in));
+    kbv_status st = kbv_cuda_launched(kbv_cuda_launch_reduce_dim(cu->stream, node->op, in.kind,
                                                                  in.x.data, out->data, outer, len,
                                                                  inner),
                                       node);
@@ -41,13 +41,13 @@ kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const k
     kbv_cuda *cu = kbv_cuda_of(be);
     void *scratch = NULL;
     kbv_cuda_operand in;
-    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, 1, args[0].dtype, &in));
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, 1, args[0].dtype, &in));
     const int64_t n = kbv_tensor_numel(&in.x);
     kbv_status st = kbv_cuda_scratch(be, kbv_cuda_reduce_all_scratch_bytes(n), &scratch);
     if (st == KBV_OK)
         st = kbv_cuda_launched(kbv_cuda_launch_reduce_all(cu->stream,
                                                           node->op == KBV_OP_NORM_FRO,
-                                                          in.is_f64, in.x.data, out->data, n,
+                                                          in.kind, in.x.data, out->data, n,
                                                           scratch),
                                node);
     else

@@ -15,12 +15,12 @@ kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_ten
     int dim = 0;
     KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
     kbv_cuda_operand in;
-    KBV_TRY(kbv_cuda_operand_get(be, node, &args[0], out, kbv_tensor_numel(&args[0]),
-                                 args[0].dtype, &in));
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, kbv_tensor_numel(&args[0]),
+                                      args[0].dtype, &in));
     int64_t outer, len, inner;
     kbv_cuda_split_at(&in.x, dim, &outer, &len, &inner);
     kbv_status st = kbv_cuda_launched(kbv_cuda_launch_scan(cu->stream,
-                                                           node->op == KBV_OP_CUMPROD, in.is_f64,
+                                                           node->op == KBV_OP_CUMPROD, in.kind,
                                                            in.x.data, len, out->data, outer, len,
                                                            inner),
                                       node);

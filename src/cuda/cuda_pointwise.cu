@@ -2,7 +2,8 @@
  * a scalar exponent (PyTorch's special cases: 2 and 3 by multiplication,
  * +-0.5 by roots, -1 and -2 by reciprocals), sqrt, log, p - x, clamp(min=p)
  * with NaN kept, a bool-mask multiply, and rounding to float16 values.
- * Grid-stride loops with 16-byte loads where the pointers allow. */
+ * Grid-stride loops with 16-byte loads where the pointers allow; bfloat16
+ * computes in float (with the scalar in float) and rounds once. */
 #include <math.h>
 
 #include <cuda_fp16.h>
@@ -37,8 +38,9 @@ template <typename T> __device__ __forceinline__ T apply(Fn f, T x, T p)
 
 template <typename T, Fn F>
 __global__ void __launch_bounds__(kThreads)
-pointwise_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p, bool vec)
+pointwise_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, acc_t<T> p, bool vec)
 {
+    using A = acc_t<T>;
     const int64_t step = (int64_t)gridDim.x * kThreads;
     const int64_t start = (int64_t)blockIdx.x * kThreads + threadIdx.x;
     int64_t done = 0;
@@ -52,13 +54,13 @@ pointwise_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, T p, boo
             V a = xv[i];
 #pragma unroll
             for (int k = 0; k < W; k++)
-                lane<V, T>(a, k) = apply<T>(F, lane<V, T>(a, k), p);
+                lane<V, T>(a, k) = T(apply<A>(F, A(lane<V, T>(a, k)), p));
             yv[i] = a;
         }
         done = nv * Vec<T>::width;
     }
     for (int64_t i = done + start; i < n; i += step)
-        y[i] = apply<T>(F, x[i], p);
+        y[i] = T(apply<A>(F, A(x[i]), p));
 }
 
 template <typename T, Fn F>
@@ -66,7 +68,8 @@ cudaError_t run(cudaStream_t s, const T *x, T *y, int64_t n, double p)
 {
     const bool vec = aligned16(x) && aligned16(y);
     const int64_t work = vec ? (n + Vec<T>::width - 1) / Vec<T>::width : n;
-    pointwise_kernel<T, F><<<blocks_for(work, kThreads), kThreads, 0, s>>>(x, y, n, (T)p, vec);
+    pointwise_kernel<T, F><<<blocks_for(work, kThreads), kThreads, 0, s>>>(x, y, n,
+                                                                            (acc_t<T>)p, vec);
     return cudaGetLastError();
 }
 
@@ -112,7 +115,7 @@ mul_mask_kernel(const T *__restrict__ x, const unsigned char *__restrict__ m, T 
         done = nv * 4;
     }
     for (int64_t i = done + start; i < n; i += step)
-        y[i] = x[i] * (T)(m[i % period] != 0);
+        y[i] = T(acc_t<T>(x[i]) * acc_t<T>(m[i % period] != 0));
 }
 
 template <typename T> __device__ __forceinline__ T round_half(T v)
@@ -154,7 +157,7 @@ __global__ void __launch_bounds__(kThreads) round_half_kernel(T *__restrict__ y,
 
 } /* namespace */
 
-extern "C" cudaError_t kbv_cuda_launch_pointwise(cudaStream_t s, int op, int is_f64, double p,
+extern "C" cudaError_t kbv_cuda_launch_pointwise(cudaStream_t s, int op, int ft, double p,
                                                  const void *x, void *y, int64_t n)
 {
     Fn f;
@@ -176,12 +179,14 @@ extern "C" cudaError_t kbv_cuda_launch_pointwise(cudaStream_t s, int op, int is_
     }
     if (n == 0)
         return cudaSuccess;
-    if (is_f64)
+    if (ft == KIND_BF16)
+        return dispatch<bf16>(s, f, (const bf16 *)x, (bf16 *)y, n, p);
+    if (ft == KIND_F64)
         return dispatch<double>(s, f, (const double *)x, (double *)y, n, p);
     return dispatch<float>(s, f, (const float *)x, (float *)y, n, p);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_mul_mask(cudaStream_t s, int is_f64, const void *x,
+extern "C" cudaError_t kbv_cuda_launch_mul_mask(cudaStream_t s, int ft, const void *x,
                                                 const unsigned char *mask, void *y, int64_t n,
                                                 int64_t mask_period)
 {
@@ -189,7 +194,10 @@ extern "C" cudaError_t kbv_cuda_launch_mul_mask(cudaStream_t s, int is_f64, cons
         return cudaSuccess;
     if (mask_period <= 0)
         return cudaErrorInvalidValue;
-    if (is_f64) {
+    if (ft == KIND_BF16) {
+        mul_mask_kernel<bf16><<<blocks_for(n, kThreads), kThreads, 0, s>>>(
+            (const bf16 *)x, mask, (bf16 *)y, n, mask_period, false);
+    } else if (ft == KIND_F64) {
         mul_mask_kernel<double><<<blocks_for(n, kThreads), kThreads, 0, s>>>(
             (const double *)x, mask, (double *)y, n, mask_period, false);
     } else {

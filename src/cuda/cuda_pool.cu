@@ -25,9 +25,15 @@
 #include <math.h>
 
 #include "cuda/cuda_conv_launch.h"
+#include "cuda/cuda_device.h"
 #include "cuda/cuda_fastdiv.h"
 
+using kbv_cuda::acc_t;
+using kbv_cuda::bf16;
 using kbv_cuda::FastDiv;
+using kbv_cuda::KIND_BF16;
+using kbv_cuda::KIND_F64;
+using kbv_cuda::ldg;
 
 namespace {
 
@@ -83,10 +89,11 @@ template <typename T, bool IS_MAX>
 __global__ void __launch_bounds__(kThreads) pool_rows(const T *__restrict__ x, T *__restrict__ y,
                                                       Geom g)
 {
+    using A = acc_t<T>;   /* sums and maxima in the opmath type (float for bf16) */
     extern __shared__ unsigned char smem_raw[];
     const unsigned group = g.by_tpr.div(threadIdx.x);
     const int t = (int)g.by_tpr.mod(threadIdx.x, group);
-    T *col = reinterpret_cast<T *>(smem_raw) + group * g.span;
+    A *col = reinterpret_cast<A *>(smem_raw) + group * g.span;
     const unsigned item = blockIdx.x * (unsigned)g.groups + group;
     const bool active = item < (unsigned)g.items;
 
@@ -109,13 +116,13 @@ __global__ void __launch_bounds__(kThreads) pool_rows(const T *__restrict__ x, T
 
     if (active) {
         for (int base = t; base < ncols; base += kCols * g.tpr) {
-            T acc[kCols];
+            A acc[kCols];
             bool inside[kCols];
 #pragma unroll
             for (int j = 0; j < kCols; j++) {
                 const int c = base + j * g.tpr, iw = iw0 + c;
                 inside[j] = c < ncols && iw >= 0 && iw < g.in2;
-                acc[j] = IS_MAX ? lowest<T>() : T(0);
+                acc[j] = IS_MAX ? lowest<A>() : A(0);
             }
             for (int kd = kd0; kd < kd1; kd++) {
                 int off = ((d_start + kd * g.d0) * g.in1 + h_start + kh0 * g.d1) * g.in2 + iw0 +
@@ -125,7 +132,7 @@ __global__ void __launch_bounds__(kThreads) pool_rows(const T *__restrict__ x, T
 #pragma unroll
                     for (int j = 0; j < kCols; j++)
                         if (inside[j])
-                            acc[j] = combine<T, IS_MAX>(acc[j], __ldg(xp + off + j * g.tpr));
+                            acc[j] = combine<A, IS_MAX>(acc[j], A(ldg(xp + off + j * g.tpr)));
                 }
             }
 #pragma unroll
@@ -149,20 +156,20 @@ __global__ void __launch_bounds__(kThreads) pool_rows(const T *__restrict__ x, T
     T *yr = y + (long long)plane * g.plane_out + (od * g.out1 + oh) * g.out2;
     for (int ow = ow0 + t; ow < ow1; ow += g.tpr) {
         const int c0 = (ow - ow0) * g.s2;
-        T acc = IS_MAX ? lowest<T>() : T(0);
+        A acc = IS_MAX ? lowest<A>() : A(0);
         for (int kw = 0; kw < g.k2; kw++)
-            acc = combine<T, IS_MAX>(acc, col[c0 + kw * g.d2]);
+            acc = combine<A, IS_MAX>(acc, col[c0 + kw * g.d2]);
         if (!IS_MAX) {
             const int w_start = ow * g.s2 - g.p2;
             const int w_end = min(w_start + g.k2, g.in2 + g.p2);
             const int valid_w = min(w_end, g.in2) - max(w_start, 0);
             if (valid_dh <= 0 || valid_w <= 0)
-                acc = T(0);
+                acc = A(0);
             else
-                acc = acc / T(g.count_include_pad ? pool_dh * (w_end - w_start)
+                acc = acc / A(g.count_include_pad ? pool_dh * (w_end - w_start)
                                                   : valid_dh * valid_w);
         }
-        yr[ow] = acc;
+        yr[ow] = T(acc);
     }
 }
 
@@ -181,7 +188,7 @@ cudaError_t launch_rows(cudaStream_t s, int count_include_pad, const kbv_cuda_wi
     while (tpr < kThreads && (int64_t)tpr * kCols < span)
         tpr *= 2;
     const int groups = kThreads / tpr;
-    const size_t smem = (size_t)groups * (size_t)span * sizeof(T);
+    const size_t smem = (size_t)groups * (size_t)span * sizeof(acc_t<T>);
     const int64_t plane_in = w->in[0] * w->in[1] * w->in[2];
     const int64_t plane_out = w->out[0] * w->out[1] * w->out[2];
     const int64_t items = planes * w->out[0] * w->out[1] * tiles;
@@ -248,12 +255,13 @@ pool_direct(const T *__restrict__ x, T *__restrict__ y, DirectGeom g)
     valid_taps(d_start, g.k0, g.d0, g.in0, kd0, kd1);
     valid_taps(h_start, g.k1, g.d1, g.in1, kh0, kh1);
     valid_taps(w_start, g.k2, g.d2, g.in2, kw0, kw1);
+    using A = acc_t<T>;
     const T *xp = x + (long long)plane * g.plane_in;
-    const T init = IS_MAX ? lowest<T>() : T(0);
+    const A init = IS_MAX ? lowest<A>() : A(0);
 
-    T acc = init;
+    A acc = init;
     if (KW > 0) {
-        T part[KW > 0 ? KW : 1];
+        A part[KW > 0 ? KW : 1];
 #pragma unroll
         for (int kw = 0; kw < KW; kw++)
             part[kw] = init;
@@ -266,22 +274,22 @@ pool_direct(const T *__restrict__ x, T *__restrict__ y, DirectGeom g)
 #pragma unroll
                 for (int kw = 0; kw < KW; kw++)
                     if (kw >= kw0 && kw < kw1)
-                        part[kw] = combine<T, IS_MAX>(part[kw], __ldg(row + kw * step));
+                        part[kw] = combine<A, IS_MAX>(part[kw], A(ldg(row + kw * step)));
             }
         }
 #pragma unroll
         for (int kw = 0; kw < KW; kw++)
-            acc = combine<T, IS_MAX>(acc, part[kw]);
+            acc = combine<A, IS_MAX>(acc, part[kw]);
     } else {
         for (int kw = kw0; kw < kw1; kw++) {
-            T part = init;
+            A part = init;
             for (int kd = kd0; kd < kd1; kd++)
                 for (int kh = kh0; kh < kh1; kh++)
-                    part = combine<T, IS_MAX>(
-                        part, __ldg(xp + (((d_start + kd * g.d0) * g.in1 + h_start + kh * g.d1) *
+                    part = combine<A, IS_MAX>(
+                        part, A(ldg(xp + (((d_start + kd * g.d0) * g.in1 + h_start + kh * g.d1) *
                                               g.in2 +
-                                          w_start + kw * g.d2)));
-            acc = combine<T, IS_MAX>(acc, part);
+                                          w_start + kw * g.d2))));
+            acc = combine<A, IS_MAX>(acc, part);
         }
     }
     if (!IS_MAX) { /* the rows kernel's divisor, term for term */
@@ -292,11 +300,11 @@ pool_direct(const T *__restrict__ x, T *__restrict__ y, DirectGeom g)
         const int valid_dh = (kd1 - kd0) * (kh1 - kh0);
         const int valid_w = min(w_end, g.in2) - max(w_start, 0);
         if (valid_dh <= 0 || valid_w <= 0)
-            acc = T(0);
+            acc = A(0);
         else
-            acc = acc / T(g.count_include_pad ? pool_dh * (w_end - w_start) : valid_dh * valid_w);
+            acc = acc / A(g.count_include_pad ? pool_dh * (w_end - w_start) : valid_dh * valid_w);
     }
-    y[item] = acc;
+    y[item] = T(acc);
 }
 
 template <typename T, bool IS_MAX>
@@ -372,22 +380,25 @@ int pool_pick_algo(int is_max, const kbv_cuda_window *w)
 
 } // namespace
 
-extern "C" cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_pool_algo(cudaStream_t s, int is_max, int kind,
                                                  int count_include_pad,
                                                  const kbv_cuda_window *w, int64_t planes,
                                                  const void *x, void *y, int algo)
 {
-    if (is_f64)
+    if (kind == KIND_BF16)
+        return is_max ? launch<bf16, true>(s, count_include_pad, w, planes, x, y, algo)
+                      : launch<bf16, false>(s, count_include_pad, w, planes, x, y, algo);
+    if (kind == KIND_F64)
         return is_max ? launch<double, true>(s, count_include_pad, w, planes, x, y, algo)
                       : launch<double, false>(s, count_include_pad, w, planes, x, y, algo);
     return is_max ? launch<float, true>(s, count_include_pad, w, planes, x, y, algo)
                   : launch<float, false>(s, count_include_pad, w, planes, x, y, algo);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_pool(cudaStream_t s, int is_max, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_pool(cudaStream_t s, int is_max, int kind,
                                             int count_include_pad, const kbv_cuda_window *w,
                                             int64_t planes, const void *x, void *y)
 {
-    return kbv_cuda_launch_pool_algo(s, is_max, is_f64, count_include_pad, w, planes, x, y,
+    return kbv_cuda_launch_pool_algo(s, is_max, kind, count_include_pad, w, planes, x, y,
                                      pool_pick_algo(is_max, w));
 }

@@ -1,7 +1,7 @@
 /* Reductions along the middle dim of [outer, len, inner] (sum, mean, max,
  * min, argmax, argmin, 2-norm) and over a whole tensor (mean, Frobenius
  * norm). Sums add short runs (one 16-byte vector, or 16 column elements) in
- * the element type and accumulate those in double; max/min compare in the element type, a NaN wins
+ * the element type (float for bfloat16) and accumulate those in double; max/min compare in the element type, a NaN wins
  * (its value, or its first index) and ties keep the first index, as in
  * PyTorch. Along the last dim a block reduces each row with 16-byte loads;
  * along an inner dim each thread walks one column, so a warp reads 32
@@ -47,8 +47,7 @@ template <typename T> __device__ Best<T> block_best(Best<T> x, bool want_max)
     __shared__ int64_t si[32];
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
-        Best<T> o = {__shfl_down_sync(0xffffffffu, x.v, off),
-                     __shfl_down_sync(0xffffffffu, x.i, off)};
+        Best<T> o = {shfl_down(x.v, off), __shfl_down_sync(0xffffffffu, x.i, off)};
         if (wins(o, x, want_max))
             x = o;
     }
@@ -63,8 +62,7 @@ template <typename T> __device__ Best<T> block_best(Best<T> x, bool want_max)
         x = lid < (int)(blockDim.x / 32) ? Best<T>{sv[lid], si[lid]} : Best<T>{sv[0], si[0]};
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
-            Best<T> o = {__shfl_down_sync(0xffffffffu, x.v, off),
-                         __shfl_down_sync(0xffffffffu, x.i, off)};
+            Best<T> o = {shfl_down(x.v, off), __shfl_down_sync(0xffffffffu, x.i, off)};
             if (wins(o, x, want_max))
                 x = o;
         }
@@ -119,11 +117,11 @@ row_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t row
 #pragma unroll 4
         for (int64_t i = threadIdx.x; i < nv; i += kThreads) {
             V a = rv[i];
-            if (is_sum) { /* the vector's lanes summed in T, then into the double total */
-                T part = 0;
+            if (is_sum) { /* the vector's lanes summed in A, then into the double total */
+                acc_t<T> part = 0;
 #pragma unroll
                 for (int k = 0; k < W; k++) {
-                    T v = lane<V, T>(a, k);
+                    acc_t<T> v = lane<V, T>(a, k);
                     part += kind == NORM ? v * v : v;
                 }
                 acc += (double)part;
@@ -170,14 +168,16 @@ column_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t 
 #pragma unroll
                 for (int u = 0; u < 16; u++)
                     v[u] = col[(k + u) * inner];
-                T part = 0;
+                acc_t<T> part = 0;
 #pragma unroll
-                for (int u = 0; u < 16; u++)
-                    part += sq ? v[u] * v[u] : v[u];
+                for (int u = 0; u < 16; u++) {
+                    const acc_t<T> e = v[u];
+                    part += sq ? e * e : e;
+                }
                 acc += (double)part;
             }
             for (; k < len; k++) {
-                double d = (double)col[k * inner];
+                double d = (double)(acc_t<T>)col[k * inner];
                 acc += sq ? d * d : d;
             }
         } else {
@@ -239,14 +239,16 @@ split_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t o
 #pragma unroll
                     for (int u = 0; u < UNROLL; u++)
                         v[u] = col[(k + u * step) * inner];
-                    T run = 0;
+                    acc_t<T> run = 0;
 #pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
-                        run += sq ? v[u] * v[u] : v[u];
+                    for (int u = 0; u < UNROLL; u++) {
+                        const acc_t<T> e = v[u];
+                        run += sq ? e * e : e;
+                    }
                     acc += (double)run;
                 }
                 for (; k < end; k += step) {
-                    double d = (double)col[k * inner];
+                    double d = (double)(acc_t<T>)col[k * inner];
                     acc += sq ? d * d : d;
                 }
             } else {
@@ -306,10 +308,10 @@ all_partial_kernel(const T *__restrict__ x, int64_t n, bool squares, double *__r
 #pragma unroll 4
         for (int64_t i = start; i < nv; i += step) {
             V a = xv[i];
-            T part = 0;
+            acc_t<T> part = 0;
 #pragma unroll
             for (int k = 0; k < W; k++) {
-                T v = lane<V, T>(a, k);
+                acc_t<T> v = lane<V, T>(a, k);
                 part += squares ? v * v : v;
             }
             acc += (double)part;
@@ -317,7 +319,7 @@ all_partial_kernel(const T *__restrict__ x, int64_t n, bool squares, double *__r
         done = nv * W;
     }
     for (int64_t i = done + start; i < n; i += step) {
-        double d = (double)x[i];
+        double d = (double)(acc_t<T>)x[i];
         acc += squares ? d * d : d;
     }
     acc = block_sum(acc);
@@ -413,15 +415,15 @@ int reduce_pick_algo(int op, int64_t outer, int64_t len, int64_t inner)
 
 } /* namespace */
 
-extern "C" cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int ft,
                                                   const void *x, void *y, int64_t outer,
                                                   int64_t len, int64_t inner)
 {
-    return kbv_cuda_launch_reduce_dim_algo(s, op, is_f64, x, y, outer, len, inner,
+    return kbv_cuda_launch_reduce_dim_algo(s, op, ft, x, y, outer, len, inner,
                                            reduce_pick_algo(op, outer, len, inner));
 }
 
-extern "C" cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, int ft,
                                                        const void *x, void *y, int64_t outer,
                                                        int64_t len, int64_t inner, int algo)
 {
@@ -443,8 +445,14 @@ extern "C" cudaError_t kbv_cuda_launch_reduce_dim_algo(cudaStream_t s, int op, i
     if (len == 0 && kind != SUM && kind != NORM)
         return cudaErrorInvalidValue;
     if (len == 0) /* an empty sum is 0 */
-        return cudaMemsetAsync(y, 0, (size_t)(outer * inner) * (is_f64 ? 8 : 4), s);
-    if (is_f64)
+        return cudaMemsetAsync(y, 0,
+                               (size_t)(outer * inner) * (ft == KIND_F64    ? 8
+                                                          : ft == KIND_BF16 ? 2
+                                                                            : 4),
+                               s);
+    if (ft == KIND_BF16)
+        return reduce_dim<bf16>(s, kind, (const bf16 *)x, y, outer, len, inner, algo);
+    if (ft == KIND_F64)
         return reduce_dim<double>(s, kind, (const double *)x, y, outer, len, inner, algo);
     return reduce_dim<float>(s, kind, (const float *)x, y, outer, len, inner, algo);
 }
@@ -454,13 +462,16 @@ extern "C" size_t kbv_cuda_reduce_all_scratch_bytes(int64_t n)
     return (size_t)all_blocks(n) * sizeof(double);
 }
 
-extern "C" cudaError_t kbv_cuda_launch_reduce_all(cudaStream_t s, int squares, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_reduce_all(cudaStream_t s, int squares, int ft,
                                                   const void *x, void *y, int64_t n,
                                                   void *scratch)
 {
     const int parts = all_blocks(n);
     double *part = static_cast<double *>(scratch);
-    if (is_f64) {
+    if (ft == KIND_BF16) {
+        all_partial_kernel<bf16><<<parts, kThreads, 0, s>>>((const bf16 *)x, n, squares, part);
+        all_final_kernel<bf16><<<1, kThreads, 0, s>>>(part, parts, n, squares, (bf16 *)y);
+    } else if (ft == KIND_F64) {
         all_partial_kernel<double><<<parts, kThreads, 0, s>>>((const double *)x, n, squares,
                                                               part);
         all_final_kernel<double><<<1, kThreads, 0, s>>>(part, parts, n, squares, (double *)y);

@@ -6,7 +6,17 @@
  * running value is the element type, as PyTorch's CUDA scans keep it, so
  * fp32 overflow (cumprod) gives the inf and inf * 0 = NaN every fp32
  * implementation gives. Along an inner dim each thread scans one column;
- * neighbouring threads read neighbouring elements. */
+ * neighbouring threads read neighbouring elements.
+ *
+ * bfloat16 follows PyTorch's CUDA scans step for step, since there every
+ * combine rounds to bf16 (scan_dim<BFloat16> with std::plus<BFloat16>:
+ * its running values are BFloat16), so the result depends on the order:
+ * along the last dim ScanUtils.cuh's tensor_kernel_scan_innermost_dim --
+ * tiles of 2 x 2^log_x elements (get_log_num_threads_x_inner_scan, its
+ * unsigned arithmetic included), the previous tiles' total folded into the
+ * tile's first element, then a Sklansky network -- and along an inner dim
+ * the sequential column scan above (tensor_kernel_scan_outer_dim). (A tensor
+ * that is one row PyTorch hands to CUB instead; kbv scans it as a row.) */
 #include <math.h>
 
 #include "cuda/cuda_norm_device.h"
@@ -179,6 +189,89 @@ cudaError_t scan(cudaStream_t s, bool prod, const T *x, int64_t x_stride, T *y, 
     return cudaGetLastError();
 }
 
+/* PyTorch's get_log_num_threads_x_inner_scan<uint32_t>: about 512 threads
+ * per block shared between rows and columns, log2 of the x threads in
+ * [4, 9]; 9 + diff wraps as uint32 (many short rows then give 9). */
+static uint32_t log_threads_x(uint32_t num_rows, uint32_t row_size)
+{
+    uint32_t lx = 0, ly = 0;
+    while (((uint32_t)1 << lx) < row_size)
+        ++lx;
+    while (((uint32_t)1 << ly) < num_rows)
+        ++ly;
+    uint32_t diff = lx - ly;
+    uint32_t l = (9u + diff) / 2u;
+    return l < 4u ? 4u : l > 9u ? 9u : l;
+}
+
+/* One row per threadIdx.y, as tensor_kernel_scan_innermost_dim_impl: each
+ * combine is a bf16 result (float arithmetic, rounded to nearest even). */
+__global__ void __launch_bounds__(512)
+sklansky_rows_bf16(const bf16 *__restrict__ src_, int64_t src_stride, bf16 *__restrict__ tgt_,
+                   uint32_t num_rows, uint32_t row_size, uint32_t log_x, bool prod)
+{
+    extern __shared__ unsigned short sbuf_bits[];
+    const uint32_t num_threads_x = 1u << log_x;
+    bf16 *row_buf = reinterpret_cast<bf16 *>(sbuf_bits) + num_threads_x * 2 * threadIdx.y;
+    const bf16 init = prod ? bf16(1) : bf16(0);
+    for (uint32_t block_row = blockIdx.x * blockDim.y; block_row < num_rows;
+         block_row += blockDim.y * gridDim.x) {
+        const uint32_t row = block_row + threadIdx.y;
+        bf16 block_total = init;
+        const bf16 *row_src = src_ + (int64_t)row * src_stride;
+        bf16 *row_tgt = tgt_ + (int64_t)row * row_size;
+        const bool row_exists = row < num_rows;
+        for (uint32_t block_col = 0; block_col < row_size; block_col += 2 * num_threads_x) {
+            const uint32_t col1 = block_col + threadIdx.x;
+            const uint32_t col2 = block_col + num_threads_x + threadIdx.x;
+            if (row_exists) {
+                row_buf[threadIdx.x] = col1 < row_size ? row_src[col1] : init;
+                row_buf[num_threads_x + threadIdx.x] = col2 < row_size ? row_src[col2] : init;
+                if (threadIdx.x == 0)
+                    row_buf[0] = bf16(combine(float(row_buf[0]), float(block_total), prod));
+            }
+            __syncthreads();
+            for (uint32_t m = 0; m <= log_x; ++m) {
+                if (row_exists) {
+                    const uint32_t s = 1u << m;
+                    const uint32_t a = ((threadIdx.x >> m) << (m + 1)) | s;
+                    const uint32_t ti = a + (threadIdx.x % s);
+                    const uint32_t si = a - 1;
+                    row_buf[ti] = bf16(combine(float(row_buf[ti]), float(row_buf[si]), prod));
+                }
+                __syncthreads();
+            }
+            if (row_exists) {
+                if (col1 < row_size)
+                    row_tgt[col1] = row_buf[threadIdx.x];
+                if (col2 < row_size)
+                    row_tgt[col2] = row_buf[num_threads_x + threadIdx.x];
+            }
+            block_total = row_buf[2 * num_threads_x - 1];
+            __syncthreads();
+        }
+    }
+}
+
+cudaError_t scan_bf16(cudaStream_t s, bool prod, const bf16 *x, int64_t x_stride, bf16 *y,
+                      int64_t outer, int64_t len, int64_t inner)
+{
+    if (inner != 1) {
+        column_scan_kernel<bf16><<<blocks_for(outer * inner, kThreads), kThreads, 0, s>>>(
+            x, y, outer, len, inner, prod);
+        return cudaGetLastError();
+    }
+    if (outer > 0xffffffffLL || len > 0xffffffffLL)
+        return cudaErrorInvalidValue;   /* PyTorch checks that both fit in unsigned */
+    const uint32_t log_x = log_threads_x((uint32_t)outer, (uint32_t)len);
+    const uint32_t nx = 1u << log_x, ny = 512u / nx;
+    const int64_t blocks = (outer + ny - 1) / ny;
+    const unsigned grid = (unsigned)(blocks < 0x7fffffff ? blocks : 0x7fffffff);
+    sklansky_rows_bf16<<<grid, dim3(nx, ny), 512 * 2 * sizeof(bf16), s>>>(
+        x, x_stride, y, (uint32_t)outer, (uint32_t)len, log_x, prod);
+    return cudaGetLastError();
+}
+
 /* Copies of elements of S bytes (S = 1, 2, 4, 8 as an unsigned type). */
 template <typename E>
 __global__ void __launch_bounds__(kThreads)
@@ -242,7 +335,7 @@ cudaError_t cat(cudaStream_t s, const void *a, int64_t na, const void *b, int64_
 
 } /* namespace */
 
-extern "C" cudaError_t kbv_cuda_launch_scan(cudaStream_t s, int is_prod, int is_f64,
+extern "C" cudaError_t kbv_cuda_launch_scan(cudaStream_t s, int is_prod, int ft,
                                             const void *x, int64_t x_row_stride, void *y,
                                             int64_t outer, int64_t len, int64_t inner)
 {
@@ -250,7 +343,9 @@ extern "C" cudaError_t kbv_cuda_launch_scan(cudaStream_t s, int is_prod, int is_
         return cudaSuccess;
     if (inner != 1)
         x_row_stride = len * inner;
-    if (is_f64)
+    if (ft == KIND_BF16)
+        return scan_bf16(s, is_prod, (const bf16 *)x, x_row_stride, (bf16 *)y, outer, len, inner);
+    if (ft == KIND_F64)
         return scan<double>(s, is_prod, (const double *)x, x_row_stride, (double *)y, outer, len,
                             inner);
     return scan<float>(s, is_prod, (const float *)x, x_row_stride, (float *)y, outer, len,

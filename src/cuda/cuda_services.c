@@ -1,6 +1,6 @@
 /* The evaluator's device services on CUDA: drawing inputs and parameters,
- * float <-> double conversion, poisoning outputs, comparing outputs and
- * hashing buffers. Each service finishes before it returns (the stream is
+ * conversion between float32, float64, float16 and bfloat16, poisoning
+ * outputs, comparing outputs and hashing buffers. Each service finishes before it returns (the stream is
  * synchronised), so a buffer it wrote can be handed to the candidate process
  * at once, as with the CPU backend. */
 #include <string.h>
@@ -27,8 +27,6 @@ static kbv_status need_contiguous(const kbv_tensor *t, const char *what)
     return KBV_OK;
 }
 
-/* The float dtypes the fill and conversion kernels store (bfloat16 is none). */
-static bool kernel_float(kbv_dtype dt) { return kbv_dtype_is_float(dt) && dt != KBV_BF16; }
 
 static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_index,
                             const kbv_draw *draw, kbv_tensor *t)
@@ -62,12 +60,10 @@ static kbv_status cuda_fill(kbv_backend *be, const kbv_input_def *in, int input_
     }
     if (!t->data && sp.n > 0)
         return kbv_fail(KBV_ERR_INVALID, "fill %s: tensor without memory", name);
-    if (t->dtype == KBV_BF16)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "fill %s: bfloat16 storage", name);
     switch (in->gen) {
     case KBV_GEN_RAND:
     case KBV_GEN_RANDN:
-        if (!kernel_float(t->dtype))
+        if (!kbv_dtype_is_float(t->dtype))
             return kbv_fail(KBV_ERR_INVALID, "fill %s: a float generator into a %s tensor", name,
                             kbv_dtype_name(t->dtype));
         break;
@@ -147,8 +143,9 @@ static kbv_status cuda_convert(kbv_backend *be, const kbv_tensor *src, kbv_tenso
     if (kbv_tensor_numel(dst) != n)
         return kbv_fail(KBV_ERR_INVALID, "convert: %lld elements into %lld", (long long)n,
                         (long long)kbv_tensor_numel(dst));
-    if (!kernel_float(src->dtype) || !kernel_float(dst->dtype))
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "convert: %s to %s (float32/float64/float16 only)",
+    if (!kbv_dtype_is_float(src->dtype) || !kbv_dtype_is_float(dst->dtype))
+        return kbv_fail(KBV_ERR_UNSUPPORTED,
+                        "convert: %s to %s (float32/float64/float16/bfloat16 only)",
                         kbv_dtype_name(src->dtype), kbv_dtype_name(dst->dtype));
     KBV_TRY(finish(cu,
                    kbv_cuda_launch_convert(cu->stream, cu->sms, src->data, src->dtype, dst->data,
@@ -162,7 +159,9 @@ static kbv_status cuda_poison(kbv_backend *be, kbv_tensor *t)
     kbv_cuda *cu = kbv_cuda_of(be);
     KBV_TRY(need_contiguous(t, "poison"));
     size_t bytes = (size_t)kbv_tensor_numel(t) * kbv_dtype_size(t->dtype);
-    KBV_TRY(finish(cu, kbv_cuda_launch_poison(cu->stream, cu->sms, t->data, bytes),
+    KBV_TRY(finish(cu,
+                   kbv_cuda_launch_poison(cu->stream, cu->sms, t->data, bytes,
+                                          kbv_poison_word(t->dtype)),
                    "kbv_cuda_launch_poison"));
     return KBV_OK;
 }
@@ -184,8 +183,6 @@ static kbv_status service_ready(kbv_cuda *cu)
 
 static kbv_status check_operand(const kbv_tensor *t, int64_t n, const char *role)
 {
-    if (t->dtype == KBV_BF16)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "compare: %s is %s", role, kbv_dtype_name(t->dtype));
     if (kbv_tensor_numel(t) != n)
         return kbv_fail(KBV_ERR_INVALID, "compare: %s has %lld elements, the candidate %lld", role,
                         (long long)kbv_tensor_numel(t), (long long)n);

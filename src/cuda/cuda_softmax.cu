@@ -7,7 +7,9 @@
  * and 1 write per element, against PyTorch's 3 reads and 1 write. Long rows
  * are split over a thread-block cluster whose blocks combine their partial
  * (max, sum) pairs through distributed shared memory, so a few thousand rows
- * still make many small blocks and no long partial last wave. */
+ * still make many small blocks and no long partial last wave. Every kernel
+ * keeps (max, sum) in the opmath type (float for bfloat16, as PyTorch's
+ * accscalar_t) and rounds each output once. */
 #include <math.h>
 
 #include <type_traits>
@@ -103,8 +105,9 @@ __global__ void __launch_bounds__(kRowThreads)
 softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols,
                     int split)
 {
+    using A = acc_t<T>;
     using V = typename std::conditional<W == 1, T, typename VecOf<T>::type>::type;
-    __shared__ T block_m, block_s;
+    __shared__ A block_m, block_s;
     cg::cluster_group cluster = cg::this_cluster();
     const int rank = split > 1 ? (int)cluster.block_rank() : 0;
     const int64_t nvec = cols / W;
@@ -117,7 +120,7 @@ softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
         const V *__restrict__ xr = reinterpret_cast<const V *>(x + row * cols);
         V *__restrict__ yr = reinterpret_cast<V *>(y + row * cols);
 
-        T m = neg_inf<T>(), s = T(0);
+        A m = neg_inf<A>(), s = A(0);
         for (int64_t v = v0 + threadIdx.x; v < v1; v += kUnroll * nthreads) {
             V buf[kUnroll];
 #pragma unroll
@@ -128,17 +131,17 @@ softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
             for (int u = 0; u < kUnroll; u++) {
                 if (v + u * nthreads < v1) {
                     /* one rescale per vector, not per element */
-                    T mv = lane<V, T>(buf[u], 0);
+                    A mv = A(lane<V, T>(buf[u], 0));
 #pragma unroll
                     for (int w = 1; w < W; w++)
-                        mv = k_max(mv, lane<V, T>(buf[u], w));
+                        mv = k_max(mv, A(lane<V, T>(buf[u], w)));
                     if (mv > m) {
                         s *= k_exp(m - mv);
                         m = mv;
                     }
 #pragma unroll
                     for (int w = 0; w < W; w++)
-                        s += k_exp(lane<V, T>(buf[u], w) - m);
+                        s += k_exp(A(lane<V, T>(buf[u], w)) - m);
                 }
             }
         }
@@ -152,10 +155,10 @@ softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
                 block_s = s;
             }
             cluster.sync();
-            T cm = neg_inf<T>(), cs = T(0);
+            A cm = neg_inf<A>(), cs = A(0);
             for (int r = 0; r < split; r++) {
-                T *rm = cluster.map_shared_rank(&block_m, r);
-                T *rs = cluster.map_shared_rank(&block_s, r);
+                A *rm = cluster.map_shared_rank(&block_m, r);
+                A *rs = cluster.map_shared_rank(&block_s, r);
                 ms_combine(cm, cs, *rm, *rs);
             }
             m = cm;
@@ -163,7 +166,7 @@ softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
             cluster.sync(); /* no block overwrites its partial while others read it */
         }
 
-        const T log_s = LOG ? k_log(s) : T(0);
+        const A log_s = LOG ? k_log(s) : A(0);
         for (int64_t v = v0 + threadIdx.x; v < v1; v += kUnroll * nthreads) {
             V buf[kUnroll];
 #pragma unroll
@@ -176,7 +179,7 @@ softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
 #pragma unroll
                     for (int w = 0; w < W; w++)
                         lane<V, T>(buf[u], w) =
-                            softmax_out<T, LOG>(lane<V, T>(buf[u], w), m, s, log_s);
+                            T(softmax_out<A, LOG>(A(lane<V, T>(buf[u], w)), m, s, log_s));
                     yr[v + u * nthreads] = buf[u];
                 }
             }
@@ -193,15 +196,16 @@ softmax_warp_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
     const int64_t nwarps = (int64_t)gridDim.x * blockDim.x / 32;
     for (int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; row < rows;
          row += nwarps) {
+        using A = acc_t<T>;
         const T *xr = x + row * cols;
         T *yr = y + row * cols;
-        T m = neg_inf<T>(), s = T(0);
+        A m = neg_inf<A>(), s = A(0);
         for (int64_t c = lid; c < cols; c += 32)
-            ms_add(m, s, xr[c]);
+            ms_add(m, s, A(xr[c]));
         warp_ms(m, s);
-        const T log_s = LOG ? k_log(s) : T(0);
+        const A log_s = LOG ? k_log(s) : A(0);
         for (int64_t c = lid; c < cols; c += 32)
-            yr[c] = softmax_out<T, LOG>(xr[c], m, s, log_s);
+            yr[c] = T(softmax_out<A, LOG>(A(xr[c]), m, s, log_s));
     }
 }
 
@@ -215,13 +219,14 @@ softmax_strided_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t outer
     const int64_t total = outer * inner;
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+        using A = acc_t<T>;
         const int64_t base = (t / inner) * dim * inner + t % inner;
-        T m = neg_inf<T>(), s = T(0);
+        A m = neg_inf<A>(), s = A(0);
         for (int64_t d = 0; d < dim; d++)
-            ms_add(m, s, x[base + d * inner]);
-        const T log_s = LOG ? k_log(s) : T(0);
+            ms_add(m, s, A(x[base + d * inner]));
+        const A log_s = LOG ? k_log(s) : A(0);
         for (int64_t d = 0; d < dim; d++)
-            y[base + d * inner] = softmax_out<T, LOG>(x[base + d * inner], m, s, log_s);
+            y[base + d * inner] = T(softmax_out<A, LOG>(A(x[base + d * inner]), m, s, log_s));
     }
 }
 
@@ -306,12 +311,15 @@ cudaError_t strided_typed(cudaStream_t s, int sms, const void *x, void *y, int64
 } /* namespace */
 
 extern "C" cudaError_t kbv_cuda_launch_softmax_lastdim(cudaStream_t s, int sms, int is_log,
-                                                       int is_f64, const void *x, void *y,
+                                                       int kind, const void *x, void *y,
                                                        int64_t rows, int64_t cols)
 {
     if (rows <= 0 || cols <= 0)
         return cudaSuccess;
-    if (is_f64)
+    if (kind == KIND_BF16)
+        return is_log ? lastdim_typed<bf16, true>(s, sms, x, y, rows, cols)
+                      : lastdim_typed<bf16, false>(s, sms, x, y, rows, cols);
+    if (kind == KIND_F64)
         return is_log ? lastdim_typed<double, true>(s, sms, x, y, rows, cols)
                       : lastdim_typed<double, false>(s, sms, x, y, rows, cols);
     return is_log ? lastdim_typed<float, true>(s, sms, x, y, rows, cols)
@@ -319,12 +327,15 @@ extern "C" cudaError_t kbv_cuda_launch_softmax_lastdim(cudaStream_t s, int sms, 
 }
 
 extern "C" cudaError_t kbv_cuda_launch_softmax_strided(cudaStream_t s, int sms, int is_log,
-                                                       int is_f64, const void *x, void *y,
+                                                       int kind, const void *x, void *y,
                                                        int64_t outer, int64_t dim, int64_t inner)
 {
     if (outer <= 0 || dim <= 0 || inner <= 0)
         return cudaSuccess;
-    if (is_f64)
+    if (kind == KIND_BF16)
+        return is_log ? strided_typed<bf16, true>(s, sms, x, y, outer, dim, inner)
+                      : strided_typed<bf16, false>(s, sms, x, y, outer, dim, inner);
+    if (kind == KIND_F64)
         return is_log ? strided_typed<double, true>(s, sms, x, y, outer, dim, inner)
                       : strided_typed<double, false>(s, sms, x, y, outer, dim, inner);
     return is_log ? strided_typed<float, true>(s, sms, x, y, outer, dim, inner)

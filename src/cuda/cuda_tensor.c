@@ -5,13 +5,27 @@
 #include "cuda/cuda_impl.h"
 #include "graph/graph.h"
 
-kbv_status kbv_cuda_float_of(const kbv_backend *be, const kbv_tensor *t, int *is_f64)
+kbv_status kbv_cuda_float_kind(const kbv_backend *be, const kbv_tensor *t, int *kind)
 {
     if (t->dtype != be->float_dtype)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: tensor %s is %s, expected %s", be->name,
                         t->name ? t->name : "(unnamed)", kbv_dtype_name(t->dtype),
                         kbv_dtype_name(be->float_dtype));
-    *is_f64 = t->dtype == KBV_F64;
+    *kind = t->dtype == KBV_F64    ? KBV_CUDA_KIND_F64
+            : t->dtype == KBV_BF16 ? KBV_CUDA_KIND_BF16
+                                   : KBV_CUDA_KIND_F32;
+    return KBV_OK;
+}
+
+kbv_status kbv_cuda_float_of(const kbv_backend *be, const kbv_tensor *t, int *is_f64)
+{
+    /* an op that asks for float or double has no bf16 kernel: refuse, never misread */
+    if (t->dtype == KBV_BF16)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: this op has no bfloat16 kernel (tensor %s)",
+                        be->name, t->name ? t->name : "(unnamed)");
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, t, &kind));
+    *is_f64 = kind == KBV_CUDA_KIND_F64;
     return KBV_OK;
 }
 

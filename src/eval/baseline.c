@@ -41,6 +41,7 @@ kbv_status kbv_size_parse(const char *s, kbv_size *out)
 
 /* ---- measuring -------------------------------------------------------- */
 
+
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 /* Eager inputs and params of g in be's memory, drawn from the base generators. */
@@ -51,10 +52,10 @@ typedef struct resident {
 } resident;
 
 static kbv_status tensor_for(kbv_backend *be, const kbv_value *v, kbv_dtype def_dtype,
-                             kbv_tensor *t, size_t *bytes)
+                             bool python_scalar, kbv_tensor *t, size_t *bytes)
 {
     kbv_value_tensor(v, t);
-    t->dtype = kbv_dtype_is_float(def_dtype) ? be->float_dtype : def_dtype;
+    t->dtype = kbv_storage_dtype(be, def_dtype, python_scalar);
     *bytes = (size_t)kbv_value_numel(v) * kbv_dtype_size(t->dtype);
     void *p = NULL;
     KBV_TRY(be->alloc(be, *bytes, &p));
@@ -90,14 +91,16 @@ static kbv_status resident_make(kbv_backend *be, const kbv_graph *g, uint64_t se
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_value *v = &g->values[i];
         size_t bytes;
-        KBV_TRY_GOTO(tensor_for(be, v, g->def->inputs[v->def_index].dtype, &r->in[i], &bytes),
+        const kbv_input_def *in = &g->def->inputs[v->def_index];
+        KBV_TRY_GOTO(tensor_for(be, v, in->dtype, in->gen == KBV_GEN_SCALAR, &r->in[i], &bytes),
                      st, fail);
         r->bytes += round_up(bytes, ALLOC_ROUND);
     }
     for (int j = 0; j < g->n_params; j++) {
         const kbv_value *v = &g->values[g->n_inputs + j];
         size_t bytes;
-        KBV_TRY_GOTO(tensor_for(be, v, g->def->params[v->def_index].dtype, &r->par[j], &bytes),
+        KBV_TRY_GOTO(tensor_for(be, v, g->def->params[v->def_index].dtype, false, &r->par[j],
+                                &bytes),
                      st, fail);
         r->bytes += round_up(bytes, ALLOC_ROUND);
         kbv_draw pd = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_PARAMS, 0)};
@@ -562,10 +565,12 @@ void kbv_baseline_cache_close(kbv_baseline_cache *c)
 }
 
 kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
-                             const kbv_graph *g, const char *problem, kbv_size size, uint64_t seed,
-                             bool force, kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh)
+                             unsigned modes, const kbv_graph *g, const char *problem,
+                             kbv_size size, uint64_t seed, bool force,
+                             kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh)
 {
-    static const kbv_mode timed[] = {KBV_MODE_FP32_STRICT, KBV_MODE_FP32, KBV_MODE_TF32};
+    static const kbv_mode timed[] = {KBV_MODE_FP32_STRICT, KBV_MODE_FP32, KBV_MODE_TF32,
+                                     KBV_MODE_BF16};
     const char *size_name = kbv_size_name(size);
     *fresh = 0;
     memset(out, 0, sizeof *out * KBV_MODE_COUNT);
@@ -576,6 +581,10 @@ kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MO
     }
     for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++) {
         kbv_mode m = timed[i];
+        if (!(modes >> m & 1u))
+            continue;
+        if (!be[m])
+            return kbv_fail(KBV_ERR_INTERNAL, "baselines: no %s backend", kbv_mode_name(m));
         /* a mode that runs the same code as an earlier one is that measurement
          * (timed modes go in order, so the earlier one is filled) */
         kbv_mode same = kbv_mode_equivalent(be[m], g, m);

@@ -92,15 +92,17 @@ const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const c
 kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b);
 void kbv_baseline_cache_close(kbv_baseline_cache *c);
 
-/* The timed modes' baselines of one problem (fp32-strict, fp32, tf32; the
- * fp64 slot stays empty): from the cache, measuring and caching what is
- * missing, or everything when force. A mode that runs the same code as an
- * earlier one for this graph (kbv_mode_equivalent: every mode on the CPU,
- * every mode of an elementwise problem on a GPU) is that one measurement,
- * never a second one. Bit m of *fresh is set when mode m was measured now
- * rather than found in the cache. */
+/* The baselines of one problem in the timed modes of `modes` (bit m: mode
+ * m; fp32-strict, fp32, tf32, bf16 -- a precision's kbv_precision_modes
+ * timed; other slots stay empty): from the cache, measuring and caching what
+ * is missing, or everything when force. A mode that runs the same code as
+ * an earlier one for this graph (kbv_mode_equivalent: every float32 mode on
+ * the CPU, every float32 mode of an elementwise problem on a GPU) is that
+ * one measurement, never a second one. Bit m of *fresh is set when mode m
+ * was measured now rather than found in the cache. */
 kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
-                             const kbv_graph *g, const char *problem, kbv_size size, uint64_t seed,
-                             bool force, kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh);
+                             unsigned modes, const kbv_graph *g, const char *problem,
+                             kbv_size size, uint64_t seed, bool force,
+                             kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh);
 
 #endif

@@ -42,6 +42,11 @@
  * bandwidth. */
 double kbv_sol_seconds(double flops, double bytes, int allow_tf32);
 
+/* The same for a bf16 run: the FLOPs at the dense BF16 tensor-core peak
+ * (the floor's compute rate: no cuBLAS BF16 rate was measured with the
+ * anchors) and the minimum bytes (2-byte floats) at copy bandwidth. */
+double kbv_sol_seconds_bf16(double flops, double bytes);
+
 /* The floor no honest kernel goes below: the FLOPs at the floor's compute
  * rate or the minimum bytes at its bandwidth, whichever takes longer. At
  * most kbv_sol_seconds for any precision. */

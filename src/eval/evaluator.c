@@ -1,5 +1,6 @@
-/* The evaluator: the four backends of one device, created once per run and
- * reused for every sample, and the options that pick the device and size. */
+/* The evaluator: the backends of one device its precision needs, created
+ * once per run and reused for every sample, and the options that pick the
+ * device and size. */
 #include "eval/protocol.h"
 
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "eval/configs.h"
 #include "eval/device.h"
+#include "eval/precision.h"
 #include "sandbox/spawn.h"
 
 kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out)
@@ -28,7 +30,10 @@ kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out)
     ev->opts.protocols &= KBV_PROTOCOLS_ALL;
     if (ev->opts.protocols == 0)
         ev->opts.protocols = KBV_PROTOCOLS_ALL;
+    const unsigned needed = kbv_precision_modes_get(opts->precision)->backends;
     for (int m = 0; m < KBV_MODE_COUNT; m++) {
+        if (!(needed >> m & 1u))
+            continue;
         if (opts->device < 0)
             KBV_TRY_GOTO(kbv_cpu_backend_create((kbv_mode)m, &ev->be[m]), st, fail);
         else

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <time.h>
 
-/* Poison, then every output compared: the candidate's and the tf32 baseline's. */
+/* Poison, then every output compared: the candidate's and the budget
+ * baseline's (tf32; bf16 in a bf16 run). */
 kbv_status sample_poison_outputs(sample *s)
 {
     for (int k = 0; k < s->g->n_outputs; k++)
@@ -18,11 +19,11 @@ static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_c
 {
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_allclose_tol(s->out[k].dtype);
-        const kbv_tensor *ref = r->have_fp32 ? &r->fp32[k] : &r->strict[k];
-        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, &r->fp64[k], &r->strict[k], tol, tol,
+        const kbv_tensor *ref = r->ref ? &r->ref[k] : &r->klass[k];
+        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, &r->oracle[k], &r->klass[k], tol, tol,
                                 &cand[k]));
-        KBV_TRY(s->svc->compare(s->svc, &r->tf32[k], ref, &r->fp64[k], &r->strict[k], tol, tol,
-                                &tf32[k]));
+        KBV_TRY(s->svc->compare(s->svc, &r->budget[k], ref, &r->oracle[k], &r->klass[k], tol,
+                                tol, &tf32[k]));
     }
     return KBV_OK;
 }
@@ -51,7 +52,7 @@ static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
     kbv_compare_stats stats[KBV_DEF_MAX_OUTPUTS];
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_leaderboard_stored_tol(s->out[k].dtype);
-        const kbv_tensor *ref = r->have_fp32 ? &r->fp32[k] : &r->strict[k];
+        const kbv_tensor *ref = r->ref ? &r->ref[k] : &r->klass[k];
         KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]));
     }
     kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = stats,

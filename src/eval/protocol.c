@@ -62,9 +62,15 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     s->svc = ev->be[KBV_MODE_FP32];
     s->g = g;
     s->key = problem_key;
-    /* the ceilings are an H200's: meaningless for the CPU */
-    const double flops = kbv_graph_flops(g), min_bytes = kbv_graph_min_bytes(g);
-    s->sol_ms = ev->opts.device >= 0 ? 1e3 * kbv_sol_seconds(flops, min_bytes, 1) : NAN;
+    /* the ceilings are an H200's: meaningless for the CPU. A bf16 run moves
+     * 2-byte floats and may use the BF16 tensor-core rate. */
+    const kbv_precision prec = ev->opts.precision;
+    const double flops = kbv_graph_flops(g);
+    const double min_bytes =
+        kbv_graph_min_bytes_stored(g, kbv_precision_get(prec)->float_dtype);
+    s->sol_ms = ev->opts.device < 0 ? NAN
+                : prec == KBV_PRECISION_BF16 ? 1e3 * kbv_sol_seconds_bf16(flops, min_bytes)
+                                             : 1e3 * kbv_sol_seconds(flops, min_bytes, 1);
     s->sol_floor_ms = ev->opts.device >= 0 ? 1e3 * kbv_sol_floor_seconds(flops, min_bytes) : NAN;
     kbv_draw_plan_make(ev->opts.run_seed, g->def, &s->plan);
     /* the problem's hidden configs as checked at this size (verified and strict judge
@@ -108,9 +114,12 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
      * every check the candidate fails */
     const bool strict_draws_ok = strict_ok;
     kbv_proto_result *P = rec->proto;
-    P[KBV_PROTO_STANDARD].t_baseline_ms = base[KBV_MODE_FP32].std_mean_ms;
-    P[KBV_PROTO_VERIFIED].t_baseline_ms = base[KBV_MODE_TF32].std_mean_ms;
-    P[KBV_PROTO_STRICT].t_baseline_ms = base[KBV_MODE_TF32].strict_median_ms;
+    const kbv_baseline *b_std = &base[kbv_precision_baseline(prec, KBV_PROTO_STANDARD)];
+    const kbv_baseline *b_ver = &base[kbv_precision_baseline(prec, KBV_PROTO_VERIFIED)];
+    const kbv_baseline *b_strict = &base[kbv_precision_baseline(prec, KBV_PROTO_STRICT)];
+    P[KBV_PROTO_STANDARD].t_baseline_ms = b_std->std_mean_ms;
+    P[KBV_PROTO_VERIFIED].t_baseline_ms = b_ver->std_mean_ms;
+    P[KBV_PROTO_STRICT].t_baseline_ms = b_strict->strict_median_ms;
     set_correctness(&P[KBV_PROTO_STANDARD], &vs.std, std_ok, s->plan.n_standard);
     set_correctness(&P[KBV_PROTO_VERIFIED], ver, ver_ok, s->plan.n_verified);
     if (ver_ok && promoted) {
@@ -143,9 +152,9 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
             protocol_fail(&P[KBV_PROTO_STANDARD], why);
             protocol_fail(&P[KBV_PROTO_VERIFIED], why);
         } else {
-            set_time(&P[KBV_PROTO_STANDARD], t.st.mean, t.st.sd, base[KBV_MODE_FP32].std_mean_ms,
+            set_time(&P[KBV_PROTO_STANDARD], t.st.mean, t.st.sd, b_std->std_mean_ms,
                      s->sol_ms);
-            set_time(&P[KBV_PROTO_VERIFIED], t.st.mean, t.st.sd, base[KBV_MODE_TF32].std_mean_ms,
+            set_time(&P[KBV_PROTO_VERIFIED], t.st.mean, t.st.sd, b_ver->std_mean_ms,
                      s->sol_ms);
             for (int p = KBV_PROTO_STANDARD; p <= KBV_PROTO_VERIFIED; p++) {
                 P[p].sm_mhz = t.clock.min_mhz;
@@ -154,14 +163,15 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
         }
     }
     kbv_proto_result *S = &P[KBV_PROTO_STRICT];
-    S->t_fp32_strict_ms = base[KBV_MODE_FP32_STRICT].strict_median_ms;
+    if (kbv_precision_modes_get(prec)->report_fp32_strict)
+        S->t_fp32_strict_ms = base[KBV_MODE_FP32_STRICT].strict_median_ms;
     if (strict_draws_ok && !s->child_dead) {
         strict_timing t;
         KBV_TRY_GOTO(protocol_time_strict(s, rec, &t, why, sizeof why), st, done);
         if (!t.ok) {
             protocol_fail(S, why);
         } else {
-            set_time(S, t.st.median, t.st.iqr, base[KBV_MODE_TF32].strict_median_ms, s->sol_ms);
+            set_time(S, t.st.median, t.st.iqr, b_strict->strict_median_ms, s->sol_ms);
             S->sm_mhz = t.clock.min_mhz;
             S->throttled = t.throttled;
             if (kbv_below_sol(t.st.median, s->sol_floor_ms)) {
@@ -194,11 +204,9 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
         kbv_child_result res;
         KBV_TRY_GOTO(kbv_child_memory(s->child, &peak, &res), st, done);
         if (res.fault == KBV_FAULT_NONE) {
-            static const kbv_mode mode_of[KBV_PROTO_COUNT] = {KBV_MODE_FP32, KBV_MODE_TF32,
-                                                              KBV_MODE_TF32};
             for (int p = 0; p < KBV_PROTO_COUNT; p++) {
                 P[p].mem_kernel_bytes = (double)peak;
-                P[p].mem_baseline_bytes = base[mode_of[p]].peak_bytes;
+                P[p].mem_baseline_bytes = base[kbv_precision_baseline(prec, p)].peak_bytes;
             }
         } else {
             note_child_fault(rec, &res, "the memory query", why, sizeof why);

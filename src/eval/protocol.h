@@ -2,8 +2,10 @@
  * the references, the candidate's calls, the verdicts, the timings and the
  * memory, written into a results record.
  *
- * An evaluator owns the four backends of one device (fp32-strict, fp32,
- * tf32, fp64); it is created once per run and reused for every sample. */
+ * An evaluator owns the backends of one device its precision needs (fp32:
+ * fp32-strict, fp32, tf32, fp64; bf16: fp32 for the device services, bf16,
+ * fp64; eval/precision.h); it is created once per run and reused for every
+ * sample. */
 #ifndef KBV_PROTOCOL_H
 #define KBV_PROTOCOL_H
 
@@ -32,6 +34,8 @@ typedef struct kbv_eval_opts {
     unsigned protocols;           /* bit p: protocol p is evaluated (0: all); the work of the
                                      others is skipped and they are recorded as not evaluated */
     kbv_gate gate;                /* the verified protocol's correctness gate */
+    kbv_precision precision;      /* fp32 or bf16: every baseline, reference and tensor dtype
+                                     follow it (eval/precision.h) */
     unsigned vendor_libs;         /* the vendor libraries candidates may call (core/vendor_libs.h;
                                      kbv eval --allow-vendor-libs): linked, admitted by the binary
                                      allowlist, loaded before the sandbox closes; 0: none */
@@ -41,7 +45,7 @@ typedef struct kbv_config_cache kbv_config_cache;
 
 typedef struct kbv_evaluator {
     kbv_eval_opts opts;
-    kbv_backend *be[KBV_MODE_COUNT];
+    kbv_backend *be[KBV_MODE_COUNT];   /* NULL for the modes the precision does not use */
     char device_name[128];        /* kbv_device_name_of the device */
     char arch[16];                /* what candidates are compiled for; "" on the CPU */
     size_t flush_bytes;

@@ -1,58 +1,48 @@
-/* The references of one draw: the fp32, fp32-strict and tf32 baselines and
- * the float64 oracle, computed on the candidate's own input buffers. */
+/* The references of one draw, computed on the candidate's own input
+ * buffers: the baselines of the precision's roles (eval/precision.h: fp32,
+ * fp32-strict and tf32 in an fp32 run; the one bf16 baseline in a bf16 run,
+ * run once for all its roles) and the float64 oracle. */
 #include "eval/sample.h"
 
 #include <string.h>
 
-static void release_outputs(kbv_backend *be, const kbv_graph *g, kbv_tensor *t)
-{
-    for (int k = 0; k < g->n_outputs; k++)
-        if (t[k].data)
-            be->release(be, t[k].data);
-}
-
 void sample_refs_release(sample *s, refs *r)
 {
-    kbv_backend *const *be = s->ev->be;
-    if (r->have_fp32)
-        release_outputs(be[KBV_MODE_FP32], s->g, r->fp32);
-    if (r->have_strict)
-        release_outputs(be[KBV_MODE_FP32_STRICT], s->g, r->strict);
-    if (r->have_tf32)
-        release_outputs(be[KBV_MODE_TF32], s->g, r->tf32);
-    if (r->have_fp64)
-        release_outputs(be[KBV_MODE_FP64], s->g, r->fp64);
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        if (r->have[m])
+            for (int k = 0; k < s->g->n_outputs; k++)
+                if (r->out[m][k].data)
+                    s->ev->be[m]->release(s->ev->be[m], r->out[m][k].data);
     memset(r, 0, sizeof *r);
 }
 
-static kbv_status run_mode(sample *s, kbv_mode m, const kbv_tensor *in, const kbv_tensor *par,
-                           kbv_tensor *out, bool *have)
+/* Mode m's outputs on (in, par), once per draw; *role points at them. */
+static kbv_status run_mode(sample *s, refs *r, kbv_mode m, const kbv_tensor *in,
+                           const kbv_tensor *par, const kbv_tensor **role)
 {
-    kbv_backend *be = s->ev->be[m];
-    KBV_TRY(kbv_graph_run(s->g, be, in, par, out));
-    *have = true;
-    /* the comparison runs on the services backend: this one's work must be done */
-    KBV_TRY(be->sync(be));
+    if (!r->have[m]) {
+        kbv_backend *be = s->ev->be[m];
+        KBV_TRY(kbv_graph_run(s->g, be, in, par, r->out[m]));
+        r->have[m] = true;
+        /* the comparison runs on the services backend: this one's work must be done */
+        KBV_TRY(be->sync(be));
+    }
+    *role = r->out[m];
     return KBV_OK;
 }
 
-/* References on input set `set`: fp32 (when asked), fp32-strict, tf32 and
- * the float64 oracle on float64 copies of exactly the candidate's values. */
-kbv_status sample_refs_compute(sample *s, int set, bool with_fp32, refs *r)
+kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
 {
     kbv_status st = KBV_OK;
+    const kbv_precision_modes *pm = kbv_precision_modes_get(s->ev->opts.precision);
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
     kbv_tensor in64[KBV_DEF_MAX_INPUTS];
     bool owned[KBV_DEF_MAX_INPUTS] = {false};
     memset(r, 0, sizeof *r);
-    if (with_fp32)
-        KBV_TRY_GOTO(run_mode(s, KBV_MODE_FP32, s->in[set], s->par, r->fp32, &r->have_fp32), st,
-                     done);
-    KBV_TRY_GOTO(run_mode(s, KBV_MODE_FP32_STRICT, s->in[set], s->par, r->strict,
-                          &r->have_strict),
-                 st, done);
-    KBV_TRY_GOTO(run_mode(s, KBV_MODE_TF32, s->in[set], s->par, r->tf32, &r->have_tf32), st,
-                 done);
+    if (with_reference)
+        KBV_TRY_GOTO(run_mode(s, r, pm->reference, s->in[set], s->par, &r->ref), st, done);
+    KBV_TRY_GOTO(run_mode(s, r, pm->strict_class, s->in[set], s->par, &r->klass), st, done);
+    KBV_TRY_GOTO(run_mode(s, r, pm->strict, s->in[set], s->par, &r->budget), st, done);
     for (int i = 0; i < s->g->n_inputs; i++) {
         in64[i] = s->in[set][i];
         if (!kbv_dtype_is_float(in64[i].dtype))
@@ -64,7 +54,7 @@ kbv_status sample_refs_compute(sample *s, int set, bool with_fp32, refs *r)
         owned[i] = true;
         KBV_TRY_GOTO(be64->convert(be64, &s->in[set][i], &in64[i]), st, done);
     }
-    KBV_TRY_GOTO(run_mode(s, KBV_MODE_FP64, in64, s->par64, r->fp64, &r->have_fp64), st, done);
+    KBV_TRY_GOTO(run_mode(s, r, KBV_MODE_FP64, in64, s->par64, &r->oracle), st, done);
 done:
     for (int i = 0; i < s->g->n_inputs; i++)
         if (owned[i])

@@ -16,6 +16,7 @@
 #include "dist/draws.h"
 #include "eval/child.h"
 #include "eval/phase.h"
+#include "eval/precision.h"
 #include "eval/protocol.h"
 #include "eval/symbols.h"
 #include "eval/verdict.h"
@@ -63,6 +64,15 @@ static inline bool sample_wants(const sample *s, kbv_protocol p)
     return (s->ev->opts.protocols >> p) & 1u;
 }
 
+/* The dtype the candidate is given for a tensor of dtype `logical` in the
+ * problem: its precision's for float tensors (bfloat16 in a bf16 run), but a
+ * Python number given to forward() stays float32, as .to() casts tensors only. */
+static inline kbv_dtype sample_dtype(const sample *s, kbv_dtype logical, bool python_scalar)
+{
+    kbv_dtype f = kbv_precision_get(s->ev->opts.precision)->float_dtype;
+    return kbv_dtype_is_float(logical) && !python_scalar ? f : logical;
+}
+
 static inline const kbv_input_def *input_def(const sample *s, int i)
 {
     return &s->g->def->inputs[s->g->values[i].def_index];
@@ -98,14 +108,19 @@ kbv_status sample_symbols(sample *s, const char *so_path, const kbv_symbols **ou
 /* ---- references (references.c) ----------------------------------------- */
 
 typedef struct refs {
-    kbv_tensor fp32[KBV_DEF_MAX_OUTPUTS], strict[KBV_DEF_MAX_OUTPUTS];
-    kbv_tensor tf32[KBV_DEF_MAX_OUTPUTS], fp64[KBV_DEF_MAX_OUTPUTS];
-    bool have_fp32, have_strict, have_tf32, have_fp64;
+    kbv_tensor out[KBV_MODE_COUNT][KBV_DEF_MAX_OUTPUTS];   /* by mode, each run once */
+    bool have[KBV_MODE_COUNT];
+    /* by role (eval/precision.h), [n_outputs] each, into out: the allclose
+     * reference (NULL when not asked for: the class baseline stands in),
+     * strict's class baseline, the baseline whose error sets strict's budget,
+     * and the float64 oracle */
+    const kbv_tensor *ref, *klass, *budget, *oracle;
 } refs;
 
-/* References on input set `set`: fp32 (when asked), fp32-strict, tf32 and
- * the float64 oracle on float64 copies of exactly the candidate's values. */
-kbv_status sample_refs_compute(sample *s, int set, bool with_fp32, refs *r);
+/* References on input set `set`: the precision's reference (when asked),
+ * class and budget baselines, and the float64 oracle on float64 copies of
+ * exactly the candidate's values. */
+kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r);
 void sample_refs_release(sample *s, refs *r);
 
 /* ---- judging a call (judge_call.c) ------------------------------------- */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu/cpu_bf16.h"
+
 #define ARENA_ALIGN 256
 #define PERTURB_ELEMENTS 8
 
@@ -48,20 +50,22 @@ kbv_status sample_make_layout(sample *s)
         for (int i = 0; i < g->n_inputs; i++) {
             kbv_tensor *t = &L->inputs[set][i];
             kbv_value_tensor(&g->values[i], t);
-            t->dtype = input_def(s, i)->dtype;
+            t->dtype = sample_dtype(s, input_def(s, i)->dtype,
+                                    input_def(s, i)->gen == KBV_GEN_SCALAR);
             t->name = input_def(s, i)->name;
             place(s, t, &cursor, "input", t->name, set);
         }
     for (int j = 0; j < g->n_params; j++) {
         kbv_tensor *t = &L->params[j];
         kbv_value_tensor(&g->values[g->n_inputs + j], t);
-        t->dtype = param_def(s, j)->dtype;
+        t->dtype = sample_dtype(s, param_def(s, j)->dtype, false);
         t->name = param_def(s, j)->name;
         place(s, t, &cursor, "parameter", t->name, -1);
     }
     for (int k = 0; k < g->n_outputs; k++) {
         kbv_tensor *t = &L->outputs[k];
         kbv_value_tensor(&g->values[g->outputs[k]], t);
+        t->dtype = sample_dtype(s, t->dtype, false);
         place(s, t, &cursor, "output", t->name, -1);
     }
     kbv_status st = s->svc->arena_create(s->svc, cursor, &s->arena);
@@ -69,7 +73,8 @@ kbv_status sample_make_layout(sample *s)
         /* the backends' caches may hold what the arena needs: give it back, once */
         kbv_clear_error();
         for (int m = 0; m < KBV_MODE_COUNT; m++)
-            s->ev->be[m]->trim(s->ev->be[m]);
+            if (s->ev->be[m])
+                s->ev->be[m]->trim(s->ev->be[m]);
         st = s->svc->arena_create(s->svc, cursor, &s->arena);
     }
     KBV_TRY(st);
@@ -162,7 +167,12 @@ kbv_status sample_perturb(sample *s, int set, uint64_t seed)
         int64_t idx = (int64_t)((((uint64_t)r.v[1] << 32) | r.v[0]) % (uint64_t)n);
         float v = (float)kbv_dist_value(KBV_DIST_BASE, d->gen == KBV_GEN_RANDN, seed ^ r.v[2],
                                         key, (uint64_t)idx, 0);
-        KBV_TRY(s->svc->from_host(s->svc, (float *)t->data + idx, &v, sizeof v));
+        if (t->dtype == KBV_BF16) {   /* the float32 value cast, as every bf16 draw */
+            uint16_t h = kbv_bf16_from_float(v);
+            KBV_TRY(s->svc->from_host(s->svc, (uint16_t *)t->data + idx, &h, sizeof h));
+        } else {
+            KBV_TRY(s->svc->from_host(s->svc, (float *)t->data + idx, &v, sizeof v));
+        }
     }
     KBV_TRY(sample_hash_tensor(s, t, &s->in_hash[set][i]));
     return KBV_OK;

@@ -11,6 +11,7 @@
 #include "record/candidate_file.h"
 #include "eval/compile.h"
 #include "eval/phase.h"
+#include "eval/precision.h"
 #include "sandbox/spawn.h"
 
 /* The first line of a compiler log that reports an error, for the reason. */
@@ -85,6 +86,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     snprintf(rec->size, sizeof rec->size, "%s", kbv_size_name(ev->opts.size));
     rec->seed = ev->opts.run_seed;
     rec->gate = ev->opts.gate;
+    rec->precision = ev->opts.precision;
     rec->vendor_libs = ev->opts.vendor_libs;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
     /* the identity, and the candidate's own failures before any compiler
@@ -128,8 +130,10 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
     kbv_phase_enter(&clock, KBV_PHASE_BASELINES);
-    KBV_TRY_GOTO(kbv_baselines_get(cache, ev->be, g, rec->problem, ev->opts.size,
-                                   ev->opts.run_seed, false, base, &fresh),
+    KBV_TRY_GOTO(kbv_baselines_get(cache, ev->be,
+                                   kbv_precision_modes_get(ev->opts.precision)->timed, g,
+                                   rec->problem, ev->opts.size, ev->opts.run_seed, false, base,
+                                   &fresh),
                  st, done);
     kbv_phase_enter(&clock, KBV_PHASE_NONE);
     if (base_out)

@@ -20,6 +20,11 @@ double kbv_allclose_tol(kbv_dtype dt)
     return (dt == KBV_F16 || dt == KBV_BF16) ? 1e-2 : 1e-3;
 }
 
+double kbv_strict_floor(kbv_dtype dt)
+{
+    return KBV_STRICT_FLOOR_OF_TOL * kbv_allclose_tol(dt);
+}
+
 double kbv_leaderboard_stored_tol(kbv_dtype dt)
 {
     return (dt == KBV_F16 || dt == KBV_BF16) ? 1e-2 : 1e-4;
@@ -112,9 +117,10 @@ static bool strict_output(const kbv_judge_input *in, int k, double *rel, double 
     char pre[96], a[32], b[32];
     output_prefix(in, k, pre, sizeof pre);
     *rel = kbv_rel_l2(c->sq_err, c->sq_ref);
-    *budget_rel = KBV_STRICT_FACTOR * fmax(kbv_rel_l2(t->sq_err, t->sq_ref), KBV_STRICT_REL_L2_FLOOR);
+    const double floor = kbv_strict_floor(in->outputs[k].dtype);
+    *budget_rel = KBV_STRICT_FACTOR * fmax(kbv_rel_l2(t->sq_err, t->sq_ref), floor);
     *maxe = c->max_err;
-    *budget_max = KBV_STRICT_FACTOR * fmax(t->max_err, KBV_STRICT_MAX_ERR_FLOOR * c->max_ref);
+    *budget_max = KBV_STRICT_FACTOR * fmax(t->max_err, floor * c->max_ref);
     if (c->poison_left > 0) {
         snprintf(out, cap, "%soutput not fully written: %lld elements", pre,
                  (long long)c->poison_left);

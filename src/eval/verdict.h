@@ -13,10 +13,17 @@
 
 #define KBV_REASON_CAP 320
 
-/* Budget multipliers and floors of the strict rule. */
+/* Budget multipliers and floors of the strict rule. The floors are DESIGN's
+ * 1e-6 (relative L2, and times max |oracle| for the max error) for float32
+ * outputs: 1e-3 of the type's allclose tolerance, which is how kbv derives
+ * them for float16/bfloat16 outputs (1e-5; kbv_strict_floor). */
 #define KBV_STRICT_FACTOR 8.0
-#define KBV_STRICT_REL_L2_FLOOR 1e-6
-#define KBV_STRICT_MAX_ERR_FLOOR 1e-6   /* times max |oracle| */
+#define KBV_STRICT_FLOOR_OF_TOL 1e-3
+
+/* The floor of the relative L2 budget and of the max-error budget (times
+ * max |oracle|) for an output dtype: KBV_STRICT_FLOOR_OF_TOL x its allclose
+ * tolerance. */
+double kbv_strict_floor(kbv_dtype dt);
 /* Timing checks. */
 #define KBV_SOL_MARGIN 0.9               /* faster than 0.9 x the speed-of-light floor fails */
 #define KBV_REVIEW_SPEEDUP 10.0          /* above this vs tf32: advisory flag */

@@ -11,6 +11,7 @@ static const char *const mode_names[KBV_MODE_COUNT] = {
     [KBV_MODE_FP32] = "fp32",
     [KBV_MODE_TF32] = "tf32",
     [KBV_MODE_FP64] = "fp64",
+    [KBV_MODE_BF16] = "bf16",
 };
 
 const char *kbv_mode_name(kbv_mode m)
@@ -31,7 +32,8 @@ kbv_status kbv_mode_parse(const char *s, kbv_mode *m)
         }
     }
     return kbv_fail(KBV_ERR_PARSE,
-                    "unknown precision mode '%s' (expected fp32-strict, fp32, tf32 or fp64)", s);
+                    "unknown precision mode '%s' (expected fp32-strict, fp32, tf32, fp64 or bf16)",
+                    s);
 }
 
 /* Whether modes a and b use TF32 alike in every op class g has. */
@@ -56,7 +58,8 @@ static bool same_code(const kbv_graph *g, kbv_mode a, kbv_mode b)
 
 kbv_mode kbv_mode_equivalent(const kbv_backend *be, const kbv_graph *g, kbv_mode m)
 {
-    if (m == KBV_MODE_FP64 || (unsigned)m >= KBV_MODE_COUNT)
+    /* only the float32 modes can share code */
+    if (m == KBV_MODE_FP64 || m == KBV_MODE_BF16 || (unsigned)m >= KBV_MODE_COUNT)
         return m;
     if (!be->tensor_math)
         return KBV_MODE_FP32_STRICT;
@@ -64,6 +67,17 @@ kbv_mode kbv_mode_equivalent(const kbv_backend *be, const kbv_graph *g, kbv_mode
         if (same_code(g, (kbv_mode)r, m))
             return (kbv_mode)r;
     return m;
+}
+
+kbv_dtype kbv_storage_dtype(const kbv_backend *be, kbv_dtype logical, bool python_scalar)
+{
+    bool is_float = logical == KBV_F32 || logical == KBV_F64 || logical == KBV_F16 ||
+                    logical == KBV_BF16;
+    if (!is_float)
+        return logical;
+    if (python_scalar && be->float_dtype == KBV_BF16)
+        return KBV_F32;
+    return be->float_dtype;
 }
 
 void kbv_backend_destroy(kbv_backend *be)

@@ -20,10 +20,14 @@ typedef enum kbv_mode {
     KBV_MODE_FP32,             /* PyTorch defaults: matmul FP32, conv TF32 allowed */
     KBV_MODE_TF32,             /* matmul and conv on TF32 tensor cores */
     KBV_MODE_FP64,             /* the oracle: everything in float64 */
+    KBV_MODE_BF16,             /* PyTorch eager after .to(torch.bfloat16): bfloat16 tensors, each
+                                  op computing in float32 and rounding its result once; matmul
+                                  and conv on bf16 tensor cores with float32 accumulation */
     KBV_MODE_COUNT
 } kbv_mode;
 
-const char *kbv_mode_name(kbv_mode m);              /* "fp32-strict", "fp32", "tf32", "fp64" */
+/* "fp32-strict", "fp32", "tf32", "fp64", "bf16" */
+const char *kbv_mode_name(kbv_mode m);
 struct kbv_backend;
 /* The first timed mode (fp32-strict, fp32, tf32) that runs exactly the code
  * mode m runs for graph g on a backend like be: the mode's own where g has
@@ -33,6 +37,12 @@ struct kbv_backend;
  * cannot come out different by the noise between two measurements. */
 kbv_mode kbv_mode_equivalent(const struct kbv_backend *be, const kbv_graph *g, kbv_mode m);
 kbv_status kbv_mode_parse(const char *s, kbv_mode *m);
+/* The dtype a tensor of dtype `logical` in the problem is stored in on be:
+ * float tensors as be->float_dtype, others as they are. A Python number
+ * given to forward() (python_scalar: an input of the scalar generator) stays
+ * float32 beside bfloat16 tensors, as PyTorch's .to(torch.bfloat16) casts
+ * tensors only and a Python float meets a bf16 tensor as float32. */
+kbv_dtype kbv_storage_dtype(const struct kbv_backend *be, kbv_dtype logical, bool python_scalar);
 
 /* Allocator statistics, as torch.cuda.memory_allocated/max_memory_allocated
  * report them: requests rounded up to 512 bytes. */
@@ -79,6 +89,16 @@ typedef struct kbv_compare_stats {
 } kbv_compare_stats;
 
 #define KBV_POISON_F32 0x7FF0DEADu   /* a quiet NaN no arithmetic produces */
+/* For 2-byte floats each half is 0x7FF0: a NaN in float16 and in bfloat16
+ * with a payload no arithmetic produces (the halves of KBV_POISON_F32 would
+ * leave every other bfloat16 element the finite -6.2e18). */
+#define KBV_POISON_HALF2 0x7FF07FF0u
+
+/* The 4-byte word a tensor of dtype dt is poisoned with, repeated. */
+static inline uint32_t kbv_poison_word(kbv_dtype dt)
+{
+    return dt == KBV_F16 || dt == KBV_BF16 ? KBV_POISON_HALF2 : KBV_POISON_F32;
+}
 
 typedef struct kbv_backend kbv_backend;
 
@@ -93,7 +113,7 @@ struct kbv_backend {
     kbv_mode mode;
     bool tensor_math;          /* matmul and conv choose TF32 by mode (CUDA); false: every
                                   float32 mode runs the same code (the CPU) */
-    kbv_dtype float_dtype;     /* storage of float values: KBV_F32 or KBV_F64 */
+    kbv_dtype float_dtype;     /* storage of float values: KBV_F32, KBV_F64 or KBV_BF16 */
     int device;                /* CUDA ordinal; -1 on the CPU */
     const kbv_op_fn *ops;      /* KBV_OP_COUNT entries; NULL = unsupported */
     kbv_mem_stats mem;         /* of alloc/release below */

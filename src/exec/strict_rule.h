@@ -14,8 +14,8 @@
  * +-inf); inside the band an honest kernel's last-bit error can land either
  * side, so the element is not judged.
  *
- * The fp32-strict baseline then says what every float32 implementation
- * gets: an element is judged only where the baseline agrees that the truth
+ * The fp32-strict baseline (in a bf16 run the bf16 one) then says what
+ * every implementation in the output's precision gets: an element is judged only where the baseline agrees that the truth
  * is finite (the baseline finite) or that it overflows (the baseline not
  * finite); where the baseline overflowed and the truth is finite, or the
  * reverse, a float32 kernel and a more accurate one legitimately differ.
@@ -45,6 +45,11 @@
  * relative error of any honest kernel (a float32 cumprod reaches 1e-5 by the
  * time it overflows), and a sliver of the range no cheat can use. */
 #define KBV_STRICT_OVERFLOW_BAND 1e-2
+/* The same for float16 and bfloat16 outputs, derived the same way: 10x their
+ * allclose rtol of 1e-2. An honest bf16 kernel's error is a few bf16
+ * roundings (2^-8 = 3.9e-3 each: RMSNorm's chain of five ops rounds five
+ * times), above the float32 band but far below this one. */
+#define KBV_STRICT_OVERFLOW_BAND_HALF 1e-1
 
 typedef enum kbv_strict_outcome {
     KBV_STRICT_FINITE = 0,         /* judged, passes: truth and candidate finite; error counts */
@@ -67,21 +72,30 @@ KBV_STRICT_FN double kbv_strict_max_finite(int dtype)
     }
 }
 
+/* The overflow band of an output dtype. */
+KBV_STRICT_FN double kbv_strict_band(int dtype)
+{
+    return dtype == KBV_F16 || dtype == KBV_BF16 ? KBV_STRICT_OVERFLOW_BAND_HALF
+                                                 : KBV_STRICT_OVERFLOW_BAND;
+}
+
 KBV_STRICT_FN bool kbv_strict_judged(kbv_strict_outcome o) { return o <= KBV_STRICT_WRONG_CLASS; }
 
-/* Element outcome: candidate c, float64 oracle o, fp32-strict baseline s
- * (have_strict false: no baseline, it is taken to agree), max_finite from
- * kbv_strict_max_finite(the candidate's dtype). */
-KBV_STRICT_FN kbv_strict_outcome kbv_strict_element(double c, double o, double s, bool have_strict,
-                                                    double max_finite)
+/* Element outcome: candidate c, float64 oracle o, class baseline s (the
+ * fp32-strict baseline; bf16 in a bf16 run; have_strict false: no baseline,
+ * it is taken to agree), max_finite and band from kbv_strict_max_finite and
+ * kbv_strict_band of the candidate's dtype. */
+KBV_STRICT_FN kbv_strict_outcome kbv_strict_element_in(double c, double o, double s,
+                                                       bool have_strict, double max_finite,
+                                                       double band)
 {
     if (!isfinite(o))
         return KBV_STRICT_ORACLE_NONFINITE;
     const double a = fabs(o);
     bool overflows;
-    if (a * (1.0 + KBV_STRICT_OVERFLOW_BAND) < max_finite)
+    if (a * (1.0 + band) < max_finite)
         overflows = false;
-    else if (a > max_finite * (1.0 + KBV_STRICT_OVERFLOW_BAND))
+    else if (a > max_finite * (1.0 + band))
         overflows = true;
     else
         return KBV_STRICT_AT_OVERFLOW;
@@ -91,6 +105,13 @@ KBV_STRICT_FN kbv_strict_outcome kbv_strict_element(double c, double o, double s
     if (isfinite(c) == overflows)
         return KBV_STRICT_WRONG_CLASS;
     return overflows ? KBV_STRICT_OVERFLOW : KBV_STRICT_FINITE;
+}
+
+/* The same with the float32 band. */
+KBV_STRICT_FN kbv_strict_outcome kbv_strict_element(double c, double o, double s, bool have_strict,
+                                                    double max_finite)
+{
+    return kbv_strict_element_in(c, o, s, have_strict, max_finite, KBV_STRICT_OVERFLOW_BAND);
 }
 
 #endif

@@ -167,12 +167,13 @@ static json_t *sample_record(const gen_run *run, const gen_job *job)
     for (int l = 0; libs && l < KBV_VENDOR_COUNT; l++)
         if (cfg->prompt.vendor_libs >> l & 1u)
             json_array_append_new(libs, json_string(kbv_vendor_get((kbv_vendor_lib)l)->name));
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:b, s:o*}", "problem",
-                     key, "name", def->name, "level", def->level, "problem_id", def->id,
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:b, s:o*, s:s}",
+                     "problem", key, "name", def->name, "level", def->level, "problem_id", def->id,
                      "sample", job->sample, "model", cfg->model, "api", kbv_api_name(cfg->api),
                      "url", run->shown_url, "target", cfg->prompt.cpu ? "cpu" : "cuda",
                      "template", kbv_prompt_template_label(&cfg->prompt), "input_blind",
-                     kbv_prompt_is_input_blind(def, &cfg->prompt), "vendor_libs", libs);
+                     kbv_prompt_is_input_blind(def, &cfg->prompt), "vendor_libs", libs,
+                     "precision", cfg->prompt.precision ? cfg->prompt.precision : "fp32");
 }
 
 /* Writes what one answer produced and classifies it. */

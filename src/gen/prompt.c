@@ -312,12 +312,28 @@ static kbv_status read_template(const kbv_prompt_options *opt, char **out)
 
 enum { PIECE_TASK, PIECE_ABI, PIECE_JUDGING, PIECE_REFERENCE, PIECE_GPU, PIECE_EXAMPLE,
        PIECE_EXAMPLE_REFERENCE, PIECE_EXAMPLE_CANDIDATE, PIECE_KEY, PIECE_NAME, PIECE_LANGUAGE,
-       PIECE_KERNELS, PIECE_FENCE, PIECE_COUNT };
+       PIECE_KERNELS, PIECE_FENCE, PIECE_PRECISION_NOTE, PIECE_COUNT };
 static const char *const placeholders[PIECE_COUNT] = {
     "{task}", "{abi}", "{judging}", "{reference}", "{gpu}", "{example}", "{example_reference}",
     "{example_candidate}", "{problem_key}", "{problem_name}", "{language}", "{kernels}",
-    "{fence}",
+    "{fence}", "{precision_note}",
 };
+
+kbv_status kbv_prompt_precision(const kbv_prompt_options *opt, kbv_precision *out)
+{
+    *out = KBV_PRECISION_FP32;
+    return opt->precision ? kbv_precision_parse(opt->precision, out) : KBV_OK;
+}
+
+/* {precision_note}: the paper's (src/prompt_constructor.py,
+ * prompt_generate_custom_cuda) for a precision other than fp32, its blank
+ * lines around it included; "" for fp32, where the paper adds none. */
+static void write_precision_note(kbv_precision p, FILE *out)
+{
+    const char *display = kbv_precision_get(p)->prompt_display;
+    if (display)
+        fprintf(out, "\nNote: The kernels should be optimized for %s precision.\n", display);
+}
 
 /* One pass: text substituted in is never scanned again, so braces in code
  * or a placeholder's name inside ABI.md stay as they are. */
@@ -347,9 +363,14 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
     kbv_status st = KBV_OK;
     const struct target *tg = &targets[opt->cpu];
     char *tmpl = NULL, *abi_md = NULL, key[32], path[4096];
-    text abi = {0}, judging = {0}, ref = {0}, ex_text = {0}, prompt = {0};
+    text abi = {0}, judging = {0}, ref = {0}, ex_text = {0}, prompt = {0}, note = {0};
     example ex = {0};
 
+    kbv_precision precision;
+    KBV_TRY_GOTO(kbv_prompt_precision(opt, &precision), st, done);
+    KBV_TRY_GOTO(text_open(&note), st, done);
+    write_precision_note(precision, note.f);
+    KBV_TRY_GOTO(text_close(&note), st, done);
     KBV_TRY_GOTO(read_template(opt, &tmpl), st, done);
     KBV_TRY_GOTO(kbv_data_path("KBV_DOCS_DIR", "docs", "ABI.md", path, sizeof path), st, done);
     KBV_TRY_GOTO(kbv_prompt_read_file(path, &abi_md), st, done);
@@ -384,6 +405,7 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
         [PIECE_LANGUAGE] = tg->language,
         [PIECE_KERNELS] = tg->kernels,
         [PIECE_FENCE] = tg->fence,
+        [PIECE_PRECISION_NOTE] = note.data,
     };
     KBV_TRY_GOTO(text_open(&prompt), st, done);
     expand(tmpl, values, prompt.f);
@@ -398,6 +420,7 @@ done:
     text_free(&ref);
     text_free(&ex_text);
     text_free(&prompt);
+    text_free(&note);
     example_free(&ex);
     return st;
 }

@@ -19,6 +19,7 @@
 
 #include "core/status.h"
 #include "graph/problem_def.h"
+#include "record/precision.h"
 
 #define KBV_PROMPT_DEFAULT_GPU "NVIDIA H200 (sm_90a, 132 SMs, 141 GB HBM3e, 4.8 TB/s)"
 #define KBV_PROMPT_DEFAULT_TEMPLATE "default"
@@ -38,6 +39,8 @@ typedef struct kbv_prompt_options {
     const char *template_name;  /* NULL: KBV_PROMPT_DEFAULT_TEMPLATE; a bare name
                                    ([A-Za-z0-9_-]+): a bundled template; else a file */
     const char *gpu;            /* NULL: KBV_PROMPT_DEFAULT_GPU (or the CPU backend with cpu) */
+    const char *precision;      /* NULL or "fp32": no note; "bf16": the paper's BF16 note
+                                   ({precision_note}; record/precision.h) */
     unsigned vendor_libs;       /* vendor libraries the candidate may call (core/vendor_libs.h):
                                    the ABI's section on them, naming these, goes into {abi};
                                    0: left out, as it is of every prompt without them */
@@ -49,6 +52,9 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
 
 /* The template as records name it: the bundled template's name or the file. */
 const char *kbv_prompt_template_label(const kbv_prompt_options *opt);
+
+/* The precision the prompt asks for: opt->precision parsed (fp32 when NULL). */
+kbv_status kbv_prompt_precision(const kbv_prompt_options *opt, kbv_precision *out);
 
 /* Whether the prompt for def under opt is input-blind. */
 bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_options *opt);

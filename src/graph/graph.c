@@ -484,6 +484,23 @@ double kbv_graph_flops(const kbv_graph *g)
     return total;
 }
 
+double kbv_graph_min_bytes_stored(const kbv_graph *g, kbv_dtype float_dtype)
+{
+    double total = 0.0;
+    for (int v = 0; v < g->n_values; v++) {
+        const kbv_value *val = &g->values[v];
+        if (val->kind == KBV_VALUE_NODE && !val->is_output)
+            continue;
+        bool scalar = val->kind == KBV_VALUE_INPUT &&
+                      g->def->inputs[val->def_index].gen == KBV_GEN_SCALAR;
+        bool is_float = val->dtype == KBV_F32 || val->dtype == KBV_F64 ||
+                        val->dtype == KBV_F16 || val->dtype == KBV_BF16;
+        kbv_dtype dt = is_float && !scalar ? float_dtype : val->dtype;
+        total += (double)kbv_value_numel(val) * (double)kbv_dtype_size(dt);
+    }
+    return total;
+}
+
 double kbv_graph_min_bytes(const kbv_graph *g)
 {
     double total = 0.0;

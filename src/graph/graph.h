@@ -68,5 +68,8 @@ void kbv_value_tensor(const kbv_value *v, kbv_tensor *t);
 
 double kbv_graph_flops(const kbv_graph *g);        /* total floating-point operations */
 double kbv_graph_min_bytes(const kbv_graph *g);    /* inputs + params read once, outputs written once */
+/* The same with float tensors stored as float_dtype (a bf16 run: 2 bytes);
+ * a Python number given to forward() keeps its own size. */
+double kbv_graph_min_bytes_stored(const kbv_graph *g, kbv_dtype float_dtype);
 
 #endif

@@ -363,6 +363,7 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
     put(o, "size", jstr(rec->size), &bad);
     put(o, "seed", json_integer((json_int_t)rec->seed), &bad);
     put(o, "gate", json_string(kbv_gate_get(rec->gate)->name), &bad);
+    put(o, "precision", json_string(kbv_precision_get(rec->precision)->name), &bad);
     put(o, "vendor_libs", vendor_libs_to_json(rec->vendor_libs, &bad), &bad);
 
     json_t *c = json_object();
@@ -549,6 +550,11 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
     if (gate && (!json_is_string(gate) ||
                  kbv_gate_parse(json_string_value(gate), &rec->gate) != KBV_OK))
         return kbv_fail(KBV_ERR_PARSE, "results record with an unknown gate");
+    const json_t *precision = json_object_get(o, "precision");
+    if (precision && (!json_is_string(precision) ||
+                      kbv_precision_parse(json_string_value(precision), &rec->precision) !=
+                          KBV_OK))
+        return kbv_fail(KBV_ERR_PARSE, "results record with an unknown precision");
     KBV_TRY(vendor_libs_from_json(json_object_get(o, "vendor_libs"), &rec->vendor_libs));
     const json_t *c = json_object_get(o, "compile");
     if (json_is_object(c)) {
@@ -593,12 +599,29 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
     return KBV_OK;
 }
 
+const char *kbv_record_table_name(const kbv_record *r, char *buf, size_t cap)
+{
+    if (r->precision == KBV_PRECISION_FP32)
+        snprintf(buf, cap, "%s", r->model);
+    else
+        snprintf(buf, cap, "%.100s @%s", r->model, kbv_precision_get(r->precision)->name);
+    return buf;
+}
+
+int kbv_record_table_cmp(const kbv_record *a, const kbv_record *b)
+{
+    int c = strcmp(a->model, b->model);
+    if (c)
+        return c;
+    return (a->precision > b->precision) - (a->precision < b->precision);
+}
+
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b)
 {
     return a->sample == b->sample && !strcmp(a->problem, b->problem) &&
            !strcmp(a->model, b->model) && !strcmp(a->source_sha256, b->source_sha256) &&
            !strcmp(a->size, b->size) && !strcmp(a->device, b->device) && a->gate == b->gate &&
-           a->vendor_libs == b->vendor_libs;
+           a->precision == b->precision && a->vendor_libs == b->vendor_libs;
 }
 
 /* ---- lists and files -------------------------------------------------- */

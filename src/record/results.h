@@ -17,6 +17,7 @@
 
 #include "core/status.h"
 #include "kbv/candidate.h"
+#include "record/precision.h"
 
 /* The schema every record names ("schema"). Records of an earlier schema
  * are converted to this one as they are read, each conversion noted in the
@@ -139,6 +140,7 @@ typedef struct kbv_record {
     char size[8];                    /* "full" or "small" */
     uint64_t seed;
     kbv_gate gate;                   /* the verified protocol's gate */
+    kbv_precision precision;         /* fp32 or bf16 (record/precision.h); absent: fp32 */
     unsigned vendor_libs;            /* the vendor libraries the run allowed (core/vendor_libs.h):
                                         JSON "vendor_libs": ["cublas", ...], [] for none; a
                                         record without it was written when none could be */
@@ -188,9 +190,16 @@ kbv_status kbv_record_from_json(const json_t *obj, kbv_record *rec);
 /* A record's "schema", -1 when it has none. */
 long long kbv_record_schema(const json_t *obj);
 
+/* The name a record's results are tabled under: its model, with " @bf16"
+ * for a bf16 run -- a model's fp32 and bf16 runs are two rows of every
+ * table, summary and report, never one. */
+const char *kbv_record_table_name(const kbv_record *r, char *buf, size_t cap);
+/* Orders records by model, then precision (0 when they share a table row). */
+int kbv_record_table_cmp(const kbv_record *a, const kbv_record *b);
+
 /* Identity of a record for resume: a sample is done when a record with the
  * same (model, problem, sample, source_sha256, size, device, gate,
- * vendor_libs) exists. */
+ * precision, vendor_libs) exists. */
 bool kbv_record_same_job(const kbv_record *a, const kbv_record *b);
 
 /* All records of a file, in order; a line that does not parse (such as one

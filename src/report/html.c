@@ -125,6 +125,8 @@ kbv_status kbv_html_write(FILE *f, const kbv_report_data *d, const kbv_html_opts
     esc(f, d->device);
     fputs(" &middot; size ", f);
     esc(f, d->size);
+    fputs(" &middot; precision ", f);
+    esc(f, d->precision);
     fputs(" &middot; vendor libraries ", f);
     esc(f, d->vendor_libs);
     fprintf(f, " &middot; kbv %s</p>\n", KBV_VERSION);

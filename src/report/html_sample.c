@@ -74,7 +74,7 @@ static void write_verdicts(FILE *f, const kbv_report_sample *s)
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         const kbv_proto_result *pr = &r->proto[p];
         fprintf(f, "<tr><td>%s (vs %s)</td>", kbv_protocol_name((kbv_protocol)p),
-                kbv_report_baseline_name((kbv_protocol)p));
+                kbv_precision_get(r->precision)->baseline[p]);
         if (pr->correct)
             fputs("<td class=\"ok\">correct</td>", f);
         else
@@ -258,6 +258,8 @@ static void write_sample(FILE *f, const kbv_report_data *d, const kbv_report_sam
     esc(f, r->device[0] ? r->device : "-");
     fputs(" &middot; size ", f);
     esc(f, r->size[0] ? r->size : "-");
+    fputs(" &middot; precision ", f);
+    esc(f, kbv_precision_get(r->precision)->name);
     char libs[64];
     fputs(" &middot; vendor libraries ", f);
     esc(f, kbv_vendor_format(r->vendor_libs, libs, sizeof libs));

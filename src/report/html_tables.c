@@ -36,9 +36,11 @@ static void write_summary(FILE *f, const kbv_report_data *d)
           "<th rowspan=\"2\" data-col=\"0\">model</th><th rowspan=\"2\" data-col=\"1\">level</th>"
           "<th rowspan=\"2\" data-col=\"2\">problems</th>",
           f);
+    char base[48];
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         fprintf(f, "<th colspan=\"4\" class=\"p%d\">%s (vs %s)</th>", p,
-                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
+                kbv_protocol_name((kbv_protocol)p),
+                kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base));
     fputs("</tr><tr>", f);
     static const char *const cols[] = {"correct", "speedup", "Fast@1", "fallback"};
     char cls[8];
@@ -92,12 +94,14 @@ static void write_metrics(FILE *f, const kbv_report_data *d)
           "&ldquo;kernels that increase peak memory&rdquo;). <b>compiled %</b>: problems with a "
           "sample that compiled.</p>\n",
           f);
+    char base[48];
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         fprintf(f, "<h3>%s (baseline %s)</h3>\n<table class=\"sortable\" id=\"t-metrics-%s\">"
                    "<thead><tr><th>model</th><th>level</th>"
                    "<th>problems</th><th>samples</th><th>compiled %%</th><th>correct</th>"
                    "<th>correct %%</th><th>speedup</th><th>fallback</th>",
-                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p),
+                kbv_protocol_name((kbv_protocol)p),
+                kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base),
                 kbv_protocol_name((kbv_protocol)p));
         for (int k = 0; k < KBV_FAST_COUNT; k++)
             fprintf(f, "<th>Fast@%g</th>", kbv_fast_thresholds[k]);
@@ -135,9 +139,11 @@ static void write_pooled(FILE *f, const kbv_report_data *d)
           "model over every level it has records of, as the paper's overall table.</p>\n"
           "<table class=\"sortable\" id=\"t-pooled\"><thead><tr><th rowspan=\"2\" data-col=\"0\">"
           "model</th><th rowspan=\"2\" data-col=\"1\">problems</th>", f);
+    char base[48];
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         fprintf(f, "<th colspan=\"6\" class=\"p%d\">%s (vs %s)</th>", p,
-                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p));
+                kbv_protocol_name((kbv_protocol)p),
+                kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base));
     fputs("</tr><tr>", f);
     static const char *const cols[] = {"speedup", "correct %", "Fast@1", "mem eff", "mem-eff %",
                                        "mem-up %"};
@@ -178,12 +184,14 @@ static void write_per_sample(FILE *f, const kbv_report_data *d)
           "paper's <code>benchmark_eval_analysis.py</code>; mean &plusmn; std (numpy's, ddof 0) "
           "over the indices, an index with no correct problem counting speedup 0 as there. "
           "Then each index's compiled and correct %.</p>\n", f);
+    char base[48];
     for (int p = 0; p < KBV_PROTO_COUNT; p++) {
         fprintf(f, "<h3>%s (baseline %s)</h3>\n<table class=\"sortable\" "
                    "id=\"t-per-sample-%s\"><thead><tr><th>model</th><th>level</th>"
                    "<th>indices</th><th>compiled %%</th><th>correct %%</th><th>speedup</th>"
                    "<th>fallback</th>",
-                kbv_protocol_name((kbv_protocol)p), kbv_report_baseline_name((kbv_protocol)p),
+                kbv_protocol_name((kbv_protocol)p),
+                kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base),
                 kbv_protocol_name((kbv_protocol)p));
         for (int k = 0; k < KBV_FAST_COUNT; k++)
             fprintf(f, "<th>Fast@%g</th>", kbv_fast_thresholds[k]);

@@ -55,7 +55,7 @@ void kbv_record_problem_of(const kbv_record *r, int *level, int *id)
 static int cmp_ref(const void *pa, const void *pb)
 {
     const ref *a = pa, *b = pb;
-    int c = strcmp(a->r->model, b->r->model);
+    int c = kbv_record_table_cmp(a->r, b->r);
     if (c)
         return c;
     if (a->level != b->level)
@@ -69,7 +69,7 @@ static int cmp_ref(const void *pa, const void *pb)
 
 static bool same_problem(const ref *a, const ref *b)
 {
-    return !strcmp(a->r->model, b->r->model) && a->level == b->level && a->id == b->id;
+    return !kbv_record_table_cmp(a->r, b->r) && a->level == b->level && a->id == b->id;
 }
 
 static double speedup_of(const kbv_proto_result *p)
@@ -393,7 +393,8 @@ static kbv_status group_metrics(kbv_metrics *m, const model_view *v, int level,
     kbv_status st = KBV_OK;
     const ref *u = v->u;
     memset(g, 0, sizeof *g);
-    snprintf(g->model, sizeof g->model, "%s", u[0].r->model);
+    kbv_record_table_name(u[0].r, g->model, sizeof g->model);
+    g->precision = u[0].r->precision;
     g->level = level;
     group_acc ga;
     memset(&ga, 0, sizeof ga);
@@ -525,7 +526,7 @@ kbv_status kbv_metrics_compute_with(const kbv_record *recs, int n, const kbv_met
     }
     for (int i = 0; i < nu;) {
         int j = i + 1;
-        while (j < nu && !strcmp(u[i].r->model, u[j].r->model))
+        while (j < nu && !kbv_record_table_cmp(u[i].r, u[j].r))
             j++;
         model_view v = {u + i, j - i, &suite, o->denominator};
         KBV_TRY_GOTO(group_metrics(m, &v, 0, &m->groups[m->n++]), st, done);

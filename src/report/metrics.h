@@ -88,7 +88,8 @@ typedef enum kbv_condition {
 const char *kbv_condition_name(kbv_condition c);   /* "fp32+standard", ... */
 
 typedef struct kbv_group_metrics {
-    char model[128];
+    char model[128];              /* kbv_record_table_name: "MODEL @bf16" for a bf16 run */
+    kbv_precision precision;
     int level;                    /* 0: all the model's levels pooled */
     int n_problems;               /* the denominator (view above) */
     int n_sampled;                /* of them, problems with >= 1 sample */

@@ -199,7 +199,7 @@ typedef struct ordered {
 static int cmp_ordered(const void *pa, const void *pb)
 {
     const ordered *a = pa, *b = pb;
-    int c = strcmp(a->r->model, b->r->model);
+    int c = kbv_record_table_cmp(a->r, b->r);
     if (c)
         return c;
     if (a->level != b->level)
@@ -364,6 +364,21 @@ static void common_gate(const kbv_report_data *d, char *out, size_t cap)
     }
 }
 
+/* The samples' precision, "mixed" (fp32 and bf16 rows side by side), or "-". */
+static void common_precision(const kbv_report_data *d, char *out, size_t cap)
+{
+    snprintf(out, cap, "-");
+    for (int i = 0; i < d->n_samples; i++) {
+        kbv_precision p = d->samples[i].rec->precision;
+        if (i == 0) {
+            snprintf(out, cap, "%s", kbv_precision_get(p)->name);
+        } else if (p != d->samples[0].rec->precision) {
+            snprintf(out, cap, "mixed");
+            return;
+        }
+    }
+}
+
 /* The vendor libraries the samples' runs allowed, "mixed", or "-" when there are none. */
 static void common_vendor_libs(const kbv_report_data *d, char *out, size_t cap)
 {
@@ -469,13 +484,15 @@ kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cf
 
     /* models and the surviving samples (the last of duplicates) */
     for (int i = 0; i < n; i++) {
-        bool superseded = i + 1 < n && !strcmp(o[i].r->model, o[i + 1].r->model) &&
+        bool superseded = i + 1 < n && !kbv_record_table_cmp(o[i].r, o[i + 1].r) &&
                           o[i].level == o[i + 1].level && o[i].id == o[i + 1].id &&
                           o[i].r->sample == o[i + 1].r->sample;
         if (superseded)
             continue;
-        if (d->n_models == 0 || strcmp(d->models[d->n_models - 1], o[i].r->model))
-            snprintf(d->models[d->n_models++], sizeof d->models[0], "%s", o[i].r->model);
+        char name[sizeof d->models[0]];
+        kbv_record_table_name(o[i].r, name, sizeof name);
+        if (d->n_models == 0 || strcmp(d->models[d->n_models - 1], name))
+            snprintf(d->models[d->n_models++], sizeof d->models[0], "%s", name);
         kbv_report_sample *s = &d->samples[d->n_samples++];
         s->rec = o[i].r;
         s->model = d->n_models - 1;
@@ -529,6 +546,7 @@ kbv_status kbv_report_data_build(kbv_report_data *d, const kbv_report_config *cf
     common_field(d, offsetof(kbv_record, device), d->device, sizeof d->device);
     common_field(d, offsetof(kbv_record, size), d->size, sizeof d->size);
     common_gate(d, d->gate, sizeof d->gate);
+    common_precision(d, d->precision, sizeof d->precision);
     common_vendor_libs(d, d->vendor_libs, sizeof d->vendor_libs);
 done:
     free(o);

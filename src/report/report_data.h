@@ -133,6 +133,8 @@ typedef struct kbv_report_data {
     char device[128];         /* the records' device, or "mixed" */
     char size[8];             /* "full", "small", or "mixed" */
     char gate[16];            /* the records' verified gate, or "mixed" */
+    char precision[8];        /* the records' precision, or "mixed": a bf16 run's rows are
+                                 its model's name with " @bf16" (kbv_record_table_name) */
     char vendor_libs[64];     /* the vendor libraries their runs allowed ("none"), or "mixed" */
 } kbv_report_data;
 

@@ -6,11 +6,25 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const baselines[KBV_PROTO_COUNT] = {"fp32", "tf32", "tf32"};
-
 const char *kbv_report_baseline_name(kbv_protocol p)
 {
-    return (unsigned)p < KBV_PROTO_COUNT ? baselines[p] : "?";
+    return (unsigned)p < KBV_PROTO_COUNT ? kbv_precision_get(KBV_PRECISION_FP32)->baseline[p]
+                                         : "?";
+}
+
+const char *kbv_report_baseline_label(const kbv_report_data *d, kbv_protocol p, char *buf,
+                                      size_t cap)
+{
+    kbv_precision prec = KBV_PRECISION_FP32;
+    if (!strcmp(d->precision, "mixed")) {
+        snprintf(buf, cap, "%s; @bf16 rows %s", kbv_report_baseline_name(p),
+                 kbv_precision_get(KBV_PRECISION_BF16)->baseline[p]);
+        return buf;
+    }
+    if (kbv_precision_parse(d->precision, &prec) != KBV_OK)
+        kbv_clear_error();   /* "-": no records */
+    snprintf(buf, cap, "%s", kbv_precision_get(prec)->baseline[p]);
+    return buf;
 }
 
 /* ---- numbers ------------------------------------------------------------ */
@@ -138,10 +152,13 @@ static void md_headline(FILE *f, const kbv_report_data *d, const int *order, int
           "Correct % of problems; speedup = geometric mean of t_baseline / t_kernel over the "
           "correctly solved problems; Fast@1 = % of all problems solved correctly and faster "
           "than the baseline.\n\n| model | level | problems |", f);
-    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        char base[48];
         fprintf(f, " %s correct %% | %s speedup (vs %s) | %s Fast@1 |",
                 kbv_protocol_name((kbv_protocol)p), kbv_protocol_name((kbv_protocol)p),
-                baselines[p], kbv_protocol_name((kbv_protocol)p));
+                kbv_report_baseline_label(d, (kbv_protocol)p, base, sizeof base),
+                kbv_protocol_name((kbv_protocol)p));
+    }
     fputs("\n|---|---|--:|", f);
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         fputs("--:|--:|--:|", f);
@@ -164,8 +181,9 @@ static void md_headline(FILE *f, const kbv_report_data *d, const int *order, int
 static void md_protocol(FILE *f, const kbv_report_data *d, const int *order, int n,
                         kbv_protocol p)
 {
-    char b[12][32];
-    fprintf(f, "## All metrics: %s (baseline %s)\n\n", kbv_protocol_name(p), baselines[p]);
+    char b[12][32], base[48];
+    fprintf(f, "## All metrics: %s (baseline %s)\n\n", kbv_protocol_name(p),
+            kbv_report_baseline_label(d, p, base, sizeof base));
     fputs("| model | level | problems | samples | compiled % | correct | correct % | speedup | "
           "fallback |", f);
     for (int k = 0; k < KBV_FAST_COUNT; k++)
@@ -249,13 +267,13 @@ const char *kbv_report_fmt_mean_sd(kbv_mean_sd v, bool pct, char *buf, size_t ca
 static void md_per_sample(FILE *f, const kbv_report_data *d, const int *order, int n,
                           kbv_protocol p)
 {
-    char b[8][48];
+    char b[8][48], base[48];
     fprintf(f, "## Per sample: %s (baseline %s)\n\nSample index s alone: sample s of every "
                "problem, a problem without one failed (scripts/benchmark_eval_analysis.py of the "
                "paper); mean \xC2\xB1 std (numpy's, ddof 0) over the indices, an index with no "
                "correct problem counting speedup 0 as there.\n\n"
                "| model | level | indices | compiled %% | correct %% | speedup | fallback |",
-            kbv_protocol_name(p), baselines[p]);
+            kbv_protocol_name(p), kbv_report_baseline_label(d, p, base, sizeof base));
     for (int k = 0; k < KBV_FAST_COUNT; k++)
         fprintf(f, " Fast@%g %% |", kbv_fast_thresholds[k]);
     fputs("\n|---|---|--:|--:|--:|--:|--:|", f);
@@ -536,6 +554,11 @@ kbv_status kbv_report_write_markdown(FILE *f, const kbv_report_data *d,
     md_text(f, d->device);
     fputs("; size: ", f);
     md_text(f, d->size);
+    fputs("; precision: ", f);
+    md_text(f, d->precision);
+    if (strcmp(d->precision, "fp32") && strcmp(d->precision, "-"))
+        fputs(". Rows named MODEL @bf16 are a bf16 run (--precision bf16): bfloat16 tensors, "
+              "allclose 1e-2, every protocol's baseline the bf16 one", f);
     fputs("; vendor libraries allowed: ", f);
     md_text(f, d->vendor_libs);
     fprintf(f, ".\n\nProblems (`--denominator %s`): %s. A problem's result is its fastest "
@@ -631,8 +654,9 @@ kbv_status kbv_report_write_csv(FILE *f, const kbv_report_data *d)
                 fprintf(f, ",%d", g->level);
             else
                 fputs(",all", f);
-            fprintf(f, ",%s,%s,%d,%d,%d", kbv_protocol_name((kbv_protocol)p), baselines[p],
-                    g->n_problems, g->n_samples, pm->n_correct);
+            fprintf(f, ",%s,%s,%d,%d,%d", kbv_protocol_name((kbv_protocol)p),
+                    kbv_precision_get(g->precision)->baseline[p], g->n_problems, g->n_samples,
+                    pm->n_correct);
             csv_num(f, pm->correct_pct);
             csv_num(f, pm->speedup);
             csv_num(f, pm->fallback);

@@ -16,6 +16,10 @@
 
 /* The baseline a protocol's speedups are measured against: fp32, tf32, tf32. */
 const char *kbv_report_baseline_name(kbv_protocol p);
+/* The same for the records of d: bf16 when they are a bf16 run's, both
+ * ("tf32; @bf16 rows bf16") when fp32 and bf16 rows are side by side. */
+const char *kbv_report_baseline_label(const kbv_report_data *d, kbv_protocol p, char *buf,
+                                      size_t cap);
 
 /* Number formats shared by the tables and the page; NAN prints "-".
  * The multiplication sign is UTF-8 "×" unless ascii. */

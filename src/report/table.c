@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 /* The baseline each protocol's speedup is measured against. */
-static const char *const proto_baseline[KBV_PROTO_COUNT] = {"fp32", "tf32", "tf32"};
 
 static const char *fmt_pct(double x, char *buf, size_t cap)
 {
@@ -45,10 +44,11 @@ static const char *fmt_frac(double x, char *buf, size_t cap)
 
 void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info)
 {
-    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s%s%s%s%s)\n",
+    fprintf(f, "\nkbv results: %s (%d records; device %s, size %s%s%s%s%s%s%s)\n",
             info->results_path ? info->results_path : "-", info->n_records,
             info->device ? info->device : "-", info->size ? info->size : "-",
             info->gate ? ", verified gate " : "", info->gate ? info->gate : "",
+            info->precision ? ", precision " : "", info->precision ? info->precision : "",
             info->vendor_libs ? ", vendor libraries " : "",
             info->vendor_libs ? info->vendor_libs : "");
     fprintf(f, "Problems (--denominator %s): %s; each problem's result is its fastest correct "
@@ -62,10 +62,22 @@ void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info
     }
     fprintf(f, "Columns per protocol: correct %%, speedup (geomean over correct), Fast@1 %%, "
                "fallback speedup, memory efficiency, memory-efficient %%, SOL fraction.\n\n");
+    /* the baseline of each protocol, of this table's precision ("a / b" when mixed) */
+    bool mixed = info->precision && !strcmp(info->precision, "mixed");
+    kbv_precision prec = KBV_PRECISION_FP32;
+    if (info->precision && !mixed && kbv_precision_parse(info->precision, &prec) != KBV_OK)
+        kbv_clear_error();
     char head[KBV_PROTO_COUNT][64];
-    for (int p = 0; p < KBV_PROTO_COUNT; p++)
-        snprintf(head[p], sizeof head[p], "%s (vs %s)", kbv_protocol_name((kbv_protocol)p),
-                 proto_baseline[p]);
+    for (int p = 0; p < KBV_PROTO_COUNT; p++) {
+        if (mixed)
+            snprintf(head[p], sizeof head[p], "%s (vs %s; @bf16 rows %s)",
+                     kbv_protocol_name((kbv_protocol)p),
+                     kbv_precision_get(KBV_PRECISION_FP32)->baseline[p],
+                     kbv_precision_get(KBV_PRECISION_BF16)->baseline[p]);
+        else
+            snprintf(head[p], sizeof head[p], "%s (vs %s)", kbv_protocol_name((kbv_protocol)p),
+                     kbv_precision_get(prec)->baseline[p]);
+    }
     fprintf(f, "%-24s %5s %5s", "", "", "");
     for (int p = 0; p < KBV_PROTO_COUNT; p++)
         fprintf(f, " | %-52s", head[p]);
@@ -114,14 +126,15 @@ static void put(json_t *o, const char *key, json_t *v, int *bad)
         *bad = 1;
 }
 
-static json_t *proto_json(const kbv_proto_metrics *pm, kbv_protocol p, int *bad)
+static json_t *proto_json(const kbv_proto_metrics *pm, kbv_protocol p, kbv_precision prec,
+                          int *bad)
 {
     json_t *o = json_object();
     if (!o) {
         *bad = 1;
         return NULL;
     }
-    put(o, "baseline", json_string(proto_baseline[p]), bad);
+    put(o, "baseline", json_string(kbv_precision_get(prec)->baseline[p]), bad);
     put(o, "problems", json_integer(pm->n_problems), bad);
     put(o, "correct", json_integer(pm->n_correct), bad);
     put(o, "correct_pct", num_or_null(pm->correct_pct), bad);
@@ -178,7 +191,7 @@ static json_t *per_sample_json(const kbv_group_metrics *g, kbv_protocol p, int *
     json_t *each = json_array();
     for (int s = 0; each && s < g->n_sample_ids; s++) {
         const kbv_sample_metrics *sm = &g->per_sample[s];
-        json_t *so = proto_json(&sm->p[p], p, bad);
+        json_t *so = proto_json(&sm->p[p], p, g->precision, bad);
         if (!so)
             break;
         json_object_del(so, "baseline");
@@ -202,6 +215,7 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
     put(o, "device", json_string(info->device ? info->device : ""), &bad);
     put(o, "size", json_string(info->size ? info->size : ""), &bad);
     put(o, "verified_gate", info->gate ? json_string(info->gate) : json_null(), &bad);
+    put(o, "precision", info->precision ? json_string(info->precision) : json_null(), &bad);
     put(o, "vendor_libs", info->vendor_libs ? json_string(info->vendor_libs) : json_null(), &bad);
     put(o, "records", json_integer(info->n_records), &bad);
     put(o, "denominator", json_string(kbv_denominator_name(m->denominator)), &bad);
@@ -221,6 +235,7 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
             break;
         }
         put(gj, "model", json_string(g->model), &bad);
+        put(gj, "precision", json_string(kbv_precision_get(g->precision)->name), &bad);
         put(gj, "level", g->level ? json_integer(g->level) : json_string("all"), &bad);
         put(gj, "problems", json_integer(g->n_problems), &bad);
         put(gj, "problems_sampled", json_integer(g->n_sampled), &bad);
@@ -229,16 +244,17 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
         put(gj, "compiled_pct", num_or_null(g->compiled_pct), &bad);
         json_t *conds = json_object();
         for (int c = 0; conds && c < KBV_COND_COUNT; c++) {
-            /* a condition's baseline is tf32 or fp32, its protocol columns the verdict's */
+            /* a condition's baseline is tf32 or fp32 (bf16 in a bf16 run), its protocol
+             * columns the verdict's */
             json_t *cj = proto_json(&g->cond[c], c == KBV_COND_FP32_STD || c == KBV_COND_FP32_HIDDEN
                                                      ? KBV_PROTO_STANDARD
                                                      : KBV_PROTO_VERIFIED,
-                                    &bad);
+                                    g->precision, &bad);
             put(conds, kbv_condition_name((kbv_condition)c), cj, &bad);
         }
         put(gj, "conditions", conds, &bad);
         for (int p = 0; p < KBV_PROTO_COUNT; p++) {
-            json_t *pj = proto_json(&g->p[p], (kbv_protocol)p, &bad);
+            json_t *pj = proto_json(&g->p[p], (kbv_protocol)p, g->precision, &bad);
             if (pj)
                 put(pj, "per_sample", per_sample_json(g, (kbv_protocol)p, &bad), &bad);
             put(gj, kbv_protocol_name((kbv_protocol)p), pj, &bad);

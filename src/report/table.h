@@ -17,6 +17,7 @@ typedef struct kbv_summary_info {
     const char *size;
     int n_records;                 /* records the metrics were computed over */
     const char *gate;              /* the records' verified gate, "mixed", or NULL: not said */
+    const char *precision;         /* the records' precision, "mixed", or NULL: not said */
     const char *vendor_libs;       /* the vendor libraries their runs allowed ("cublas,cudnn",
                                       "none"), "mixed", or NULL: not said */
 } kbv_summary_info;

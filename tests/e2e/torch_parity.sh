@@ -5,7 +5,9 @@
 # then torch_parity.py runs the rendering on the dumped tensors in float64 and
 # float32 and compares; op_parity_dump adds one-op problems for the ops the
 # level-2 problems use; kernelbench_parity.py does the same with KernelBench's
-# own module where tests/data/kernelbench has it. Usage: torch_parity.sh BUILD_DIR
+# own module where tests/data/kernelbench has it; torch_parity_bf16.py does the
+# same for the bf16 precision (kbv dump --precision bf16 beside the fp32 dump of
+# the same draw). Usage: torch_parity.sh BUILD_DIR
 # The seed is fixed for reproducibility; KBV_PARITY_SEED overrides it.
 set -u
 
@@ -94,4 +96,28 @@ for r in json.load(sys.stdin): print(r["key"], " ".join(r["configs"]))')
 
 echo "torch_parity: the hidden configs, seed $seed, small shapes"
 "$py" "$here/torch_parity.py" --configs "${cdirs[@]}" || status=1
+
+# bf16 (the paper's BF16 appendix): every problem's base draw, D6 and its
+# hidden configs, each dumped in fp32 and in bf16 at one seed.
+bdirs=()
+while read -r key cfgs; do
+    for c in base D6 $cfgs; do
+        dir=$work/bf16/${key//\//_}_$c
+        bdirs+=("$dir")
+        for prec in fp32 bf16; do
+            mkdir -p "$dir/$prec"
+            if ! "$kbv" dump "$key" --small --dist "$c" --seed "$seed" --precision "$prec" \
+                --out "$dir/$prec" >"$dir/dump.log" 2>&1; then
+                echo "kbv dump $key --dist $c --precision $prec failed: $(tail -n 1 "$dir/dump.log")" \
+                    >"$dir/FAILED"
+                break
+            fi
+            cp "$work/${key//\//_}/model.py" "$dir/$prec/model.py" 2>/dev/null
+        done
+    done
+done < <("$kbv" list --json | "$py" -c 'import json, sys
+for r in json.load(sys.stdin): print(r["key"], " ".join(r["configs"]))')
+
+echo "torch_parity: bf16, seed $seed, small shapes (base, D6 and the hidden configs)"
+"$py" "$here/torch_parity_bf16.py" "${bdirs[@]}" || status=1
 exit $status

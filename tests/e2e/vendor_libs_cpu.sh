@@ -87,7 +87,7 @@ check "... the summary counts this run's set alone" \
 assert s['vendor_libs']=='cublas,cublasLt,cudnn' and s['records']==2, s"
 check "... the table names them" grep -q "vendor libraries cublas,cublasLt,cudnn" "$TMP/eval.out"
 check "... and says the others were left out" \
-    grep -q "2 records of another device, size, gate or vendor libraries left out" "$TMP/eval.err"
+    grep -q "2 records of another device, size, gate, precision or vendor libraries left out" "$TMP/eval.err"
 
 check "kbv eval --allow-vendor-libs again resumes" run --allow-vendor-libs
 check "... every sample already recorded" grep -q "0 to evaluate, 2 already recorded" "$TMP/eval.err"
@@ -119,7 +119,7 @@ check "... and evaluated again under the option" bash -c "'$KBV' eval '$TMP/runs
 check "kbv merge keeps every set's records" bash -c "'$KBV' merge '$OUT' --out '$TMP/merged.jsonl' \
     > '$TMP/merge.out' 2> '$TMP/merge.err'"
 check "... all six" libs "$TMP/merged.jsonl" 2 '["cublas", "cudnn"]'
-check "... tabled apart" grep -q "records of 3 devices, sizes, verified gates or vendor library sets" \
+check "... tabled apart" grep -q "records of 3 devices, sizes, verified gates, precisions or vendor library sets" \
     "$TMP/merge.err"
 
 check "kbv report names the sets" bash -c "'$KBV' report '$OUT' --out '$TMP/report' \

@@ -56,6 +56,38 @@ note "examples eval: $r ($(( $(date +%s) - t0 )) s)"
 cat "$out/demo.err" | tail -20 >&2
 cat "$out/demo.txt"
 
+# BF16 (the paper's appendix; BF16=0 skips): the bf16 examples end to end on the GPU
+# (every one correct under every protocol), kbv's CUDA bf16 baselines against
+# PyTorch's CUDA bf16 on every problem (small shapes), and the bf16 baselines'
+# times beside PyTorch's bf16 eager.
+if [ "${BF16:-1}" != 0 ]; then
+    t0=$(date +%s)
+    timeout "${EVAL_TIMEOUT:-600}" "$build/kbv" eval examples/runs/demo-bf16 --device cuda \
+        --precision bf16 --out "$out/demo-bf16.jsonl" >"$out/demo-bf16.txt" 2>"$out/demo-bf16.err"
+    r=$?
+    ok=$(python3 -c 'import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+good = [r for r in rs if all(r["protocols"][p]["correct"] for p in ("standard", "verified", "strict"))]
+print(f"{len(good)} of {len(rs)} correct under every protocol")
+for r in rs:
+    if r not in good:
+        print("  " + r["problem"] + ": " + "; ".join(p + ": " + str(r["protocols"][p]["reason"])
+              for p in ("standard", "verified", "strict") if not r["protocols"][p]["correct"]))
+' "$out/demo-bf16.jsonl" 2>&1)
+    note "bf16 examples eval: exit $r, $(echo "$ok" | head -1) ($(( $(date +%s) - t0 )) s)"
+    echo "$ok" | tail -n +2 >&2
+    cat "$out/demo-bf16.txt"
+    t0=$(date +%s)
+    timeout "${BF16_PARITY_TIMEOUT:-900}" tests/gpu/bf16_torch_cuda.sh "$build" >"$out/bf16_torch_cuda.log" 2>&1
+    note "bf16 baselines vs PyTorch CUDA bf16: $(tail -1 "$out/bf16_torch_cuda.log") ($(( $(date +%s) - t0 )) s)"
+    grep '^FAIL' "$out/bf16_torch_cuda.log" | head -20 >&2
+    t0=$(date +%s)
+    if timeout "${BENCH_TIMEOUT:-300}" python3 bench/baselines_vs_torch.py --kbv "$build/kbv" --lib "$build/libkbv.so" --problems "${PROBLEMS:-L1/1-32}" \
+            --modes bf16 $quick --out "$out/bench_baselines_bf16.tsv" >"$out/bench_bf16.txt" 2>"$out/bench_bf16.err"; then
+        r=ok; else r=FAILED; tail -20 "$out/bench_bf16.err"; fi
+    note "bench bf16 baselines vs torch: $r ($(( $(date +%s) - t0 )) s)"
+fi
+
 # The cheat corpus (tests/cheats): each hack against the check that names it (CHEATS=0 skips).
 if [ "${CHEATS:-1}" != 0 ]; then
     t0=$(date +%s)
@@ -143,4 +175,5 @@ fi
 echo
 echo "================ summary ================"
 sed -n '/^kbv baseline/,$p' "$out/bench.txt"
+[ -f "$out/bench_bf16.txt" ] && sed -n '/^kbv baseline/,$p' "$out/bench_bf16.txt"
 printf '%s\n' "${summary[@]}"

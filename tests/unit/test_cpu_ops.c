@@ -937,7 +937,9 @@ static void test_modes(void **state)
         assert_int_equal(parsed, m);
         kbv_backend *be = NULL;
         assert_int_equal(kbv_cpu_backend_create((kbv_mode)m, &be), KBV_OK);
-        assert_int_equal(be->float_dtype, m == KBV_MODE_FP64 ? KBV_F64 : KBV_F32);
+        assert_int_equal(be->float_dtype, m == KBV_MODE_FP64   ? KBV_F64
+                                          : m == KBV_MODE_BF16 ? KBV_BF16
+                                                               : KBV_F32);
         assert_int_equal(be->device, -1);
         kbv_backend_destroy(be);
     }

@@ -405,6 +405,44 @@ static void test_missing_files(void **state)
     assert_null(p);
 }
 
+/* The paper's BF16 note (src/prompt_constructor.py): after the reference,
+ * before the instruction, only for bf16; fp32 prompts are as before. */
+static void test_precision_note(void **state)
+{
+    (void)state;
+    static const char note[] =
+        "```\n\nNote: The kernels should be optimized for BF16 (bfloat16) precision.\n\n";
+    kbv_prompt_options fp32 = {.input_blind = KBV_BLIND_DEFAULT};
+    kbv_prompt_options named = {.input_blind = KBV_BLIND_DEFAULT, .precision = "fp32"};
+    kbv_prompt_options bf16 = {.input_blind = KBV_BLIND_DEFAULT, .precision = "bf16"};
+    char *a = build("L1/19", fp32), *b = build("L1/19", named), *c = build("L1/19", bf16);
+    assert_string_equal(a, b);
+    assert_null(strstr(a, "Note: The kernels"));
+    const char *at = strstr(c, note);
+    assert_non_null(at);
+    assert_null(strstr(at + strlen(note), "Note: The kernels"));
+    assert_true(at > strstr(c, "You are given the following architecture:"));
+    assert_true(!strncmp(at + strlen(note), "Optimize the architecture named Model", 37));
+    assert_says_nothing_about_testing(c);
+    /* apart from the note, the same prompt */
+    size_t pre = (size_t)(at - c) + 4;
+    assert_true(!strncmp(a, c, pre));
+    assert_string_equal(a + pre, c + pre + strlen(note) - 5);  /* the note and its blank line */
+    free(a);
+    free(b);
+    free(c);
+    kbv_prompt_options informed = {.input_blind = KBV_BLIND_DEFAULT, .template_name = "informed",
+                                   .precision = "bf16"};
+    char *d = build("L1/19", informed);
+    assert_non_null(strstr(d, note));
+    free(d);
+    kbv_prompt_options bad = {.input_blind = KBV_BLIND_DEFAULT, .precision = "fp16"};
+    char *e = NULL;
+    assert_int_equal(kbv_prompt_build(kbv_problem_find("L1/19"), &bad, &e), KBV_ERR_PARSE);
+    kbv_clear_error();
+    assert_null(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_user_template),
         cmocka_unit_test(test_template_names),
         cmocka_unit_test(test_missing_files),
+        cmocka_unit_test(test_precision_note),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
