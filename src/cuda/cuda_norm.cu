@@ -1,4 +1,6 @@
-/* Batch, instance, group and layer normalisation in three kernels:
+/* Batch, instance, group and layer normalisation: the entry points, which
+ * pick a path by the groups' shape (cuda_norm_layout.h), and the chunks path
+ * for long runs, in three kernels:
  *   1. partial sums: each block sums (x - shift) and (x - shift)^2 over one
  *      chunk of one run of its group (shift: the group's first element, so
  *      the variance does not cancel away for large means), each 16-byte
@@ -10,35 +12,17 @@
  * Two reads and one write per element, the minimum for exact statistics on
  * tensors far larger than L2. bfloat16 data computes in float (its opmath,
  * as PyTorch's acc type): the shifted sums, mean and invstd, the affine, and
- * one rounding per output. A group is `count` runs of `run` contiguous
- * elements `gap` apart: batch norm's channel is one run per sample. */
+ * one rounding per output. */
 #include <math.h>
 
-#include "cuda/cuda_norm_device.h"
-#include "cuda/cuda_norm_launch.h"
+#include "cuda/cuda_norm_layout.h"
 
 using namespace kbv_norm;
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kNormThreads;
 constexpr int64_t kChunk = 16384; /* elements per block: 16 16-byte loads per thread */
-
-struct Layout {
-    int kind;
-    int64_t groups;      /* statistics groups */
-    int64_t count, run;  /* runs per group, elements per run */
-    int64_t gap;         /* elements between runs of a group */
-    int64_t chunks;      /* blocks per run */
-    int64_t spatial;     /* elements per channel within a run */
-    int64_t per_group;   /* channels per group (group norm) */
-    int64_t channels;
-};
-
-__host__ __device__ inline int64_t group_base(const Layout &l, int64_t g)
-{
-    return l.kind == KBV_CUDA_NORM_BATCH ? g * l.spatial : g * l.run;
-}
 
 static Layout layout_of(int kind, int64_t n, int64_t channels, int64_t spatial, int64_t groups)
 {
@@ -46,6 +30,7 @@ static Layout layout_of(int kind, int64_t n, int64_t channels, int64_t spatial, 
     l.kind = kind;
     l.spatial = spatial;
     l.channels = channels;
+    l.n = n;
     switch (kind) {
     case KBV_CUDA_NORM_BATCH:
         l.groups = channels, l.count = n, l.run = spatial, l.gap = channels * spatial;
@@ -133,30 +118,8 @@ finalize_kernel(Layout l, const void *x, int kind, const double2 *__restrict__ p
             const double shift = kind == KIND_F64    ? ((const double *)x)[at]
                                  : kind == KIND_BF16 ? (double)float(((const bf16 *)x)[at])
                                                      : (double)((const float *)x)[at];
-            const double m = s1 / n;
-            double var = s2 / n - m * m;
-            var = var > 0.0 ? var : 0.0;
-            stats[g] = make_double2(shift + m, 1.0 / sqrt(var + eps));
+            stats[g] = stats_of(s1, s2, n, shift, eps);
         }
-    }
-}
-
-/* The affine of element k of a run (k: offset within the run), in A. */
-template <typename T, typename A>
-__device__ __forceinline__ void affine_at(const Layout &l, int64_t g, int64_t k,
-                                          const T *__restrict__ w, const T *__restrict__ b,
-                                          A &wk, A &bk)
-{
-    switch (l.kind) {
-    case KBV_CUDA_NORM_BATCH: wk = A(w[g]); bk = A(b[g]); break;
-    case KBV_CUDA_NORM_GROUP: {
-        const int64_t ch = (g % (l.channels / l.per_group)) * l.per_group + k / l.spatial;
-        wk = A(w[ch]);
-        bk = A(b[ch]);
-        break;
-    }
-    case KBV_CUDA_NORM_LAYER: wk = A(w[k]); bk = A(b[k]); break;
-    default: wk = A(1); bk = A(0); break;
     }
 }
 
@@ -257,6 +220,10 @@ extern "C" size_t kbv_cuda_norm_scratch_bytes(int kind, int64_t n, int64_t chann
                                               int64_t spatial, int64_t groups)
 {
     Layout l = layout_of(kind, n, channels, spatial, groups);
+    if (rows_fit(l))
+        return 0;
+    if (columns_fit(l))
+        return columns_scratch_bytes(l);
     return (size_t)(l.groups * l.count * l.chunks + l.groups) * sizeof(double2);
 }
 
@@ -270,6 +237,10 @@ extern "C" cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int ft, co
     Layout l = layout_of(kind, n, channels, spatial, groups);
     if (l.groups == 0 || l.run == 0 || l.count == 0)
         return cudaSuccess;
+    if (rows_fit(l))
+        return launch_rows(s, l, ft, x, y, w, b, eps);
+    if (columns_fit(l))
+        return launch_columns(s, l, ft, x, y, w, b, eps, scratch);
     if (ft == KIND_BF16)
         return launch<bf16>(s, l, (const bf16 *)x, (bf16 *)y, (const bf16 *)w, (const bf16 *)b,
                             eps, scratch);
