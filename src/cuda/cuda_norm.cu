@@ -8,7 +8,9 @@
  *   2. finalize: one block per group combines its partials in a fixed order
  *      into mean and 1/sqrt(var + eps) (biased variance, as PyTorch);
  *   3. apply: y = (x - mean) * invstd * w + b, 16-byte loads and stores; where
- *      a block's chunk lies in one channel, as x * alpha + beta (one FMA).
+ *      a block's chunk lies in one channel, as x * alpha + beta (one FMA);
+ *      where a group-norm chunk crosses channels of long planes, channel by
+ *      channel, so w and b are looked up per channel, not per element.
  * Two reads and one write per element, the minimum for exact statistics on
  * tensors far larger than L2. bfloat16 data computes in float (its opmath,
  * as PyTorch's acc type): the shifted sums, mean and invstd, the affine, and
@@ -178,6 +180,34 @@ apply_kernel(Layout l, const T *__restrict__ x, T *__restrict__ y, const T *__re
                                              A(lane<V, T>(ww, k)) +
                                          A(lane<V, T>(bb, k)));
                 yv[i] = a;
+            }
+        } else if (l.kind == KBV_CUDA_NORM_GROUP && l.spatial >= kThreads) {
+            /* a group-norm chunk across channels of long planes: a few
+             * segments of one channel each, w and b constant over each (no
+             * division per element, 16-byte accesses: the vector path's
+             * spatial % W == 0 keeps every segment aligned) */
+            const int64_t ch0 = (g % (l.channels / l.per_group)) * l.per_group;
+            for (int64_t s0 = lo; s0 < hi;) {
+                const int64_t c = s0 / l.spatial;
+                const int64_t s1 = (c + 1) * l.spatial < hi ? (c + 1) * l.spatial : hi;
+                const A wk = A(w[ch0 + c]), bk = A(b[ch0 + c]);
+                if (vec) {
+                    const V *xv = reinterpret_cast<const V *>(x + at + s0);
+                    V *yv = reinterpret_cast<V *>(y + at + s0);
+                    const int64_t nv = (s1 - s0) / W;
+#pragma unroll 4
+                    for (int64_t i = threadIdx.x; i < nv; i += kThreads) {
+                        V a = xv[i];
+#pragma unroll
+                        for (int k = 0; k < W; k++)
+                            lane<V, T>(a, k) = T((A(lane<V, T>(a, k)) - mean) * invstd * wk + bk);
+                        yv[i] = a;
+                    }
+                } else {
+                    for (int64_t i = s0 + threadIdx.x; i < s1; i += kThreads)
+                        y[at + i] = T((A(x[at + i]) - mean) * invstd * wk + bk);
+                }
+                s0 = s1;
             }
         } else {
             for (int64_t i = lo + threadIdx.x; i < hi; i += kThreads) {

@@ -273,6 +273,9 @@ static const kbv_problem_def norm_shapes[] = {
     /* ... the longest run it takes; then the chunks path */
     NORM_DEF(12, "group_norm [64, 2048] / 1", 64, 2048, 1, NORM_X2, KBV_OP_GROUP_NORM, .i = {1}, .f = {1e-5}),
     NORM_DEF(13, "group_norm [16, 2052] / 1", 16, 2052, 1, NORM_X2, KBV_OP_GROUP_NORM, .i = {1}, .f = {1e-5}),
+    /* ... chunks of 16384 across channels of 20000 (16-byte) and 20001 elements */
+    NORM_DEF(19, "group_norm [2, 6, 20000] / 2", 2, 6, 20000, NORM_X3, KBV_OP_GROUP_NORM, .i = {2}, .f = {1e-5}),
+    NORM_DEF(20, "group_norm [2, 6, 20001] / 2", 2, 6, 20001, NORM_X3, KBV_OP_GROUP_NORM, .i = {2}, .f = {1e-5}),
     /* layer norm, rows path: L2/3's rows of 64, odd rows of 63, rows of 2048 */
     NORM_DEF(14, "layer_norm [8192, 64]", 8192, 64, 1, NORM_X2, KBV_OP_LAYER_NORM, .f = {1e-5}),
     NORM_DEF(15, "layer_norm [999, 63]", 999, 63, 1, NORM_X2, KBV_OP_LAYER_NORM, .f = {1e-5}),
