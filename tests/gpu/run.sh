@@ -56,9 +56,10 @@ note "examples eval: $r ($(( $(date +%s) - t0 )) s)"
 cat "$out/demo.err" | tail -20 >&2
 cat "$out/demo.txt"
 
-# The level-2 examples (L2_EXAMPLES=0 skips; L2_EXAMPLES_TIMEOUT bounds it, seconds): demo-l2 (plain CUDA, each chain fused into one
-# kernel) and demo-l2-vendor (cuBLAS / cuDNN kept, the rest fused; --allow-vendor-libs), full
-# size, each against its expected verdicts (EXPECTED.tsv beside the candidates).
+# The level-2 examples (L2_EXAMPLES=0 skips; L2_EXAMPLES_TIMEOUT bounds it, seconds): demo-l2
+# (plain CUDA, each chain fused into one kernel) and demo-l2-vendor (cuBLAS / cuDNN kept, the
+# rest fused; --allow-vendor-libs), full size, each against its expected verdicts (EXPECTED.tsv
+# beside the candidates).
 if [ "${L2_EXAMPLES:-1}" != 0 ]; then
     t0=$(date +%s)
     timeout "${L2_EXAMPLES_TIMEOUT:-1200}" python3 tests/cheats/corpus.py --kbv "$(cd "$build" && pwd)/kbv" --device cuda \
