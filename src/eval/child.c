@@ -117,6 +117,7 @@ static void result_reset(kbv_child_result *res)
     res->wall_ms = 0;
     res->l2_persisting = 0;
     memset(&res->trace, 0, sizeof res->trace);
+    memset(&res->python, 0, sizeof res->python);
 }
 
 static void result_fault(const kbv_child *c, kbv_child_result *res)
@@ -394,6 +395,11 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     for (int i = 0; i < spec->n_kernels && i < KBV_PROTO_MAX_KERNELS; i++)
         s->kernels[s->n_kernels++] = spec->kernels[i];
     memcpy(s->ipc, a->ipc, sizeof s->ipc);
+    if (spec->python_init &&
+        snprintf(s->python_init, sizeof s->python_init, "%s", spec->python_init) >=
+            (int)sizeof s->python_init)
+        return kbv_fail(KBV_ERR_INVALID, "the init inputs exceed %d bytes",
+                        KBV_PROTO_PYTHON_INIT_MAX);
     /* s->candidate: the copy in the runner's private directory (kbv_child_start) */
     s->n_inputs = l->n_inputs;
     s->n_params = l->n_params;
@@ -428,7 +434,10 @@ static kbv_status copy_candidate(const char *from, const char *dir, char *to, si
 {
     kbv_status st = KBV_OK;
     int in = -1, out = -1;
-    if (snprintf(to, cap, "%s/candidate.so", dir) >= (int)cap)
+    /* a KernelBench-format file keeps its extension: the runner hosts it */
+    size_t len = strlen(from);
+    const bool python = len > 3 && !strcmp(from + len - 3, ".py");
+    if (snprintf(to, cap, "%s/candidate.%s", dir, python ? "py" : "so") >= (int)cap)
         return kbv_fail(KBV_ERR_INVALID, "private directory path too long: %s", dir);
     in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
@@ -554,8 +563,12 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     kbv_proto_reply rep;
     double start_timeout = spec->start_timeout_s > 0 ? spec->start_timeout_s : 60.0;
     exchange(c, setup, sizeof *setup, KBV_MSG_SETUP, start_timeout, &rep);
-    if (c->fault != KBV_FAULT_NONE)
+    if (c->fault != KBV_FAULT_NONE) {
         result_fault(c, res);
+    } else {
+        res->python = rep.python;
+        res->python.torch_patched[sizeof res->python.torch_patched - 1] = '\0';
+    }
     res->wall_ms = (now_s() - t0) * 1e3;
     *out = c;
     c = NULL;
@@ -603,6 +616,8 @@ static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flus
     res->n_times = rep->n_times;
     memcpy(res->times_ms, rep->times_ms, sizeof res->times_ms[0] * (size_t)rep->n_times);
     res->l2_persisting = rep->l2_persisting;
+    res->python = rep->python;
+    res->python.torch_patched[sizeof res->python.torch_patched - 1] = '\0';
     if (type == KBV_MSG_TRACE) {
         res->trace = rep->trace;
         kbv_child_trace *t = &res->trace;

@@ -40,7 +40,7 @@
 #define COMPILER_FILE_MAX_BYTES (256u << 20)
 #define DIRECTIVE_PREFIX "// kbv:"
 
-typedef enum lang { LANG_CUDA, LANG_C } lang;
+typedef enum lang { LANG_CUDA, LANG_C, LANG_PYTHON } lang;
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -741,10 +741,15 @@ static bool load_entry(const char *entry, kbv_compile_result *r)
     char path[PATH_MAX + 32];
     bool ok;
     snprintf(path, sizeof path, "%s/ok", entry);
+    /* a built object, or a KernelBench-format file kept as it is */
+    const char *artifact = "candidate.so";
     if (file_exists(path)) {
         ok = true;
         char so[PATH_MAX + 32];
-        snprintf(so, sizeof so, "%s/candidate.so", entry);
+        snprintf(so, sizeof so, "%s/candidate.py", entry);
+        if (file_exists(so))
+            artifact = "candidate.py";
+        snprintf(so, sizeof so, "%s/%s", entry, artifact);
         if (!file_exists(so))
             return false;  /* damaged by hand: kbv_compile reports it */
     } else {
@@ -769,7 +774,7 @@ static bool load_entry(const char *entry, kbv_compile_result *r)
         fclose(f);
     }
     r->ok = ok;
-    snprintf(r->so_path, sizeof r->so_path, "%s/candidate.so", entry);
+    snprintf(r->so_path, sizeof r->so_path, "%s/%s", entry, artifact);
     if (!ok)
         r->so_path[0] = '\0';
     return true;
@@ -788,9 +793,60 @@ static kbv_status lang_of(const char *path, lang *lg)
             *lg = LANG_C;
             return KBV_OK;
         }
+        if (strcmp(dot, ".py") == 0) {
+            *lg = LANG_PYTHON;
+            return KBV_OK;
+        }
     }
-    return kbv_fail(KBV_ERR_INVALID, "%s is not a candidate source: expected a .cu (CUDA) or .c "
-                    "(CPU) file", path);
+    return kbv_fail(KBV_ERR_INVALID, "%s is not a candidate source: expected a .cu (CUDA), .c "
+                    "(CPU) or KernelBench-format .py file", path);
+}
+
+/* A KernelBench-format file: its entry holds the file as it was read, so
+ * that the runner gets the bytes the identity names whatever happens to
+ * the run directory later. Nothing is compiled here (yet): the file's
+ * load_inline builds happen where it is loaded. */
+static kbv_status python_entry(const char *cache, const char *src, size_t src_len,
+                               kbv_compile_result *r)
+{
+    kbv_status st = KBV_OK;
+    static const char tag[] = "kbv-python-1";
+    unsigned char digest[32];
+    const void *parts[] = {tag, src};
+    size_t lens[] = {sizeof tag, src_len};
+    KBV_TRY(sha256_parts(parts, lens, 2, digest));
+    hex(digest, 32, r->key);
+    char shard[PATH_MAX], entry[PATH_MAX + 80], tmp[PATH_MAX + 96] = "", path[PATH_MAX + 160];
+    if (snprintf(shard, sizeof shard, "%s/build/%.2s", cache, r->key) >= (int)sizeof shard)
+        return kbv_fail(KBV_ERR_INVALID, "cache path too long: %s", cache);
+    snprintf(entry, sizeof entry, "%s/%s", shard, r->key);
+    if (load_entry(entry, r)) {
+        r->cached = true;
+        return KBV_OK;
+    }
+    KBV_TRY(mkdir_p(shard));
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-XXXXXX", shard, r->key);
+    if (!mkdtemp(tmp))
+        return kbv_fail(KBV_ERR_IO, "mkdtemp in %s: %s", shard, strerror(errno));
+    snprintf(path, sizeof path, "%s/candidate.py", tmp);
+    KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
+    snprintf(path, sizeof path, "%s/compile.log", tmp);
+    KBV_TRY_GOTO(write_file(path, "", 0), st, done);
+    snprintf(path, sizeof path, "%s/ok", tmp);
+    KBV_TRY_GOTO(write_file(path, "0.000\n", 6), st, done);
+    if (rename(tmp, entry) == 0)
+        tmp[0] = '\0';
+    else if (errno != EEXIST && errno != ENOTEMPTY)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "rename %s -> %s: %s", tmp, entry, strerror(errno));
+    if (!load_entry(entry, r))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cache entry %s is incomplete: remove it", entry);
+done:
+    if (tmp[0]) {
+        kbv_status rm = kbv_sandbox_remove_dir(tmp);
+        if (rm != KBV_OK && st == KBV_OK)
+            st = kbv_relay_at(__FILE__, __LINE__, rm);
+    }
+    return st;
 }
 
 kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
@@ -829,6 +885,13 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
         hex(digest, 32, r->sha256);
     }
 
+    if (lg == LANG_PYTHON) {
+        const char *cache = o->cache_dir ? o->cache_dir : kbv_cache_dir();
+        if (!cache)
+            KBV_TRY_GOTO(KBV_ERR_IO, st, done);
+        KBV_TRY_GOTO(python_entry(cache, src, src_len, r), st, done);
+        goto done;
+    }
     flag_list flags;
     char why[512];
     if (!parse_flags_line(src, lg, o->vendor_libs, &flags, why, sizeof why)) {

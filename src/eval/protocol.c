@@ -129,11 +129,15 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     }
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
-    if (sample_wants(s, KBV_PROTO_STRICT) &&
+    if (sample_wants(s, KBV_PROTO_STRICT) && !s->python &&
         !protocol_binary_allowed(s, so_path, why, sizeof why)) {
         kbv_proto_add_flag(&P[KBV_PROTO_STRICT], "binary-allowlist");
         protocol_fail(&P[KBV_PROTO_STRICT], why);
         strict_ok = false;
+    }
+    if (sample_wants(s, KBV_PROTO_STRICT) && s->python) {
+        protocol_python_audits(s, &P[KBV_PROTO_STRICT]);
+        strict_ok = strict_ok && P[KBV_PROTO_STRICT].correct;
     }
     kbv_phase_enter(&s->clock, KBV_PHASE_TIMING);
 

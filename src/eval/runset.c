@@ -208,10 +208,11 @@ kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, 
                                              &kind)) {
             rs->not_candidates++;
             kbv_name_list_add(&others, name, entry_type_suffix(dirfd(d), e));
-        } else if (kind == KBV_CAND_KERNELBENCH_PY) {
+        } else if (kind == KBV_CAND_KERNELBENCH_PY && !rs->take_python) {
             rs->kernelbench_py++;
             kbv_name_list_add(&python, name, NULL);
-        } else if (kind != want && kind != KBV_CAND_GEN_FAILED) {
+        } else if (kind != want && kind != KBV_CAND_GEN_FAILED &&
+                   kind != KBV_CAND_KERNELBENCH_PY) {
             other_device++;   /* (a sample the model never produced fails on any device) */
         } else {
             /* whatever the entry is: reading it decides (record/candidate_file.h) */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runner/runner.h"
+#include "runner/runner_python.h"
 #include "runner/runner_sandbox.h"
 
 /* Under AddressSanitizer the runner must die of a candidate's SIGSEGV like
@@ -180,6 +181,8 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
         return KBV_FAULT_HARNESS;
     }
     r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
+    if (runner_python_is_candidate(r->setup.candidate))
+        return runner_python_load(r, reason);   /* a KernelBench-format file */
     r->so = dlopen(r->setup.candidate, RTLD_NOW | RTLD_LOCAL);
     if (!r->so) {
         const char *err = dlerror();
@@ -223,6 +226,11 @@ static kbv_child_fault setup(runner *r, char *reason)
     r->env.release = env_release;
     r->env.opaque = r;
     r->dev->track_begin(r);
+    /* a KernelBench-format file: the interpreter and torch come up first,
+     * like CUDA, kbv's own code before the candidate's */
+    r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
+    if (runner_python_is_candidate(r->setup.candidate) && (f = runner_python_start(r, reason)))
+        return f;
     /* the allowlist goes on after CUDA is up and before the candidate loads,
      * and closes every path once it is loaded (KBV_SANDBOX=off: neither, for
      * debugging the harness itself) */
@@ -331,6 +339,7 @@ static kbv_child_fault do_trace(runner *r, const kbv_proto_request *q, kbv_proto
 
 static void send_reply(kbv_proto_reply *rep, uint32_t seq)
 {
+    runner_python_report(&rep->python);
     rep->sandbox_denied = runner_sandbox_denied(&rep->sandbox_syscall, rep->sandbox_path,
                                                 sizeof rep->sandbox_path);
     rep->h.magic = KBV_PROTO_MAGIC;
