@@ -73,22 +73,129 @@ def _wrap_extension(module):
     return module
 
 
-def _no_build(*args, **kwargs):
-    name = kwargs.get("name", args[0] if args else "?")
-    raise RuntimeError(f"extension '{name}': kbv-runner builds nothing (its sandbox starts no "
-                       f"process), and no build of it was made ahead")
+def _load_inline_call(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
+                      extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
+                      build_directory=None, verbose=False, with_cuda=None, is_python_module=True,
+                      with_pytorch_error_handling=True, keep_intermediates=True, **rest):
+    """load_inline's arguments by name (PyTorch 1.13's signature; later
+    keywords land in rest)."""
+    call = dict(locals())
+    call.update(call.pop("rest"))
+    return call
+
+
+def _listed(v):
+    return [v] if isinstance(v, str) else list(v or [])
+
+
+def _extension_key(call):
+    """What identifies one extension build: its name, sources, functions and
+    flags (not where it is built, nor how verbosely). The builder and the
+    runner compute it alike."""
+    import hashlib
+    fields = []
+    for k in sorted(call):
+        if k in ("build_directory", "verbose", "keep_intermediates"):
+            continue
+        v = call[k]
+        if k in ("cpp_sources", "cuda_sources", "extra_cflags", "extra_cuda_cflags",
+                 "extra_ldflags", "extra_include_paths"):
+            v = _listed(v)
+        elif k == "functions" and isinstance(v, dict):
+            v = sorted(v.items())
+        elif k == "functions":
+            v = _listed(v)
+        fields.append((k, v))
+    return hashlib.sha256(repr(fields).encode()).hexdigest()[:32]
+
+
+def _load_built(*args, **kwargs):
+    """load_inline in the runner: the extension kbv built ahead, imported."""
+    import importlib.machinery
+    import importlib.util
+    import os
+    call = _load_inline_call(*args, **kwargs)
+    path = os.path.join(_state["ext_dir"], _extension_key(call) + ".so")
+    if not os.path.exists(path):
+        raise RuntimeError(f"extension '{call['name']}': no build of it was made ahead (kbv "
+                           f"builds load_inline's extensions when the file is compiled; "
+                           f"kbv-runner starts no process)")
+    loader = importlib.machinery.ExtensionFileLoader(call["name"], path)
+    spec = importlib.util.spec_from_file_location(call["name"], path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return _wrap_extension(module)
+
+
+def _no_load(*args, **kwargs):
+    raise RuntimeError("torch.utils.cpp_extension.load (extension sources in files) is not "
+                       "supported: kbv builds load_inline's extensions alone")
 
 
 def _stand_in_cpp_extension():
-    """torch.utils.cpp_extension as the candidate sees it: load_inline and
-    load give the extensions kbv built ahead. The real module is never
-    imported here (it runs `which nvcc` at import)."""
+    """torch.utils.cpp_extension as the candidate sees it: load_inline
+    gives the extensions kbv built ahead. The real module is never imported
+    here (it runs `which nvcc` at import; the sandbox starts no process)."""
     import torch.utils
     mod = type(sys)("torch.utils.cpp_extension")
-    mod.load_inline = _no_build
-    mod.load = _no_build
+    mod.load_inline = _load_built
+    mod.load = _no_load
     sys.modules["torch.utils.cpp_extension"] = mod
     torch.utils.cpp_extension = mod
+
+
+def build(path, out_dir, arch):
+    """The builder (kbv-runner --build-extensions, in kbv's compiler
+    sandbox): executes the file, and builds ModelNew from its own
+    get_init_inputs when it has one, with load_inline building each
+    extension and keeping it as out_dir/<key>.so. 0 when every build
+    succeeded (what else the file does is the runner's to judge), 1 if one
+    failed."""
+    import os
+    import shutil
+    import tempfile
+    import traceback
+    if arch:
+        # the GPU's own architecture ("90a" -> "9.0a"), not every one PyTorch knows
+        digits = arch.rstrip("abcdefghijklmnopqrstuvwxyz")
+        os.environ["TORCH_CUDA_ARCH_LIST"] = f"{digits[:-1]}.{digits[-1]}{arch[len(digits):]}"
+    import torch.utils.cpp_extension as cx
+    real = cx.load_inline
+    failed = []
+
+    def load_inline(*args, **kwargs):
+        call = _load_inline_call(*args, **kwargs)
+        key = _extension_key(call)
+        work = tempfile.mkdtemp(prefix="ext-")
+        call.update(build_directory=work, verbose=True, keep_intermediates=False)
+        print(f"kbv: building extension '{call['name']}' ({key})", flush=True)
+        try:
+            module = real(**call)
+        except Exception:
+            failed.append(call["name"])
+            raise
+        shutil.copyfile(os.path.join(work, call["name"] + ".so"),
+                        os.path.join(out_dir, key + ".so"))
+        shutil.rmtree(work, ignore_errors=True)
+        return module
+    cx.load_inline = load_inline
+    module = type(sys)("kbv_candidate")
+    module.__file__ = path
+    sys.modules["kbv_candidate"] = module
+    try:
+        with open(path, "rb") as f:
+            exec(compile(f.read(), "candidate.py", "exec"), module.__dict__)
+        cls, init = module.__dict__.get("ModelNew"), module.__dict__.get("get_init_inputs")
+        if cls is not None and init is not None:
+            cls(*init())
+    except Exception:
+        traceback.print_exc()
+        if not failed:
+            print("kbv: the file raised the error above while its extensions were built; "
+                  "it is judged when it is loaded", flush=True)
+    if failed:
+        print(f"kbv: error: extension build failed: {', '.join(failed)}", flush=True)
+    return 1 if failed else 0
 
 
 def _warm_up(device):
@@ -128,6 +235,8 @@ def _init_inputs(init_src):
 
 def load(path, init_src):
     """Executes the candidate and builds ModelNew; '' or the reason it failed."""
+    import os
+    _state["ext_dir"] = os.path.join(os.path.dirname(path), "ext")
     with open(path, "rb") as f:
         source = f.read()
     module = type(sys)("kbv_candidate")

@@ -367,10 +367,14 @@ static void shutdown_runner(runner *r)
     free(r->scratch);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static runner r;  /* large (the setup message); zeroed */
     static kbv_proto_reply rep;
+
+    /* the compile step's builder of a KernelBench-format file's extensions */
+    if (argc == 5 && !strcmp(argv[1], "--build-extensions"))
+        return runner_python_build(argv[2], argv[3], argv[4]);
 
     ssize_t n;
     while ((n = recv(KBV_PROTO_FD_SOCKET, &r.setup, sizeof r.setup, MSG_TRUNC)) < 0 &&

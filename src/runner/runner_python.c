@@ -312,6 +312,25 @@ kbv_child_fault runner_python_load(runner *r, char *reason)
     return KBV_FAULT_NONE;
 }
 
+int runner_python_build(const char *candidate, const char *out_dir, const char *arch)
+{
+    char reason[RUNNER_REASON_CAP];
+    if (start_interpreter(reason) || load_host(reason)) {
+        fprintf(stderr, "kbv-runner: %s\n", reason);
+        return 2;
+    }
+    PyObject *f = PyObject_GetAttrString(py.host, "build");
+    PyObject *ret = f ? PyObject_CallFunction(f, "sss", candidate, out_dir, arch) : NULL;
+    Py_XDECREF(f);
+    long rc = ret && PyLong_Check(ret) ? PyLong_AsLong(ret) : 2;
+    if (!ret)
+        PyErr_Print();
+    Py_XDECREF(ret);
+    fflush(stdout);
+    fflush(stderr);
+    return (int)rc;
+}
+
 void runner_python_report(kbv_child_python *out)
 {
     memset(out, 0, sizeof *out);

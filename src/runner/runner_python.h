@@ -26,6 +26,13 @@ bool runner_python_is_candidate(const char *path);
 kbv_child_fault runner_python_start(runner *r, char *reason);
 kbv_child_fault runner_python_load(runner *r, char *reason);
 
+/* kbv-runner --build-extensions CANDIDATE OUT_DIR ARCH, run by the compile
+ * step in kbv's compiler sandbox (processes allowed, nothing but OUT_DIR
+ * and its temporary files writable): executes the file with load_inline
+ * building each extension into OUT_DIR/<key>.so, where runner_python_load's
+ * load_inline finds it. The exit status: 0, 1 (a build failed), 2. */
+int runner_python_build(const char *candidate, const char *out_dir, const char *arch);
+
 /* What the runner saw of the candidate so far (all zero for a C candidate). */
 void runner_python_report(kbv_child_python *out);
 

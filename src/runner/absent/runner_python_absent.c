@@ -27,6 +27,16 @@ kbv_child_fault runner_python_load(runner *r, char *reason)
     return KBV_FAULT_LOAD;
 }
 
+int runner_python_build(const char *candidate, const char *out_dir, const char *arch)
+{
+    (void)candidate;
+    (void)out_dir;
+    (void)arch;
+    fprintf(stderr, "kbv-runner: error: built without Python: it cannot build KernelBench-format "
+                    "candidates' extensions\n");
+    return 2;
+}
+
 void runner_python_report(kbv_child_python *out)
 {
     memset(out, 0, sizeof *out);
