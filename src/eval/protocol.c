@@ -135,10 +135,6 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
         protocol_fail(&P[KBV_PROTO_STRICT], why);
         strict_ok = false;
     }
-    if (sample_wants(s, KBV_PROTO_STRICT) && s->python) {
-        protocol_python_audits(s, &P[KBV_PROTO_STRICT]);
-        strict_ok = strict_ok && P[KBV_PROTO_STRICT].correct;
-    }
     kbv_phase_enter(&s->clock, KBV_PHASE_TIMING);
 
     if (std_ok || strict_draws_ok) {
@@ -200,6 +196,10 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     } else if (S->correct) {
         protocol_fail(S, rec->has_fault ? rec->fault_reason : "the candidate process is gone");
     }
+    /* a KernelBench-format file: what its runners saw over every call, the
+     * timed ones included (a failure found earlier keeps its reason) */
+    if (sample_wants(s, KBV_PROTO_STRICT) && s->python)
+        protocol_python_audits(s, S);
 
     kbv_phase_enter(&s->clock, KBV_PHASE_NONE);
     /* memory: the candidate's peak (its buffers included) against each baseline's */

@@ -28,10 +28,9 @@ def _watched():
     import torch.nn.functional as F
     objs = {"torch": torch, "torch.nn.functional": F, "torch.Tensor": torch.Tensor,
             "torch._C._TensorBase": torch._C._TensorBase, "torch._C._VariableFunctions":
-            type(torch._C._VariableFunctions), "torch.nn.Module": torch.nn.Module}
-    if torch.cuda.is_available():
-        objs.update({"torch.cuda": torch.cuda, "torch.cuda.Event": torch.cuda.Event,
-                     "torch.cuda.Stream": torch.cuda.Stream})
+            type(torch._C._VariableFunctions), "torch.nn.Module": torch.nn.Module,
+            "torch.cuda": torch.cuda, "torch.cuda.Event": torch.cuda.Event,
+            "torch.cuda.Stream": torch.cuda.Stream}
     return objs
 
 
@@ -208,6 +207,18 @@ def _warm_up(device):
         t.sum().item()
 
 
+def _quiet_linecache():
+    """Tracebacks without source files: printing one must not open a file
+    (in the run stage that is refused, and counted against the candidate).
+    The candidate's own lines come from its source (load)."""
+    import linecache
+    import traceback
+    linecache.updatecache = lambda *args, **kwargs: []
+    linecache.checkcache = lambda *args, **kwargs: None
+    # PyErr_Print's own printer opens source files itself; this one asks linecache
+    sys.excepthook = lambda kind, value, tb: traceback.print_exception(kind, value, tb)
+
+
 def start(device, stream_ptr):
     """Before the candidate: kbv's device and stream, the snapshot of torch."""
     torch.set_grad_enabled(False)
@@ -221,6 +232,7 @@ def start(device, stream_ptr):
         torch.cuda.set_device(device)
         _state["stream"] = torch.cuda.ExternalStream(stream_ptr, device=_state["device"])
     _warm_up(_state["device"])
+    _quiet_linecache()
     _stand_in_cpp_extension()
     _state["torch_snapshot"] = _snapshot()
     _state["threads"] = threading.active_count()
@@ -242,6 +254,10 @@ def load(path, init_src):
     module = type(sys)("kbv_candidate")
     module.__file__ = path
     sys.modules["kbv_candidate"] = module
+    import linecache
+    linecache.cache["candidate.py"] = (len(source), None,
+                                       source.decode("utf-8", "replace").splitlines(True),
+                                       "candidate.py")
     # the candidate's module-level code runs here, in the load stage
     code = compile(source, "candidate.py", "exec")
     if _state["stream"] is not None:
@@ -262,7 +278,7 @@ def load(path, init_src):
 
 
 def _set_tensor(model, key, tensor):
-    """Makes model's state_dict entry `key` kbv's tensor itself (no copy)."""
+    """Makes model's parameter `key` kbv's tensor itself (no copy)."""
     owner = model
     *path, leaf = key.split(".")
     for p in path:
@@ -270,7 +286,9 @@ def _set_tensor(model, key, tensor):
     if leaf in owner._parameters:
         owner._parameters[leaf] = torch.nn.Parameter(tensor, requires_grad=False)
     elif leaf in owner._buffers:
-        owner._buffers[leaf] = tensor
+        # a buffer is the module's own state (BatchNorm's running statistics
+        # change in training mode, as in PyTorch): a copy of kbv's values
+        owner._buffers[leaf] = tensor.clone()
     else:
         raise KeyError(key)
 

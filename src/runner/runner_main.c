@@ -214,6 +214,7 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
 
 static kbv_child_fault setup(runner *r, char *reason)
 {
+    r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
     r->dev = r->setup.device < 0 ? &runner_cpu : &runner_cuda;
     kbv_child_fault f = r->dev->init(r, reason);
     if (f)
@@ -228,7 +229,6 @@ static kbv_child_fault setup(runner *r, char *reason)
     r->dev->track_begin(r);
     /* a KernelBench-format file: the interpreter and torch come up first,
      * like CUDA, kbv's own code before the candidate's */
-    r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
     if (runner_python_is_candidate(r->setup.candidate) && (f = runner_python_start(r, reason)))
         return f;
     /* the allowlist goes on after CUDA is up and before the candidate loads,
@@ -263,7 +263,10 @@ static kbv_child_fault do_prepare(runner *r, char *reason)
     int ret = r->prepare(&r->env, r->params, r->setup.n_params, &r->state);
     kbv_child_fault f = r->dev->sync_check(r, "kbv_prepare", reason);
     if (ret != 0) {
-        reason_set(reason, "kbv_prepare returned %d", ret);
+        if (runner_python_error())   /* a KernelBench-format file: the error in words */
+            reason_set(reason, "%s", runner_python_error());
+        else
+            reason_set(reason, "kbv_prepare returned %d", ret);
         return KBV_FAULT_RETURNED;
     }
     return f;
@@ -279,7 +282,10 @@ static kbv_child_fault one_call(runner *r, int set, kbv_proto_reply *rep)
     double ms = 0;
     kbv_child_fault f = r->dev->timer_stop(r, &ms, "kbv_forward", rep->reason);
     if (ret != 0) {
-        reason_set(rep->reason, "kbv_forward returned %d", ret);
+        if (runner_python_error())
+            reason_set(rep->reason, "%s", runner_python_error());
+        else
+            reason_set(rep->reason, "kbv_forward returned %d", ret);
         return KBV_FAULT_RETURNED;
     }
     if (f)

@@ -57,6 +57,7 @@ static struct {
     PyObject *outputs;
     const kbv_tensor *input_sets[KBV_CHILD_MAX_SETS];
     int n_sets;
+    char error[RUNNER_REASON_CAP];            /* the last call's failure, "" if none */
 } py;
 
 static void dl_keep(dl_managed *self)
@@ -181,9 +182,8 @@ static int python_prepare(const kbv_env *env, const kbv_tensor *params, int n_pa
     (void)params;
     (void)n_params;
     *state = NULL;
-    char reason[RUNNER_REASON_CAP];
-    Py_INCREF(py.params);
-    return call_host("bind", PyTuple_Pack(1, py.params), "binding the parameters", reason);
+    py.error[0] = '\0';
+    return call_host("bind", PyTuple_Pack(1, py.params), "binding the parameters", py.error);
 }
 
 static int python_forward(const kbv_env *env, void *state, const kbv_tensor *inputs,
@@ -200,11 +200,11 @@ static int python_forward(const kbv_env *env, void *state, const kbv_tensor *inp
     int set = 0;
     while (set < py.n_sets && py.input_sets[set] != inputs)
         set++;
+    py.error[0] = '\0';
     if (set == py.n_sets)
         return 3;
-    char reason[RUNNER_REASON_CAP];
     return call_host("forward", PyTuple_Pack(2, py.inputs[set], py.outputs), "ModelNew.forward",
-                     reason);
+                     py.error);
 }
 
 /* ---- load -------------------------------------------------------------- */
@@ -329,6 +329,11 @@ int runner_python_build(const char *candidate, const char *out_dir, const char *
     fflush(stdout);
     fflush(stderr);
     return (int)rc;
+}
+
+const char *runner_python_error(void)
+{
+    return py.error[0] ? py.error : NULL;
 }
 
 void runner_python_report(kbv_child_python *out)

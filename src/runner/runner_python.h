@@ -33,6 +33,11 @@ kbv_child_fault runner_python_load(runner *r, char *reason);
  * load_inline finds it. The exit status: 0, 1 (a build failed), 2. */
 int runner_python_build(const char *candidate, const char *out_dir, const char *arch);
 
+/* Why the last r->prepare or r->forward of a KernelBench-format file
+ * failed ("ModelNew.forward: RuntimeError: ..."); NULL when it did not
+ * fail or the candidate is not one. */
+const char *runner_python_error(void);
+
 /* What the runner saw of the candidate so far (all zero for a C candidate). */
 void runner_python_report(kbv_child_python *out);
 

@@ -37,6 +37,11 @@ int runner_python_build(const char *candidate, const char *out_dir, const char *
     return 2;
 }
 
+const char *runner_python_error(void)
+{
+    return NULL;
+}
+
 void runner_python_report(kbv_child_python *out)
 {
     memset(out, 0, sizeof *out);
