@@ -854,7 +854,8 @@ static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, con
         r->cached = true;
         return KBV_OK;
     }
-    double timeout = o->timeout_s > 0 ? o->timeout_s : KBV_COMPILE_DEFAULT_TIMEOUT_S;
+    /* a PyTorch extension compiles torch's headers: far longer than a candidate */
+    double timeout = o->timeout_s > 0 ? o->timeout_s : 3 * KBV_COMPILE_DEFAULT_TIMEOUT_S;
     KBV_TRY(mkdir_p(shard));
     if (builds) {   /* one build of an entry at a time, as for compilers */
         snprintf(lock_path, sizeof lock_path, "%s.lock", entry);
@@ -887,7 +888,7 @@ static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, con
                      st, done);
         seconds = run.seconds;
         if (run.cancelled || run.timed_out) {
-            appendf(r->log, sizeof r->log, "\nextension build %s after %.1f s\n",
+            appendf(r->log, sizeof r->log, "\nerror: extension build %s after %.1f s\n",
                     run.cancelled ? "stopped" : "timed out", run.seconds);
             goto done;   /* not cached */
         }
