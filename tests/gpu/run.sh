@@ -106,7 +106,7 @@ fi
 # The cheat corpus (tests/cheats): each hack against the check that names it (CHEATS=0 skips).
 if [ "${CHEATS:-1}" != 0 ]; then
     t0=$(date +%s)
-    OUT="$out" timeout "${CHEATS_TIMEOUT:-600}" tests/gpu/cheats.sh "$build" >"$out/cheats.log" 2>&1
+    OUT="$out" timeout "${CHEATS_TIMEOUT:-1500}" tests/gpu/cheats.sh "$build" >"$out/cheats.log" 2>&1
     last=$(tail -1 "$out/cheats.log")
     case "$last" in cheats:*) ;; *) last="cheats: FAILED (see cheats.log)" ;; esac
     note "$last ($(( $(date +%s) - t0 )) s)"
