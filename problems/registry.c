@@ -1,6 +1,7 @@
-/* The problem registry: every level's definitions in catalog order, and
- * lookup by key. A level is one array below and one row in `levels`; adding
- * levels 2 and 3 means adding their arrays and rows, nothing else. */
+/* The problem registry: every level's problems in catalog order, and lookup
+ * by key. Levels 1 and 2 are static definitions, one array each below,
+ * converted to the counted form once; level 3 is built by code
+ * (level3/level3.c lists its builders). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include <pthread.h>
+
 #include "graph/problem_def.h"
+#include "level3/level3.h"
 
 extern const kbv_problem_def kbv_problem_l1_001;
 extern const kbv_problem_def kbv_problem_l1_002;
@@ -420,37 +424,54 @@ static const kbv_problem_def *const level2[] = {
     &kbv_problem_l2_100,
 };
 
-typedef struct level_table {
+/* The static levels, converted once (kbv_problem_of_def) on first use. */
+typedef struct static_level {
     int level;
     const kbv_problem_def *const *defs;
     int count;
-} level_table;
+} static_level;
 
-static const level_table levels[] = {
+static const static_level static_levels[] = {
     {1, level1, (int)(sizeof level1 / sizeof level1[0])},
     {2, level2, (int)(sizeof level2 / sizeof level2[0])},
 };
 
-#define N_LEVELS ((int)(sizeof levels / sizeof levels[0]))
+#define N_STATIC_LEVELS ((int)(sizeof static_levels / sizeof static_levels[0]))
+#define N_STATIC ((int)(sizeof level1 / sizeof level1[0] + sizeof level2 / sizeof level2[0]))
+
+static kbv_static_problem static_rooms[N_STATIC];
+/* Level 3 is built by code (problems/level3/level3.h); a build that fails
+ * is kbv's bug, reported once on stderr, and leaves the problem out. */
+static const kbv_problem *level3[KBV_LEVEL3_MAX];
+static int n_level3;
+static const kbv_problem *all[N_STATIC + KBV_LEVEL3_MAX];
+static int n_all;
+static pthread_once_t converted = PTHREAD_ONCE_INIT;
+
+static void convert_all(void)
+{
+    for (int l = 0; l < N_STATIC_LEVELS; l++)
+        for (int i = 0; i < static_levels[l].count; i++) {
+            all[n_all] = kbv_problem_of_def(static_levels[l].defs[i], &static_rooms[n_all]);
+            n_all++;
+        }
+    n_level3 = kbv_level3_build_all(level3, KBV_LEVEL3_MAX);
+    for (int i = 0; i < n_level3; i++)
+        all[n_all++] = level3[i];
+}
 
 int kbv_problem_count(void)
 {
-    int n = 0;
-    for (int l = 0; l < N_LEVELS; l++)
-        n += levels[l].count;
-    return n;
+    pthread_once(&converted, convert_all);
+    return n_all;
 }
 
-const kbv_problem_def *kbv_problem_at(int index)
+const kbv_problem *kbv_problem_at(int index)
 {
-    if (index < 0)
+    pthread_once(&converted, convert_all);
+    if (index < 0 || index >= n_all)
         return NULL;
-    for (int l = 0; l < N_LEVELS; l++) {
-        if (index < levels[l].count)
-            return levels[l].defs[index];
-        index -= levels[l].count;
-    }
-    return NULL;
+    return all[index];
 }
 
 /* A decimal number without sign or spaces; *end after it. */
@@ -470,7 +491,7 @@ static bool parse_number(const char *s, const char **end, long *out)
 
 /* "L1/19", "l1/19", "1/19", or with the catalog name: "L1/19_ReLU" (the
  * name part compared without regard to case). */
-const kbv_problem_def *kbv_problem_find(const char *key)
+const kbv_problem *kbv_problem_find(const char *key)
 {
     if (!key)
         return NULL;
@@ -486,7 +507,7 @@ const kbv_problem_def *kbv_problem_find(const char *key)
     if (*p != '\0' && *p != '_')
         return NULL;
     for (int i = 0, n = kbv_problem_count(); i < n; i++) {
-        const kbv_problem_def *def = kbv_problem_at(i);
+        const kbv_problem *def = kbv_problem_at(i);
         if (def->level != level || def->id != id)
             continue;
         if (*p == '_') {
@@ -499,7 +520,7 @@ const kbv_problem_def *kbv_problem_find(const char *key)
     return NULL;
 }
 
-const char *kbv_problem_key(const kbv_problem_def *def, char *buf, size_t cap)
+const char *kbv_problem_key(const kbv_problem *def, char *buf, size_t cap)
 {
     snprintf(buf, cap, "L%d/%d", def->level, def->id);
     return buf;

@@ -5,7 +5,8 @@ foreach(src ${KBV_UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src} ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/host_tensor.c
                  ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/processes.c
-                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/op_check.c)
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/op_check.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/support/test_problem.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit)
   target_link_libraries(${name} PRIVATE kbvcore PkgConfig::CMOCKA)
   target_compile_definitions(${name} PRIVATE
@@ -59,3 +60,7 @@ foreach(script ${KBV_E2E_TESTS})
   add_test(NAME e2e_${name} COMMAND bash ${script} ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(e2e_${name} PROPERTIES TIMEOUT 900 LABELS e2e)
 endforeach()
+# every problem against PyTorch, level 3's whole models included
+if(TEST e2e_torch_parity)
+  set_tests_properties(e2e_torch_parity PROPERTIES TIMEOUT 1800)
+endif()

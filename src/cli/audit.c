@@ -92,7 +92,7 @@ static void gates_cell(const kbv_audit_result *r, char *buf, size_t cap)
         memcpy(buf + cap - 4, "...", 4);
 }
 
-static void print_json(const char *key, const kbv_problem_def *def, const kbv_audit_result *r,
+static void print_json(const char *key, const kbv_problem *def, const kbv_audit_result *r,
                        double seconds)
 {
     const kbv_audit_gate *std = &r->tf32_standard, *strict = &r->tf32_strict;
@@ -100,7 +100,7 @@ static void print_json(const char *key, const kbv_problem_def *def, const kbv_au
                           "name", def->name, "degenerate", kbv_audit_degenerate(r), "constant",
                           r->constant, "ignores", "zeros_pass", r->zeros_pass, "copy_pass",
                           r->copy_pass, "draws", r->draws, "tf32_max_diff", r->tf32_max_diff);
-    for (int i = 0; o && i < r->n_ignored; i++)
+    for (int i = 0; o && i < r->n_ignored && i < KBV_AUDIT_NAMED_IGNORED; i++)
         json_array_append_new(json_object_get(o, "ignores"), json_string(r->ignored[i]));
     if (o) {
         json_object_set_new(o, "tf32_standard_judged", json_integer(std->judged));
@@ -146,11 +146,11 @@ static void dropped_cell(const kbv_audit_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "-");
 }
 
-static void print_row(const char *key, const kbv_problem_def *def, const kbv_audit_result *r)
+static void print_row(const char *key, const kbv_problem *def, const kbv_audit_result *r)
 {
     char ign[128] = "-", triv[32] = "-", gates[GATES_CELL_MAX], dropped[64];
     dropped_cell(r, dropped, sizeof dropped);
-    for (int i = 0; i < r->n_ignored; i++) {
+    for (int i = 0; i < r->n_ignored && i < KBV_AUDIT_NAMED_IGNORED; i++) {
         size_t n = strlen(ign);
         snprintf(ign + (i ? n : 0), sizeof ign - (i ? n : 0), "%s%s", i ? "," : "",
                  r->ignored[i]);
@@ -213,7 +213,7 @@ int kbv_cmd_audit(int argc, char **argv)
     int tf32_fails_standard = 0, tf32_fails_strict = 0;
     kbv_eval_opts opts = {0};
     kbv_evaluator *ev = NULL;
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     if (!g) {
         fprintf(stderr, "kbv audit: out of memory\n");
         return 1;
@@ -230,7 +230,7 @@ int kbv_cmd_audit(int argc, char **argv)
                "dropped", "tf32 vs gates");
     const double started = kbv_monotonic_s();
     for (int p = 0; p < kbv_problem_count(); p++) {
-        const kbv_problem_def *def = kbv_problem_at(p);
+        const kbv_problem *def = kbv_problem_at(p);
         if (problems && !kbv_problem_set_contains(&sel, def->level, def->id))
             continue;
         char key[32];
@@ -266,6 +266,7 @@ int kbv_cmd_audit(int argc, char **argv)
     status = failed ? 1 : 0;
 done:
     kbv_evaluator_destroy(ev);
+    kbv_graph_free(g);
     free(g);
     return status;
 }

@@ -106,7 +106,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     kbv_evaluator *ev = NULL;
     kbv_baseline_cache cache;
     bool cache_open = false;
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     if (!g) {
         fprintf(stderr, "kbv baseline: out of memory\n");
         return 1;
@@ -127,7 +127,7 @@ int kbv_cmd_baseline(int argc, char **argv)
     printf("%-8s %-12s %24s %24s %10s %7s\n", "problem", "mode", "mean ms +- sd",
            "median ms [IQR]", "peak MB", "SM MHz");
     for (int p = 0; p < kbv_problem_count(); p++) {
-        const kbv_problem_def *def = kbv_problem_at(p);
+        const kbv_problem *def = kbv_problem_at(p);
         if (problems && !kbv_problem_set_contains(&sel, def->level, def->id))
             continue;
         char key[32];
@@ -159,6 +159,7 @@ done:
     if (cache_open)
         kbv_baseline_cache_close(&cache);
     kbv_evaluator_destroy(ev);
+    kbv_graph_free(g);
     free(g);
     return status;
 }

@@ -86,7 +86,7 @@ static const char *mb_text(double bytes, char *buf, size_t cap)
     return buf;
 }
 
-static void print_report(const kbv_record *rec, const kbv_problem_def *def,
+static void print_report(const kbv_record *rec, const kbv_problem *def,
                          const kbv_baseline base[KBV_MODE_COUNT], bool seed_given)
 {
     char a[32], b[32], c[32], d[32], e[32];
@@ -259,7 +259,7 @@ int kbv_cmd_check(int argc, char **argv)
                         "my_relu.cu (see kbv check --help)\n");
         return 2;
     }
-    const kbv_problem_def *def = kbv_problem_find(problem);
+    const kbv_problem *def = kbv_problem_find(problem);
     if (!def) {
         fprintf(stderr, "kbv check: unknown problem '%s' (kbv list shows them)\n", problem);
         return 2;

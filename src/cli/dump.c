@@ -281,7 +281,7 @@ static json_t *entry_json(const kbv_value *v, const char *file, kbv_dtype dt)
 
 /* The dtypes of one dump's tensors: as drawn and as the baseline wrote them. */
 typedef struct dump_dtypes {
-    kbv_dtype in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+    kbv_dtype *in, *par, *out;   /* [n_inputs], [n_params], [n_outputs] */
 } dump_dtypes;
 
 /* The file dtype of a tensor stored as dt: bfloat16 as float32 numbers. */
@@ -293,7 +293,7 @@ static kbv_dtype file_dtype(kbv_dtype dt, kbv_dtype logical)
 static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_draw *draw,
                              const char *device, const dump_dtypes *dt)
 {
-    const kbv_problem_def *def = g->def;
+    const kbv_problem *def = g->def;
     kbv_status st = KBV_OK;
     char key[32], file[512], path[4096];
     json_t *meta = json_object(), *dims = json_object(), *init = json_array();
@@ -302,7 +302,7 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_d
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "meta.json");
     for (int d = 0; d < g->n_dims; d++)
         json_object_set_new(dims, def->dims[d].name, json_integer(g->dims[d]));
-    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+    for (int a = 0; a < def->n_init_args; a++)
         json_array_append_new(init, json_pack("{s:s, s:s}", "name", def->init_args[a].name,
                                               "value", def->init_args[a].value));
     for (int i = 0; i < g->n_inputs; i++) {
@@ -400,17 +400,21 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, kbv_backend *be64,
                        const dump_opts *o, const kbv_draw *draw)
 {
     kbv_status st = KBV_OK;
-    kbv_tensor inputs[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS];
-    kbv_tensor in64[KBV_DEF_MAX_INPUTS], par64[KBV_DEF_MAX_PARAMS];
-    bool in64_owned[KBV_DEF_MAX_INPUTS] = {false}, par64_owned[KBV_DEF_MAX_PARAMS] = {false};
-    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS], base_out[KBV_DEF_MAX_OUTPUTS];
+    size_t ni = (size_t)g->n_inputs + 1, np = (size_t)g->n_params + 1;
+    size_t no = (size_t)g->n_outputs + 1;
+    kbv_tensor *inputs = calloc(ni, sizeof *inputs), *params = calloc(np, sizeof *params);
+    kbv_tensor *in64 = calloc(ni, sizeof *in64), *par64 = calloc(np, sizeof *par64);
+    bool *in64_owned = calloc(ni, sizeof *in64_owned);
+    bool *par64_owned = calloc(np, sizeof *par64_owned);
+    kbv_tensor *outputs = calloc(no, sizeof *outputs), *base_out = calloc(no, sizeof *base_out);
     int n_inputs = 0, n_params = 0;
     bool have_outputs = false, have_base = false;
-    dump_dtypes dt;
+    dump_dtypes dt = {calloc(ni, sizeof *dt.in), calloc(np, sizeof *dt.par),
+                      calloc(no, sizeof *dt.out)};
     char file[512];
-    memset(outputs, 0, sizeof outputs);
-    memset(base_out, 0, sizeof base_out);
-    memset(&dt, 0, sizeof dt);
+    if (!inputs || !params || !in64 || !par64 || !in64_owned || !par64_owned || !outputs ||
+        !base_out || !dt.in || !dt.par || !dt.out)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "dump of %d params", g->n_params);
 
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_value *v = &g->values[i];
@@ -445,8 +449,8 @@ static kbv_status dump(const kbv_graph *g, kbv_backend *be, kbv_backend *be64,
         for (int p = 0; p < g->n_params; p++)
             KBV_TRY_GOTO(widen64(be64, &params[p], &par64[p], &par64_owned[p]), st, done);
     } else {
-        memcpy(in64, inputs, sizeof in64);
-        memcpy(par64, params, sizeof par64);
+        memcpy(in64, inputs, sizeof *in64 * ni);
+        memcpy(par64, params, sizeof *par64 * np);
     }
     KBV_TRY_GOTO(kbv_graph_run(g, be64, in64, par64, outputs), st, done);
     have_outputs = true;
@@ -496,6 +500,17 @@ done:
         be->release(be, params[p].data);
     for (int i = 0; i < n_inputs; i++)
         be->release(be, inputs[i].data);
+    free(inputs);
+    free(params);
+    free(in64);
+    free(par64);
+    free(in64_owned);
+    free(par64_owned);
+    free(outputs);
+    free(base_out);
+    free(dt.in);
+    free(dt.par);
+    free(dt.out);
     return st;
 }
 
@@ -505,7 +520,7 @@ int kbv_cmd_dump(int argc, char **argv)
     int parsed = parse_args(argc, argv, &o);
     if (parsed >= 0)
         return parsed;
-    const kbv_problem_def *def = kbv_problem_find(o.key);
+    const kbv_problem *def = kbv_problem_find(o.key);
     if (!def) {
         char msg[512];
         snprintf(msg, sizeof msg,
@@ -515,7 +530,7 @@ int kbv_cmd_dump(int argc, char **argv)
     kbv_draw draw;
     if (!kbv_draw_from_label(def, o.dist, &draw)) {
         char msg[512], extras[64] = "";
-        for (int e = 0; e < KBV_DEF_MAX_EXTRA && def->hidden.extra[e].label; e++)
+        for (int e = 0; e < KBV_HIDDEN_MAX_EXTRA && def->hidden.extra[e].label; e++)
             snprintf(extras + strlen(extras), sizeof extras - strlen(extras), ", %s",
                      def->hidden.extra[e].label);
         snprintf(msg, sizeof msg, "unknown distribution '%s' (use base, D1..D8%s)", o.dist,
@@ -534,7 +549,7 @@ int kbv_cmd_dump(int argc, char **argv)
 
     int status = 0;
     kbv_backend *be = NULL, *be64 = NULL;
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     if (!g)
         return fail_line("out of memory");
     if (kbv_graph_build(def, o.size, g) != KBV_OK || make_dirs(o.out) != KBV_OK) {
@@ -564,6 +579,7 @@ int kbv_cmd_dump(int argc, char **argv)
 done:
     kbv_backend_destroy(be);
     kbv_backend_destroy(be64);
+    kbv_graph_free(g);
     free(g);
     return status;
 }

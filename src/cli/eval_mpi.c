@@ -135,7 +135,7 @@ static kbv_status evaluate(void *ctx, kbv_evaluator *ev, kbv_baseline_cache *cac
     if (!o || json_unpack(o, "{s:s, s:s, s:s, s:i}", "path", &path, "model", &model, "problem",
                           &problem, "sample", &sample) != 0)
         KBV_FAIL_GOTO(st, done, KBV_ERR_PARSE, "a job this rank cannot read: %.200s", text);
-    const kbv_problem_def *def = kbv_problem_find(problem);
+    const kbv_problem *def = kbv_problem_find(problem);
     if (!def)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "there is no problem %s in this kbv", problem);
     kbv_record_init(rec);

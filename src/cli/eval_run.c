@@ -171,7 +171,7 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
         }
         char key[32];
         snprintf(key, sizeof key, "L%d/%d", job->level, job->problem_id);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         if (!def) {
             run->unknown_problem++;
             kbv_name_list_add(&unknown, job->path, NULL);

@@ -14,7 +14,7 @@
 #include "eval/compile_ahead.h"
 #include "eval/runset.h"
 #include "eval/shard.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 #include "record/results.h"
 
 #define KBV_EVAL_MAX_DIRS 256
@@ -41,7 +41,7 @@ typedef struct eval_config {
 /* A sample to evaluate: its job in the run set and its problem. */
 typedef struct eval_planned {
     int job;
-    const kbv_problem_def *def;
+    const kbv_problem *def;
     bool unusable;                   /* its file failed the read when planned (nothing to
                                         compile ahead; the evaluation records why) */
 } eval_planned;

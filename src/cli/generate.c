@@ -99,7 +99,7 @@ static void usage(FILE *f)
 
 /* The defined problems the selection names, in registry order; every item
  * must name at least one, so a typo does not silently shrink the run. */
-static int select_problems(const char *sel, const kbv_problem_def ***out, int *n_out)
+static int select_problems(const char *sel, const kbv_problem ***out, int *n_out)
 {
     kbv_problem_set set;
     if (kbv_problem_set_parse(sel, &set) != KBV_OK) {
@@ -107,14 +107,14 @@ static int select_problems(const char *sel, const kbv_problem_def ***out, int *n
         return 2;
     }
     int total = kbv_problem_count();
-    const kbv_problem_def **defs = calloc((size_t)total + 1, sizeof *defs);
+    const kbv_problem **defs = calloc((size_t)total + 1, sizeof *defs);
     if (!defs) {
         fprintf(stderr, "kbv generate: out of memory\n");
         return 1;
     }
     int n = 0;
     for (int i = 0; i < total; i++) {
-        const kbv_problem_def *d = kbv_problem_at(i);
+        const kbv_problem *d = kbv_problem_at(i);
         if (kbv_problem_set_contains(&set, d->level, d->id))
             defs[n++] = d;
     }
@@ -263,7 +263,7 @@ int kbv_cmd_generate(int argc, char **argv)
         }
     }
 
-    const kbv_problem_def **problems = NULL;
+    const kbv_problem **problems = NULL;
     int n_problems = 0;
     int rc = select_problems(raw.selection, &problems, &n_problems);
     if (rc != 0)

@@ -68,7 +68,7 @@ static json_t *tensor_json(const kbv_value *v)
 }
 
 /* The hidden configs the definition keeps, and those it omits (the paper's table). */
-static json_t *configs_json(const kbv_problem_def *def, bool omitted)
+static json_t *configs_json(const kbv_problem *def, bool omitted)
 {
     kbv_planned_draw configs[KBV_MAX_CONFIGS];
     int n = kbv_hidden_configs(def, configs);
@@ -157,7 +157,7 @@ int kbv_cmd_list(int argc, char **argv)
         }
     }
 
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     json_t *rows = json ? json_array() : NULL;
     text_row *text = calloc((size_t)kbv_problem_count() + 1, sizeof *text);
     int status = 0, shown = 0;
@@ -173,7 +173,7 @@ int kbv_cmd_list(int argc, char **argv)
     snprintf(text[0].mb, sizeof text[0].mb, "min MB");
     snprintf(text[0].sol, sizeof text[0].sol, "SOL us");
     for (int p = 0; p < kbv_problem_count(); p++) {
-        const kbv_problem_def *def = kbv_problem_at(p);
+        const kbv_problem *def = kbv_problem_at(p);
         if (level && def->level != level)
             continue;
         char key[32];
@@ -217,6 +217,7 @@ int kbv_cmd_list(int argc, char **argv)
 done:
     free(text);
     json_decref(rows);
+    kbv_graph_free(g);
     free(g);
     return status;
 }

@@ -111,7 +111,7 @@ int kbv_cmd_prompt(int argc, char **argv)
                         "them)\n");
         return 2;
     }
-    const kbv_problem_def *def = kbv_problem_find(key);
+    const kbv_problem *def = kbv_problem_find(key);
     if (!def) {
         fprintf(stderr, "kbv prompt: no problem '%s' (kbv list shows them)\n", key);
         return 2;

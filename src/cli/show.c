@@ -80,7 +80,7 @@ static void print_init(const kbv_param_def *p, const kbv_value *v)
 }
 
 /* The paper's hidden configs as the definition has them (DESIGN section 4). */
-static void print_hidden(const kbv_problem_def *def)
+static void print_hidden(const kbv_problem *def)
 {
     kbv_planned_draw configs[KBV_MAX_CONFIGS];
     int n = kbv_hidden_configs(def, configs);
@@ -106,7 +106,7 @@ static void print_hidden(const kbv_problem_def *def)
 
 static kbv_status print_words(const kbv_graph *g, kbv_size size)
 {
-    const kbv_problem_def *def = g->def;
+    const kbv_problem *def = g->def;
     char key[32];
     printf("%s  %s  (%s size)\n", kbv_problem_key(def, key, sizeof key), def->name,
            size == KBV_SIZE_SMALL ? "small CI" : "full catalog");
@@ -139,8 +139,8 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
         print_init(&def->params[p], v);
         printf("\n");
     }
-    printf("constructor arguments:%s\n", def->init_args[0].name ? "" : " none");
-    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+    printf("constructor arguments:%s\n", def->n_init_args > 0 ? "" : " none");
+    for (int a = 0; a < def->n_init_args; a++)
         printf("  %s = %s\n", def->init_args[a].name, def->init_args[a].value);
     printf("ops (as PyTorch eager runs them):\n");
     for (int n = 0; n < g->n_nodes; n++) {
@@ -196,7 +196,7 @@ int kbv_cmd_show(int argc, char **argv)
                         "them all)\n");
         return 2;
     }
-    const kbv_problem_def *def = kbv_problem_find(key);
+    const kbv_problem *def = kbv_problem_find(key);
     if (!def) {
         fprintf(stderr, "kbv show: unknown problem '%s' ('kbv list' shows the valid keys, e.g. "
                         "L1/19)\n", key);
@@ -209,7 +209,7 @@ int kbv_cmd_show(int argc, char **argv)
         }
         return 0;
     }
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     int status = 0;
     if (!g) {
         fprintf(stderr, "kbv show: out of memory\n");
@@ -221,6 +221,7 @@ int kbv_cmd_show(int argc, char **argv)
     } else if (kbv_cli_flush_stdout("kbv show")) {
         status = 2;
     }
+    kbv_graph_free(g);
     free(g);
     return status;
 }

@@ -54,7 +54,7 @@ static kbv_status widen(const kbv_tensor *t, kbv_tensor *wide)
 kbv_status kbv_cpu_bf16_op(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                            kbv_tensor *out)
 {
-    if ((unsigned)node->op >= KBV_OP_COUNT || node->n_args < 0 || node->n_args > KBV_DEF_MAX_ARGS)
+    if ((unsigned)node->op >= KBV_OP_COUNT || node->n_args < 0)
         return kbv_fail(KBV_ERR_INTERNAL, "cpu bf16: node with op %d and %d operands",
                         (int)node->op, node->n_args);
     kbv_op_fn f32 = kbv_cpu_f32_ops()[node->op];
@@ -65,10 +65,13 @@ kbv_status kbv_cpu_bf16_op(kbv_backend *be, const kbv_node *node, const kbv_tens
         return f32(be, node, args, out);
 
     kbv_status st = KBV_OK;
-    kbv_tensor wide[KBV_DEF_MAX_ARGS];
-    bool owned[KBV_DEF_MAX_ARGS] = {false};
     kbv_tensor res = *out;
     float *res_data = NULL;
+    size_t n_wide = (size_t)node->n_args + 1;
+    kbv_tensor *wide = calloc(n_wide, sizeof *wide);
+    bool *owned = calloc(n_wide, sizeof *owned);
+    if (!wide || !owned)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "cpu bf16: %d operands", node->n_args);
     for (int a = 0; a < node->n_args; a++) {
         wide[a] = args[a];
         if (args[a].dtype != KBV_BF16)
@@ -103,9 +106,11 @@ kbv_status kbv_cpu_bf16_op(kbv_backend *be, const kbv_node *node, const kbv_tens
             dst[offset_of(out, i)] = kbv_bf16_from_float(res_data[i]);
     }
 done:
-    for (int a = 0; a < node->n_args; a++)
+    for (int a = 0; owned && a < node->n_args; a++)
         if (owned[a])
             free(wide[a].data);
+    free(wide);
+    free(owned);
     free(res_data);
     return st;
 }

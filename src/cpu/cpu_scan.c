@@ -110,38 +110,46 @@ kbv_status kbv_cpu_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *
                        kbv_tensor *out)
 {
     (void)be;
-    const kbv_tensor *a = &args[0], *b = &args[1];
-    for (int k = 0; k < 2; k++) {
+    int n = node->n_args;
+    if (n < 1)
+        return kbv_fail(KBV_ERR_INVALID, "cat: no operands");
+    int64_t total = 0;
+    int dim = 0;
+    KBV_TRY(check_data("cat", out));
+    KBV_TRY(kbv_cpu_resolve_dim("cat", &args[0], node->def ? node->def->i[0] : 0, &dim));
+    for (int k = 0; k < n; k++) {
         KBV_TRY(check_data("cat", &args[k]));
         if (args[k].dtype != out->dtype)
             return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operand %d is %s, output %s", k,
                             kbv_dtype_name(args[k].dtype), kbv_dtype_name(out->dtype));
+        if (args[k].ndim != out->ndim)
+            return kbv_fail(KBV_ERR_INVALID, "cat: operand %d has %d dims, the output %d", k,
+                            args[k].ndim, out->ndim);
+        total += args[k].shape[dim];
     }
-    KBV_TRY(check_data("cat", out));
-    int dim = 0;
-    KBV_TRY(kbv_cpu_resolve_dim("cat", a, node->def ? node->def->i[0] : 0, &dim));
-    if (out->ndim != a->ndim || out->shape[dim] != a->shape[dim] + b->shape[dim])
-        return kbv_fail(KBV_ERR_INVALID, "cat: output extent %lld along dim %d, operands %lld "
-                        "and %lld", (long long)(out->ndim == a->ndim ? out->shape[dim] : -1), dim,
-                        (long long)a->shape[dim], (long long)b->shape[dim]);
-    /* a line of out is a's line, then b's line */
-    kbv_cpu_lines l;
-    const kbv_tensor *ins[2] = {a, b};
-    KBV_TRY(kbv_cpu_lines_init(&l, out, true, ins, 2, dim));
+    if (out->shape[dim] != total)
+        return kbv_fail(KBV_ERR_INVALID, "cat: output extent %lld along dim %d, operands %lld",
+                        (long long)out->shape[dim], dim, (long long)total);
+    /* each operand's lines go to its slice of out's lines, one operand at a time */
     size_t size = kbv_dtype_size(out->dtype);
     unsigned char *dst = out->data;
-    const unsigned char *sa = a->data, *sb = b->data;
-    int64_t na = a->shape[dim], nb = b->shape[dim];
-    for (int64_t r = 0; r < l.it.outer_count; r++, kbv_cpu_iter_advance(&l.it))
-        for (int64_t j = 0; j < l.it.inner; j++) {
-            int64_t oo = l.it.offset[0] + j * l.it.inner_stride[0];
-            int64_t ao = l.it.offset[1] + j * l.it.inner_stride[1];
-            int64_t bo = l.it.offset[2] + j * l.it.inner_stride[2];
-            copy_line(dst + (size_t)oo * size, l.step[0], sa + (size_t)ao * size, a->stride[dim],
-                      na, size);
-            copy_line(dst + (size_t)(oo + na * l.step[0]) * size, l.step[0],
-                      sb + (size_t)bo * size, b->stride[dim], nb, size);
-        }
+    int64_t at = 0;
+    for (int k = 0; k < n; k++) {
+        const kbv_tensor *a = &args[k];
+        kbv_cpu_lines l;
+        const kbv_tensor *ins[1] = {a};
+        KBV_TRY(kbv_cpu_lines_init(&l, out, true, ins, 1, dim));
+        const unsigned char *src = a->data;
+        int64_t len = a->shape[dim];
+        for (int64_t r = 0; r < l.it.outer_count; r++, kbv_cpu_iter_advance(&l.it))
+            for (int64_t j = 0; j < l.it.inner; j++) {
+                int64_t oo = l.it.offset[0] + j * l.it.inner_stride[0];
+                int64_t ao = l.it.offset[1] + j * l.it.inner_stride[1];
+                copy_line(dst + (size_t)(oo + at * l.step[0]) * size, l.step[0],
+                          src + (size_t)ao * size, a->stride[dim], len, size);
+            }
+        at += len;
+    }
     return KBV_OK;
 }
 

@@ -32,7 +32,7 @@ static int report(kbv_status st)
 static kbv_status build(const char *key, int small, kbv_graph **g)
 {
     *g = NULL;
-    const kbv_problem_def *def = key ? kbv_problem_find(key) : NULL;
+    const kbv_problem *def = key ? kbv_problem_find(key) : NULL;
     if (!def)
         return kbv_fail(KBV_ERR_NOT_FOUND, "no problem \"%s\"", key ? key : "(null)");
     kbv_graph *graph = calloc(1, sizeof *graph);
@@ -89,6 +89,7 @@ static kbv_status fill_inputs(const char *key, int small, int dist, unsigned lon
 done:
     if (be)
         be->destroy(be);
+    kbv_graph_free(g);
     free(g);
     return st;
 }
@@ -103,11 +104,15 @@ int kbv_bench_fill_inputs(const char *problem_key, int small, int dist, unsigned
 static kbv_status run_once(const kbv_graph *g, kbv_backend *be, const kbv_tensor *inputs,
                            const kbv_tensor *params)
 {
-    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
-    memset(outputs, 0, sizeof outputs);
-    KBV_TRY(kbv_graph_run(g, be, inputs, params, outputs));
-    for (int i = 0; i < g->n_outputs; i++)
+    kbv_tensor *outputs = calloc((size_t)g->n_outputs + 1, sizeof *outputs);
+    if (!outputs)
+        return kbv_fail(KBV_ERR_NOMEM, "outputs of %d", g->n_outputs);
+    kbv_status st = kbv_graph_run(g, be, inputs, params, outputs);
+    for (int i = 0; st == KBV_OK && i < g->n_outputs; i++)
         be->release(be, outputs[i].data);
+    free(outputs);
+    if (st != KBV_OK)
+        return kbv_relay_at(__FILE__, __LINE__, st);
     return KBV_OK;
 }
 
@@ -117,8 +122,8 @@ static kbv_status time_baseline(const char *key, int small, const char *mode_nam
     kbv_status st = KBV_OK;
     kbv_graph *g = NULL;
     kbv_backend *be = NULL;
-    kbv_tensor inputs[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS];
-    void *owned[KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS];
+    kbv_tensor *inputs = NULL, *params = NULL, *outputs = NULL;
+    void **owned = NULL;
     int n_owned = 0;
     size_t resident = 0;
     kbv_mode mode;
@@ -129,6 +134,12 @@ static kbv_status time_baseline(const char *key, int small, const char *mode_nam
     if (n != g->n_inputs)
         KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "%s has %d inputs, %d buffers given", key,
                       g->n_inputs, n);
+    inputs = calloc((size_t)g->n_inputs + 1, sizeof *inputs);
+    params = calloc((size_t)g->n_params + 1, sizeof *params);
+    outputs = calloc((size_t)g->n_outputs + 1, sizeof *outputs);
+    owned = calloc((size_t)(g->n_inputs + g->n_params) + 1, sizeof *owned);
+    if (!inputs || !params || !outputs || !owned)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "tensors of %s", key);
     KBV_TRY_GOTO(current_backend(mode, &be), st, done);
 
     /* Inputs are the caller's float32 buffers; float64 and bfloat16 runs
@@ -176,8 +187,7 @@ static kbv_status time_baseline(const char *key, int small, const char *mode_nam
     const size_t base = be->mem.current;
     for (int r = 0; r < reps; r++) {
         KBV_TRY_GOTO(be->timer_start(be), st, done);
-        kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
-        memset(outputs, 0, sizeof outputs);
+        memset(outputs, 0, sizeof *outputs * (size_t)g->n_outputs);
         KBV_TRY_GOTO(kbv_graph_run(g, be, inputs, params, outputs), st, done);
         KBV_TRY_GOTO(be->timer_stop(be, &ms[r]), st, done);
         for (int i = 0; i < g->n_outputs; i++)
@@ -191,7 +201,12 @@ done:
             be->release(be, owned[i]);
         be->destroy(be);
     }
+    kbv_graph_free(g);
     free(g);
+    free(inputs);
+    free(params);
+    free(outputs);
+    free(owned);
     return st;
 }
 

@@ -17,7 +17,7 @@
 
 #include "cuda/cuda_device.h"
 #include "dist/dist.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 using namespace kbv_cuda;
 

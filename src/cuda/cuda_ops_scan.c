@@ -1,6 +1,6 @@
 /* The CUDA scans (cumsum, cumprod) and the layout ops around them (flip, a
  * zeros slice, cat, the [:-1] view), through the kernels of cuda_scan.cu on
- * contiguous operands. */
+ * contiguous operands (cat of more than two: strided copies). */
 #include <string.h>
 
 #include "cuda/cuda_check.h"
@@ -61,12 +61,50 @@ kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const 
                              node);
 }
 
+/* cat of n > 2 operands: each copied into its slice of out, as one strided
+ * 2-D copy ([outer] rows of its extent x inner elements). */
+static kbv_status cat_many(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out, int dim)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const size_t es = kbv_dtype_size(out->dtype);
+    int64_t outer, total, inner;
+    kbv_cuda_split_at(out, dim, &outer, &total, &inner);
+    int64_t at = 0;
+    for (int k = 0; k < node->n_args; k++) {
+        if (args[k].dtype != out->dtype)
+            return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operand %d of another dtype than the "
+                            "output", k);
+        kbv_cuda_operand a;
+        KBV_TRY(kbv_cuda_operand_get_any(be, node, &args[k], out, kbv_tensor_numel(out),
+                                         out->dtype, &a));
+        int64_t o, len, in;
+        kbv_cuda_split_at(&a.x, dim, &o, &len, &in);
+        kbv_status st = KBV_OK;
+        if (o != outer || in != inner || at + len > total)
+            st = kbv_fail(KBV_ERR_INVALID, "cat: operand %d does not fit the output", k);
+        else if (len > 0 && outer > 0 && inner > 0)
+            st = kbv_cuda_launched(
+                cudaMemcpy2DAsync((char *)out->data + (size_t)(at * inner) * es,
+                                  (size_t)(total * inner) * es, a.x.data,
+                                  (size_t)(len * inner) * es, (size_t)(len * inner) * es,
+                                  (size_t)outer, cudaMemcpyDeviceToDevice, cu->stream),
+                node);
+        kbv_cuda_operand_release(be, &a);
+        KBV_TRY(st);
+        at += len;
+    }
+    return KBV_OK;
+}
+
 kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                            kbv_tensor *out)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     int dim = 0;
     KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
+    if (node->n_args > 2)
+        return cat_many(be, node, args, out, dim);
     if (args[0].dtype != out->dtype || args[1].dtype != out->dtype)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operands of another dtype than the output");
     const int64_t n = kbv_tensor_numel(&args[0]) + kbv_tensor_numel(&args[1]);

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/tensor.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 #ifdef __CUDACC__
 #define KBV_HD __host__ __device__ __forceinline__

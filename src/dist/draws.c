@@ -60,7 +60,7 @@ uint64_t kbv_seed_derive(uint64_t run_seed, const char *problem_key, kbv_seed_pu
 
 static const char *const omit_label[4] = {"D1", "D2", "D3", "D4"};
 
-int kbv_hidden_configs(const kbv_problem_def *def, kbv_planned_draw *out)
+int kbv_hidden_configs(const kbv_problem *def, kbv_planned_draw *out)
 {
     int n = 0;
     for (int k = 1; k <= 4; k++) {
@@ -70,7 +70,7 @@ int kbv_hidden_configs(const kbv_problem_def *def, kbv_planned_draw *out)
         snprintf(d->label, sizeof d->label, "D%d", k);
         d->verified = true;
     }
-    for (int e = 0; e < KBV_DEF_MAX_EXTRA && def->hidden.extra[e].label; e++) {
+    for (int e = 0; e < KBV_HIDDEN_MAX_EXTRA && def->hidden.extra[e].label; e++) {
         kbv_planned_draw *d = &out[n++];
         memset(d, 0, sizeof *d);
         d->draw.dist = KBV_DIST_BASE;
@@ -81,7 +81,7 @@ int kbv_hidden_configs(const kbv_problem_def *def, kbv_planned_draw *out)
     return n;
 }
 
-bool kbv_config_omitted(const kbv_problem_def *def, const char *label)
+bool kbv_config_omitted(const kbv_problem *def, const char *label)
 {
     for (int k = 0; k < 4; k++)
         if ((def->hidden.omit >> k & 1u) && !strcmp(label, omit_label[k]))
@@ -89,7 +89,7 @@ bool kbv_config_omitted(const kbv_problem_def *def, const char *label)
     return false;   /* extras are never omitted */
 }
 
-static uint32_t seed_index(const kbv_problem_def *def, const kbv_planned_draw *d)
+static uint32_t seed_index(const kbv_problem *def, const kbv_planned_draw *d)
 {
     if (d->draw.extra)
         return SEED_INDEX_EXTRA((uint32_t)(d->draw.extra - def->hidden.extra));
@@ -107,7 +107,7 @@ static void count(kbv_draw_plan *plan)
     }
 }
 
-void kbv_draw_plan_make(uint64_t run_seed, const kbv_problem_def *def, kbv_draw_plan *plan)
+void kbv_draw_plan_make(uint64_t run_seed, const kbv_problem *def, kbv_draw_plan *plan)
 {
     char key[32];
     kbv_problem_key(def, key, sizeof key);
@@ -166,7 +166,7 @@ bool kbv_draw_plan_drop(kbv_draw_plan *plan, const char *label, const char *reas
     return false;
 }
 
-bool kbv_draw_from_label(const kbv_problem_def *def, const char *label, kbv_draw *out)
+bool kbv_draw_from_label(const kbv_problem *def, const char *label, kbv_draw *out)
 {
     memset(out, 0, sizeof *out);
     if (!strcasecmp(label, "base"))
@@ -175,7 +175,7 @@ bool kbv_draw_from_label(const kbv_problem_def *def, const char *label, kbv_draw
         out->dist = (kbv_dist)(KBV_DIST_D1 + (label[1] - '1'));
         return true;
     }
-    for (int e = 0; e < KBV_DEF_MAX_EXTRA && def->hidden.extra[e].label; e++)
+    for (int e = 0; e < KBV_HIDDEN_MAX_EXTRA && def->hidden.extra[e].label; e++)
         if (!strcasecmp(label, def->hidden.extra[e].label)) {
             out->extra = &def->hidden.extra[e];
             return true;

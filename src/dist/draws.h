@@ -18,7 +18,7 @@
 #define KBV_SEED_MAX ((UINT64_C(1) << 53) - 1)
 
 #define KBV_BASE_DRAWS 5
-#define KBV_MAX_CONFIGS (4 + KBV_DEF_MAX_EXTRA)                 /* D1..D4 and a problem's extras */
+#define KBV_MAX_CONFIGS (4 + KBV_HIDDEN_MAX_EXTRA)                 /* D1..D4 and a problem's extras */
 #define KBV_PLAN_DRAWS (KBV_BASE_DRAWS + KBV_MAX_CONFIGS + 4)   /* + D5..D8 */
 
 /* What a derived seed is for. */
@@ -70,7 +70,7 @@ uint64_t kbv_seed_derive(uint64_t run_seed, const char *problem_key, kbv_seed_pu
  * (D1..D4 less those its definition omits, listed as dropped, then its
  * extras); D5..D8. A draw's seed depends on its label alone, not on which
  * configs a problem has. */
-void kbv_draw_plan_make(uint64_t run_seed, const kbv_problem_def *def, kbv_draw_plan *plan);
+void kbv_draw_plan_make(uint64_t run_seed, const kbv_problem *def, kbv_draw_plan *plan);
 
 /* Takes hidden config `label` out of the plan, listing it as dropped for
  * `reason`. false when the plan has no such config. */
@@ -78,13 +78,13 @@ bool kbv_draw_plan_drop(kbv_draw_plan *plan, const char *label, const char *reas
 
 /* Every hidden config of a problem, omitted ones included, in plan order
  * (D1..D4, then the extras), with seed 0; returns how many (<= KBV_MAX_CONFIGS). */
-int kbv_hidden_configs(const kbv_problem_def *def, kbv_planned_draw *out);
+int kbv_hidden_configs(const kbv_problem *def, kbv_planned_draw *out);
 
 /* Whether def's definition omits hidden config `label` (one of D1..D4). */
-bool kbv_config_omitted(const kbv_problem_def *def, const char *label);
+bool kbv_config_omitted(const kbv_problem *def, const char *label);
 
 /* The draw a label names for problem def: "base", "D1".."D8" or one of its
  * extras' labels (case-insensitive); the seed is the caller's. */
-bool kbv_draw_from_label(const kbv_problem_def *def, const char *label, kbv_draw *out);
+bool kbv_draw_from_label(const kbv_problem *def, const char *label, kbv_draw *out);
 
 #endif

@@ -19,25 +19,37 @@ typedef struct audit_state {
     kbv_backend *const *be;                     /* indexed by kbv_mode */
     kbv_backend *svc;                           /* fills and comparisons: the fp32 backend */
     const kbv_graph *g;
-    kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS];
-    kbv_tensor in64[KBV_DEF_MAX_INPUTS], par64[KBV_DEF_MAX_PARAMS];
-    bool in64_owned[KBV_DEF_MAX_INPUTS], par64_owned[KBV_DEF_MAX_PARAMS]; /* else shared (integer) */
-    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];    /* shapes, dtypes and names, for the judge */
+    /* [n_inputs], [n_params] and [n_outputs] each, allocated by state_init */
+    kbv_tensor *in, *par;
+    kbv_tensor *in64, *par64;
+    bool *in64_owned, *par64_owned;             /* else shared (integer) */
+    kbv_tensor *outputs;                        /* shapes, dtypes and names, for the judge */
+    kbv_tensor *alt_out;                        /* the oracle's outputs on a redrawn input */
     kbv_tensor zeros;                           /* an all-zero first output, when it is float */
     bool float_out, copy_fits;
     bool have_first;                            /* first is set */
     kbv_tensor first;                           /* the first draw's oracle output (a copy) */
     double tol;                                 /* what "no difference" allows: DEGENERATE_REL
                                                    x max(1, max |first|) */
-    bool varies, depends[KBV_DEF_MAX_INPUTS];
+    bool varies, *depends;                      /* [n_inputs] */
     int trivial_judged;                         /* base draws the trivial outputs were judged on */
 } audit_state;
 
-/* One draw's outputs of every mode, kept on the device for the comparisons. */
+/* One draw's outputs of every mode, kept on the device for the comparisons;
+ * out[m] has room for the graph's outputs (mode_outputs_init). */
 typedef struct mode_outputs {
-    kbv_tensor out[KBV_MODE_COUNT][KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor *out[KBV_MODE_COUNT];
     bool have[KBV_MODE_COUNT];
 } mode_outputs;
+
+static kbv_status mode_outputs_init(mode_outputs *o, const kbv_graph *g)
+{
+    memset(o, 0, sizeof *o);
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        if (!(o->out[m] = calloc((size_t)g->n_outputs + 1, sizeof *o->out[m])))
+            return kbv_fail(KBV_ERR_NOMEM, "audit: outputs of %d", g->n_outputs);
+    return KBV_OK;
+}
 
 static kbv_status tensor_alloc(kbv_backend *be, const kbv_value *v, kbv_dtype dtype, kbv_tensor *t)
 {
@@ -127,18 +139,29 @@ static void state_free(audit_state *a)
     if (!a)
         return;
     kbv_backend *be64 = a->be ? a->be[KBV_MODE_FP64] : NULL;
-    for (int i = 0; i < KBV_DEF_MAX_INPUTS; i++) {
+    int n_in = a->g && a->in && a->in64 && a->in64_owned ? a->g->n_inputs : 0;
+    int n_par = a->g && a->par && a->par64 && a->par64_owned ? a->g->n_params : 0;
+    for (int i = 0; i < n_in; i++) {
         if (a->in64_owned[i])
             be64->release(be64, a->in64[i].data);
         if (a->in[i].data)
             a->svc->release(a->svc, a->in[i].data);
     }
-    for (int j = 0; j < KBV_DEF_MAX_PARAMS; j++) {
+    for (int j = 0; j < n_par; j++) {
         if (a->par64_owned[j])
             be64->release(be64, a->par64[j].data);
         if (a->par[j].data)
             a->svc->release(a->svc, a->par[j].data);
     }
+    free(a->in);
+    free(a->par);
+    free(a->in64);
+    free(a->par64);
+    free(a->in64_owned);
+    free(a->par64_owned);
+    free(a->outputs);
+    free(a->alt_out);
+    free(a->depends);
     if (a->zeros.data)
         a->svc->release(a->svc, a->zeros.data);
     if (a->first.data)
@@ -166,6 +189,20 @@ static kbv_status state_init(audit_state *a, kbv_backend *const be[KBV_MODE_COUN
     a->be = be;
     a->svc = be[KBV_MODE_FP32];
     a->g = g;
+    size_t ni = (size_t)g->n_inputs + 1, np = (size_t)g->n_params + 1;
+    size_t no = (size_t)g->n_outputs + 1;
+    a->in = calloc(ni, sizeof *a->in);
+    a->in64 = calloc(ni, sizeof *a->in64);
+    a->in64_owned = calloc(ni, sizeof *a->in64_owned);
+    a->depends = calloc(ni, sizeof *a->depends);
+    a->par = calloc(np, sizeof *a->par);
+    a->par64 = calloc(np, sizeof *a->par64);
+    a->par64_owned = calloc(np, sizeof *a->par64_owned);
+    a->outputs = calloc(no, sizeof *a->outputs);
+    a->alt_out = calloc(no, sizeof *a->alt_out);
+    if (!a->in || !a->in64 || !a->in64_owned || !a->depends || !a->par || !a->par64 ||
+        !a->par64_owned || !a->outputs || !a->alt_out)
+        return kbv_fail(KBV_ERR_NOMEM, "audit: tensors of %d params", g->n_params);
     for (int i = 0; i < g->n_inputs; i++) {
         KBV_TRY(tensor_alloc(a->svc, &g->values[i], g->def->inputs[g->values[i].def_index].dtype,
                              &a->in[i]));
@@ -260,7 +297,7 @@ static kbv_status check_degenerate(audit_state *a, const kbv_draw *d, const kbv_
     kbv_status st = KBV_OK;
     const kbv_graph *g = a->g;
     kbv_backend *be64 = a->be[KBV_MODE_FP64];
-    kbv_tensor alt_out[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor *alt_out = a->alt_out;
     bool have_alt = false;
     if (!a->have_first) {
         double spread, scale;
@@ -304,18 +341,24 @@ done:
  * compare_all does, then kbv_judge_draw (the baseline is its own tf32). */
 static kbv_status judge_tf32(audit_state *a, const mode_outputs *o, kbv_draw_verdict *v)
 {
-    kbv_compare_stats tf32[KBV_DEF_MAX_OUTPUTS];
+    kbv_status st = KBV_OK;
+    kbv_compare_stats *tf32 = calloc((size_t)a->g->n_outputs + 1, sizeof *tf32);
+    if (!tf32)
+        return kbv_fail(KBV_ERR_NOMEM, "audit: comparisons of %d outputs", a->g->n_outputs);
     for (int k = 0; k < a->g->n_outputs; k++) {
         double tol = kbv_allclose_tol(a->outputs[k].dtype);
-        KBV_TRY(a->svc->compare(a->svc, &o->out[KBV_MODE_TF32][k], &o->out[KBV_MODE_FP32][k],
-                                &o->out[KBV_MODE_FP64][k], &o->out[KBV_MODE_FP32_STRICT][k], tol,
-                                tol, &tf32[k]));
+        KBV_TRY_GOTO(a->svc->compare(a->svc, &o->out[KBV_MODE_TF32][k],
+                                     &o->out[KBV_MODE_FP32][k], &o->out[KBV_MODE_FP64][k],
+                                     &o->out[KBV_MODE_FP32_STRICT][k], tol, tol, &tf32[k]),
+                     st, done);
     }
     kbv_judge_input in = {.n_outputs = a->g->n_outputs, .outputs = a->outputs, .cand = tf32,
                           .tf32 = tf32, .tol = kbv_allclose_tol(a->outputs[0].dtype),
                           .integrity = NULL};
     kbv_judge_draw(&in, v);
-    return KBV_OK;
+done:
+    free(tf32);
+    return st;
 }
 
 /* Counts one draw on a gate; the first failure's reason is kept with its label. */
@@ -362,12 +405,12 @@ static kbv_status audit_draw(audit_state *a, const kbv_planned_draw *pd, const k
 {
     kbv_status st = KBV_OK;
     mode_outputs o;
-    memset(&o, 0, sizeof o);
     char label[28];
     snprintf(label, sizeof label, "%.7s seed %d", pd->standard ? "base" : pd->label,
              seed_index + 1);
 
-    KBV_TRY(fill_inputs(a, d));
+    KBV_TRY_GOTO(mode_outputs_init(&o, a->g), st, done);
+    KBV_TRY_GOTO(fill_inputs(a, d), st, done);
     KBV_TRY_GOTO(run_mode(a, KBV_MODE_FP64, &o), st, done);
     KBV_TRY_GOTO(check_degenerate(a, d, &o.out[KBV_MODE_FP64][0]), st, done);
     bool redraw_params = d->dist == KBV_DIST_D5;
@@ -396,8 +439,10 @@ static kbv_status audit_draw(audit_state *a, const kbv_planned_draw *pd, const k
     if (redraw_params)
         KBV_TRY_GOTO(fill_params(a, &base_params), st, done);
 done:
-    for (int m = 0; m < KBV_MODE_COUNT; m++)
+    for (int m = 0; m < KBV_MODE_COUNT; m++) {
         release_mode(a, (kbv_mode)m, &o);
+        free(o.out[m]);
+    }
     return st;
 }
 
@@ -448,8 +493,11 @@ kbv_status kbv_audit_problem(kbv_backend *const be[KBV_MODE_COUNT], const kbv_gr
     out->constant = !a->varies;
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_input_def *in = &g->def->inputs[g->values[i].def_index];
-        if (!a->depends[i] && in->gen != KBV_GEN_SCALAR)
-            snprintf(out->ignored[out->n_ignored++], sizeof out->ignored[0], "%s", in->name);
+        if (a->depends[i] || in->gen == KBV_GEN_SCALAR)
+            continue;
+        if (out->n_ignored < KBV_AUDIT_NAMED_IGNORED)
+            snprintf(out->ignored[out->n_ignored], sizeof out->ignored[0], "%s", in->name);
+        out->n_ignored++;
     }
     /* trivial outputs pass only where they were judged at all */
     if (!a->float_out || a->trivial_judged == 0)

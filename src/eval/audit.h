@@ -26,10 +26,13 @@ typedef struct kbv_audit_gate {
     char first_failure[KBV_REASON_CAP + 32];      /* "D2 seed 1: <reason>"; "" when none failed */
 } kbv_audit_gate;
 
+/* Ignored inputs named in a result (all are counted in n_ignored). */
+#define KBV_AUDIT_NAMED_IGNORED 8
+
 typedef struct kbv_audit_result {
     bool constant;                                /* the oracle's output never varied */
-    int n_ignored;
-    char ignored[KBV_DEF_MAX_INPUTS][64];         /* inputs the output does not depend on */
+    int n_ignored;                                /* inputs the output does not depend on */
+    char ignored[KBV_AUDIT_NAMED_IGNORED][64];    /* the first of them, by name */
     bool zeros_pass;                              /* all-zero output passes allclose on every base draw */
     bool copy_pass;                               /* a copy of input 0 passes allclose on every base draw */
     int draws;                                    /* draws examined */

@@ -44,10 +44,12 @@ kbv_status kbv_size_parse(const char *s, kbv_size *out)
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-/* Eager inputs and params of g in be's memory, drawn from the base generators. */
+/* Eager inputs and params of g in be's memory, drawn from the base
+ * generators, and room for the outputs of a forward. */
 typedef struct resident {
-    kbv_tensor in[KBV_DEF_MAX_INPUTS];
-    kbv_tensor par[KBV_DEF_MAX_PARAMS];
+    kbv_tensor *in;           /* [n_inputs] */
+    kbv_tensor *par;          /* [n_params] */
+    kbv_tensor *out;          /* [n_outputs], empty between forwards */
     size_t bytes;             /* counted as the allocator counts them */
 } resident;
 
@@ -65,12 +67,15 @@ static kbv_status tensor_for(kbv_backend *be, const kbv_value *v, kbv_dtype def_
 
 static void resident_free(kbv_backend *be, const kbv_graph *g, resident *r)
 {
-    for (int i = 0; i < g->n_inputs; i++)
+    for (int i = 0; r->in && i < g->n_inputs; i++)
         if (r->in[i].data)
             be->release(be, r->in[i].data);
-    for (int j = 0; j < g->n_params; j++)
+    for (int j = 0; r->par && j < g->n_params; j++)
         if (r->par[j].data)
             be->release(be, r->par[j].data);
+    free(r->in);
+    free(r->par);
+    free(r->out);
     memset(r, 0, sizeof *r);
 }
 
@@ -88,6 +93,11 @@ static kbv_status resident_make(kbv_backend *be, const kbv_graph *g, uint64_t se
 {
     kbv_status st = KBV_OK;
     memset(r, 0, sizeof *r);
+    r->in = calloc((size_t)g->n_inputs + 1, sizeof *r->in);
+    r->par = calloc((size_t)g->n_params + 1, sizeof *r->par);
+    r->out = calloc((size_t)g->n_outputs + 1, sizeof *r->out);
+    if (!r->in || !r->par || !r->out)
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_NOMEM, "tensors of %d params", g->n_params);
     for (int i = 0; i < g->n_inputs; i++) {
         const kbv_value *v = &g->values[i];
         size_t bytes;
@@ -125,7 +135,7 @@ static void outputs_free(kbv_backend *be, const kbv_graph *g, kbv_tensor *out)
 /* One forward, timed on the backend's clock when ms is not NULL. */
 static kbv_status forward(kbv_backend *be, const kbv_graph *g, const resident *r, double *ms)
 {
-    kbv_tensor out[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor *out = r->out;
     if (ms)
         KBV_TRY(be->timer_start(be));
     KBV_TRY(kbv_graph_run(g, be, r->in, r->par, out));
@@ -142,8 +152,8 @@ kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t se
     kbv_status st = KBV_OK;
     resident r;
     double std_ms[KBV_BASELINE_STD_RUNS], strict_ms[KBV_BASELINE_STRICT_TRIALS];
-    kbv_tensor outs[KBV_DEF_MAX_OUTPUTS];
     KBV_TRY(resident_make(be, g, seed, &r));
+    kbv_tensor *outs = r.out;
 
     /* memory: the allocator's growth over the resident tensors in one forward.
      * One forward runs first, so that what the backend keeps for its life

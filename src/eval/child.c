@@ -259,6 +259,52 @@ static const char *type_name(uint32_t type)
     }
 }
 
+/* Sends one message whose header is filled here (seq: the request's), before
+ * the deadline; a runner that stops reading cannot hold the evaluator. On
+ * failure the child has its fault and false is returned. */
+static bool send_msg(kbv_child *c, void *msg, size_t len, uint32_t type, uint32_t seq,
+                     uint32_t request_type, double deadline)
+{
+    kbv_proto_header *h = msg;
+    h->magic = KBV_PROTO_MAGIC;
+    h->version = KBV_PROTO_VERSION;
+    h->type = type;
+    h->seq = seq;
+    for (;;) {
+        ssize_t n = send(c->sock, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n == (ssize_t)len)
+            return true;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            double left = deadline - now_s();
+            if (left <= 0) {
+                kill_and_reap(c, 0, NULL);
+                set_fault(c, KBV_FAULT_TIMEOUT, "the runner took no message for a while %s",
+                          type_name(request_type));
+                return false;
+            }
+            struct pollfd pfd[2] = {{.fd = c->sock, .events = POLLOUT},
+                                    {.fd = c->err_fd, .events = POLLIN}};
+            if (poll(pfd, c->err_fd >= 0 ? 2 : 1, (int)(left * 1000.0) + 1) > 0 &&
+                c->err_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP)))
+                drain_output(c);
+            continue;
+        }
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+            runner_gone(c, type_name(request_type));
+            return false;
+        }
+        int err = n < 0 ? errno : EMSGSIZE;
+        kill_and_reap(c, 0, NULL);
+        set_fault(c, KBV_FAULT_HARNESS, "cannot send to the runner: %s", strerror(err));
+        return false;
+    }
+}
+
+static void await_reply(kbv_child *c, uint32_t type, double timeout_s, double deadline,
+                        kbv_proto_reply *rep);
+
 /* Sends msg (whose header is filled here) and waits up to timeout_s for the
  * reply. Every failure becomes the child's fault; a fault already present
  * means no I/O at all. */
@@ -267,29 +313,46 @@ static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double 
 {
     if (c->fault != KBV_FAULT_NONE)
         return;
-    kbv_proto_header *h = msg;
-    h->magic = KBV_PROTO_MAGIC;
-    h->version = KBV_PROTO_VERSION;
-    h->type = type;
-    h->seq = ++c->seq;
+    double deadline = now_s() + timeout_s;
+    if (send_msg(c, msg, len, type, ++c->seq, type, deadline))
+        await_reply(c, type, timeout_s, deadline, rep);
+}
 
-    for (;;) {
-        ssize_t n = send(c->sock, msg, len, MSG_NOSIGNAL);
-        if (n == (ssize_t)len)
-            break;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
-            runner_gone(c, type_name(type));
-            return;
-        }
-        int err = n < 0 ? errno : EMSGSIZE;
+/* The setup and the tensor table after it, then the one reply. */
+static void exchange_setup(kbv_child *c, kbv_proto_setup *setup, const kbv_proto_tensor *table,
+                           int n_table, double timeout_s, kbv_proto_reply *rep)
+{
+    if (c->fault != KBV_FAULT_NONE)
+        return;
+    double deadline = now_s() + timeout_s;
+    uint32_t seq = ++c->seq;
+    if (!send_msg(c, setup, sizeof *setup, KBV_MSG_SETUP, seq, KBV_MSG_SETUP, deadline))
+        return;
+    kbv_proto_tensors *msg = calloc(1, sizeof *msg);
+    if (!msg) {
         kill_and_reap(c, 0, NULL);
-        set_fault(c, KBV_FAULT_HARNESS, "cannot send to the runner: %s", strerror(err));
+        set_fault(c, KBV_FAULT_HARNESS, "no memory for the tensor table");
         return;
     }
+    bool sent = true;
+    for (int first = 0; sent && first < n_table; first += KBV_PROTO_TENSORS_PER_MSG) {
+        int count = n_table - first < KBV_PROTO_TENSORS_PER_MSG ? n_table - first
+                                                                : KBV_PROTO_TENSORS_PER_MSG;
+        memset(msg, 0, sizeof *msg);
+        msg->first = first;
+        msg->count = count;
+        memcpy(msg->t, table + first, sizeof msg->t[0] * (size_t)count);
+        sent = send_msg(c, msg, sizeof *msg, KBV_MSG_TENSORS, seq, KBV_MSG_SETUP, deadline);
+    }
+    free(msg);
+    if (sent)
+        await_reply(c, KBV_MSG_SETUP, timeout_s, deadline, rep);
+}
 
-    double deadline = now_s() + timeout_s;
+/* Waits for the reply to request `type` until the deadline. */
+static void await_reply(kbv_child *c, uint32_t type, double timeout_s, double deadline,
+                        kbv_proto_reply *rep)
+{
     for (;;) {
         double left = deadline - now_s();
         if (left <= 0) {
@@ -384,9 +447,9 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     const kbv_child_layout *l = spec->layout;
     const kbv_arena *a = spec->arena;
     memset(s, 0, sizeof *s);
-    if (l->n_sets < 1 || l->n_sets > KBV_CHILD_MAX_SETS || l->n_inputs < 0 ||
-        l->n_inputs > KBV_DEF_MAX_INPUTS || l->n_params < 0 || l->n_params > KBV_DEF_MAX_PARAMS ||
-        l->n_outputs < 1 || l->n_outputs > KBV_DEF_MAX_OUTPUTS)
+    int64_t total = (int64_t)l->n_sets * l->n_inputs + l->n_params + l->n_outputs;
+    if (l->n_sets < 1 || l->n_sets > KBV_CHILD_MAX_SETS || l->n_inputs < 0 || l->n_params < 0 ||
+        l->n_outputs < 1 || total > KBV_PROTO_SANE_TENSORS)
         return kbv_fail(KBV_ERR_INVALID, "child layout: %d sets, %d inputs, %d params, %d outputs",
                         l->n_sets, l->n_inputs, l->n_params, l->n_outputs);
     s->device = spec->device;
@@ -407,13 +470,30 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     s->n_params = l->n_params;
     s->n_outputs = l->n_outputs;
     s->n_sets = l->n_sets;
-    for (int set = 0; set < l->n_sets; set++)
-        for (int i = 0; i < l->n_inputs; i++)
-            KBV_TRY(tensor_to_wire(&l->inputs[set][i], &s->inputs[set][i], a->bytes));
-    for (int i = 0; i < l->n_params; i++)
-        KBV_TRY(tensor_to_wire(&l->params[i], &s->params[i], a->bytes));
-    for (int i = 0; i < l->n_outputs; i++)
-        KBV_TRY(tensor_to_wire(&l->outputs[i], &s->outputs[i], a->bytes));
+    return KBV_OK;
+}
+
+/* The tensor table that follows the setup: input sets, params, outputs. */
+static kbv_status build_table(const kbv_child_spec *spec, kbv_proto_tensor **out, int *n)
+{
+    const kbv_child_layout *l = spec->layout;
+    int n_in = l->n_sets * l->n_inputs;
+    *n = n_in + l->n_params + l->n_outputs;
+    kbv_proto_tensor *t = calloc((size_t)*n + 1, sizeof *t);
+    if (!t)
+        return kbv_fail(KBV_ERR_NOMEM, "tensor table of %d entries", *n);
+    kbv_status st = KBV_OK;
+    for (int i = 0; i < n_in && st == KBV_OK; i++)
+        st = tensor_to_wire(&l->inputs[i], &t[i], spec->arena->bytes);
+    for (int i = 0; i < l->n_params && st == KBV_OK; i++)
+        st = tensor_to_wire(&l->params[i], &t[n_in + i], spec->arena->bytes);
+    for (int i = 0; i < l->n_outputs && st == KBV_OK; i++)
+        st = tensor_to_wire(&l->outputs[i], &t[n_in + l->n_params + i], spec->arena->bytes);
+    if (st != KBV_OK) {
+        free(t);
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    }
+    *out = t;
     return KBV_OK;
 }
 
@@ -538,6 +618,8 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     kbv_status st = KBV_OK;
     kbv_child *c = NULL;
     kbv_proto_setup *setup = NULL;
+    kbv_proto_tensor *table = NULL;
+    int n_table = 0;
     int sv[2] = {-1, -1}, op[2] = {-1, -1};
     const char *envp[MAX_ENV + 2];
     double t0 = now_s();
@@ -564,6 +646,7 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     c->n_sets = spec->layout->n_sets;
     c->call_timeout_s = spec->call_timeout_s > 0 ? spec->call_timeout_s : 60.0;
     KBV_TRY_GOTO(build_setup(spec, setup), st, fail);
+    KBV_TRY_GOTO(build_table(spec, &table, &n_table), st, fail);
     KBV_TRY_GOTO(kbv_sandbox_private_dir(c->dir, sizeof c->dir), st, fail);
     if (access(spec->candidate, R_OK) != 0) {
         /* like a candidate that does not load: a fault, not kbv's error */
@@ -602,7 +685,7 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
 
     kbv_proto_reply rep;
     double start_timeout = spec->start_timeout_s > 0 ? spec->start_timeout_s : 60.0;
-    exchange(c, setup, sizeof *setup, KBV_MSG_SETUP, start_timeout, &rep);
+    exchange_setup(c, setup, table, n_table, start_timeout, &rep);
     if (c->fault != KBV_FAULT_NONE) {
         result_fault(c, res);
     } else {
@@ -630,6 +713,7 @@ fail:
             close(op[i]);
     }
     free(setup);
+    free(table);
     return st;
 }
 

@@ -20,7 +20,6 @@
 
 #include "core/status.h"
 #include "exec/backend.h"
-#include "graph/problem_def.h"
 #include "wire/child_proto.h"
 
 #define KBV_CHILD_OUTPUT_CAP (16 * 1024)  /* the runner's stdout and stderr kept */
@@ -33,13 +32,14 @@ const char *kbv_child_fault_name(kbv_child_fault f);
 const char *kbv_runner_path(void);
 
 /* Where the tensors lie: `data` of each tensor holds its byte offset in the
- * arena (cast to a pointer); names are copied into the runner. */
+ * arena (cast to a pointer); names are copied into the runner. The arrays
+ * are the layout owner's. */
 typedef struct kbv_child_layout {
     int n_inputs, n_params, n_outputs;
-    int n_sets;                                         /* input sets, 1..KBV_CHILD_MAX_SETS */
-    kbv_tensor inputs[KBV_CHILD_MAX_SETS][KBV_DEF_MAX_INPUTS];
-    kbv_tensor params[KBV_DEF_MAX_PARAMS];
-    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+    int n_sets;                 /* input sets, 1..KBV_CHILD_MAX_SETS */
+    kbv_tensor *inputs;         /* n_sets * n_inputs, set-major */
+    kbv_tensor *params;         /* n_params */
+    kbv_tensor *outputs;        /* n_outputs */
 } kbv_child_layout;
 
 typedef struct kbv_child_spec {

@@ -19,12 +19,16 @@ static kbv_status run_config(kbv_backend *be, const kbv_graph *g, kbv_tensor *in
                              const kbv_tensor *par, const kbv_draw *d, kbv_config_verdict *v)
 {
     kbv_status st = KBV_OK;
-    kbv_tensor out[KBV_DEF_MAX_OUTPUTS];
+    bool ran = false;
+    kbv_tensor *out = calloc((size_t)g->n_outputs + 1, sizeof *out);
+    if (!out)
+        return kbv_fail(KBV_ERR_NOMEM, "outputs of %d", g->n_outputs);
     for (int i = 0; i < g->n_inputs; i++) {
         int di = g->values[i].def_index;
-        KBV_TRY(be->fill(be, &g->def->inputs[di], di, d, &in[i]));
+        KBV_TRY_GOTO(be->fill(be, &g->def->inputs[di], di, d, &in[i]), st, done);
     }
-    KBV_TRY(kbv_graph_run(g, be, in, par, out));
+    KBV_TRY_GOTO(kbv_graph_run(g, be, in, par, out), st, done);
+    ran = true;
     KBV_TRY_GOTO(be->sync(be), st, done);
     for (int k = 0; k < g->n_outputs; k++) {
         if (!kbv_dtype_is_float(out[k].dtype)) {
@@ -37,19 +41,23 @@ static kbv_status run_config(kbv_backend *be, const kbv_graph *g, kbv_tensor *in
         v->n += cs.n;
     }
 done:
-    for (int k = 0; k < g->n_outputs; k++)
+    for (int k = 0; ran && k < g->n_outputs; k++)
         be->release(be, out[k].data);
+    free(out);
     return st;
 }
 
 kbv_status kbv_configs_check(kbv_backend *fp32, const kbv_graph *g, kbv_config_check *out)
 {
     kbv_status st = KBV_OK;
-    kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS];
     int n_in = 0, n_par = 0;
     char key[32];
     kbv_problem_key(g->def, key, sizeof key);
     memset(out, 0, sizeof *out);
+    kbv_tensor *in = calloc((size_t)g->n_inputs + 1, sizeof *in);
+    kbv_tensor *par = calloc((size_t)g->n_params + 1, sizeof *par);
+    if (!in || !par)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "tensors of %s", key);
     for (; n_in < g->n_inputs; n_in++)
         KBV_TRY_GOTO(tensor_alloc(fp32, &g->values[n_in],
                                   g->def->inputs[g->values[n_in].def_index].dtype, &in[n_in]),
@@ -77,6 +85,8 @@ done:
         fp32->release(fp32, in[i].data);
     for (int j = 0; j < n_par; j++)
         fp32->release(fp32, par[j].data);
+    free(in);
+    free(par);
     return st;
 }
 
@@ -97,8 +107,8 @@ void kbv_draw_plan_check(kbv_draw_plan *plan, const kbv_config_check *check)
 /* ---- the cache ---------------------------------------------------------- */
 
 typedef struct cache_entry {
-    const kbv_problem_def *def;
-    int64_t dims[KBV_DEF_MAX_DIMS];
+    const kbv_problem *def;
+    int64_t *dims;                 /* def->n_dims */
     kbv_config_check check;
 } cache_entry;
 
@@ -114,7 +124,8 @@ kbv_status kbv_config_cache_get(kbv_config_cache **cache, kbv_backend *fp32, con
         return kbv_fail(KBV_ERR_NOMEM, "hidden config cache");
     kbv_config_cache *c = *cache;
     for (int i = 0; i < c->n; i++)
-        if (c->e[i]->def == g->def && !memcmp(c->e[i]->dims, g->dims, sizeof g->dims)) {
+        if (c->e[i]->def == g->def &&
+            !memcmp(c->e[i]->dims, g->dims, sizeof *g->dims * (size_t)g->n_dims)) {
             *out = &c->e[i]->check;
             return KBV_OK;
         }
@@ -127,12 +138,18 @@ kbv_status kbv_config_cache_get(kbv_config_cache **cache, kbv_backend *fp32, con
         c->cap = cap;
     }
     cache_entry *e = calloc(1, sizeof *e);
-    if (!e)
+    int64_t *dims = calloc((size_t)g->n_dims + 1, sizeof *dims);
+    if (!e || !dims) {
+        free(e);
+        free(dims);
         return kbv_fail(KBV_ERR_NOMEM, "hidden config cache");
+    }
     e->def = g->def;
-    memcpy(e->dims, g->dims, sizeof g->dims);
+    e->dims = dims;
+    memcpy(e->dims, g->dims, sizeof *g->dims * (size_t)g->n_dims);
     kbv_status st = kbv_configs_check(fp32, g, &e->check);
     if (st != KBV_OK) {
+        free(e->dims);
         free(e);
         return kbv_relay_at(__FILE__, __LINE__, st);
     }
@@ -145,8 +162,10 @@ void kbv_config_cache_free(kbv_config_cache *cache)
 {
     if (!cache)
         return;
-    for (int i = 0; i < cache->n; i++)
+    for (int i = 0; i < cache->n; i++) {
+        free(cache->e[i]->dims);
         free(cache->e[i]);
+    }
     free(cache->e);
     free(cache);
 }

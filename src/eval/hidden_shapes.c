@@ -10,7 +10,7 @@
 
 /* Hidden shape k of a problem: its CI size (small, odd where the ops allow)
  * and twice that plus one -- odd, off every power-of-two tile. */
-static void hidden_dims(const kbv_problem_def *def, int k, int n_dims, int64_t *dims)
+static void hidden_dims(const kbv_problem *def, int k, int n_dims, int64_t *dims)
 {
     for (int d = 0; d < n_dims; d++)
         dims[d] = k == 0 ? def->dims[d].small : 2 * def->dims[d].small + 1;
@@ -27,9 +27,12 @@ static kbv_status hidden_shape(sample *outer, int k, const char *so_path, kbv_re
     refs r;
     memset(&r, 0, sizeof r);
     *ok = true;
-    if (!g)
+    int64_t *dims = calloc((size_t)outer->g->n_dims + 1, sizeof *dims);
+    if (!g || !dims) {
+        free(g);
+        free(dims);
         return kbv_fail(KBV_ERR_NOMEM, "hidden shape graph");
-    int64_t dims[KBV_DEF_MAX_DIMS];
+    }
     hidden_dims(outer->g->def, k, outer->g->n_dims, dims);
     if (kbv_graph_build_dims(outer->g->def, dims, g) != KBV_OK)
         goto done;   /* not a valid shape of this problem: nothing to check */
@@ -68,7 +71,9 @@ done:
         kbv_phase_clock_stop(&s->clock);
         sample_free(s);
     }
+    kbv_graph_free(g);
     free(g);
+    free(dims);
     return st;
 }
 

@@ -4,6 +4,7 @@
 #include "eval/sample.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Poison, then every output compared: the candidate's and the budget
@@ -49,16 +50,22 @@ static kbv_status late_writes(sample *s, const uint64_t *before, char *why, size
  * its stored tolerance against the same reference. */
 static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
 {
-    kbv_compare_stats stats[KBV_DEF_MAX_OUTPUTS];
+    kbv_status st = KBV_OK;
+    kbv_compare_stats *stats = calloc((size_t)s->g->n_outputs + 1, sizeof *stats);
+    if (!stats)
+        return kbv_fail(KBV_ERR_NOMEM, "comparison of %d outputs", s->g->n_outputs);
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_leaderboard_stored_tol(s->out[k].dtype);
         const kbv_tensor *ref = r->ref ? &r->ref[k] : &r->klass[k];
-        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]));
+        KBV_TRY_GOTO(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]),
+                     st, done);
     }
     kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = stats,
                           .tol = kbv_leaderboard_stored_tol(s->out[0].dtype)};
     kbv_judge_stored(&in, d);
-    return KBV_OK;
+done:
+    free(stats);
+    return st;
 }
 
 /* Judges the candidate's current outputs on input set `set`; stored, when
@@ -66,20 +73,24 @@ static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
 kbv_status sample_judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v,
                              kbv_stored_draw *stored)
 {
-    kbv_compare_stats cand[KBV_DEF_MAX_OUTPUTS], tf32[KBV_DEF_MAX_OUTPUTS];
-    uint64_t out_hash[KBV_DEF_MAX_OUTPUTS];
+    kbv_status st = KBV_OK;
+    size_t n_out = (size_t)s->g->n_outputs + 1;
+    kbv_compare_stats *cand = calloc(n_out, sizeof *cand), *tf32 = calloc(n_out, sizeof *tf32);
+    uint64_t *out_hash = calloc(n_out, sizeof *out_hash);
     char why[KBV_REASON_CAP];
     bool params_touched;
     kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
+    if (!cand || !tf32 || !out_hash)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "judging %d outputs", s->g->n_outputs);
     for (int k = 0; k < s->g->n_outputs; k++)
-        KBV_TRY(sample_hash_tensor(s, &s->out[k], &out_hash[k]));
+        KBV_TRY_GOTO(sample_hash_tensor(s, &s->out[k], &out_hash[k]), st, done);
     kbv_phase_enter(&s->clock, was);
-    KBV_TRY(compare_all(s, r, cand, tf32));
+    KBV_TRY_GOTO(compare_all(s, r, cand, tf32), st, done);
     if (stored)
-        KBV_TRY(judge_stored(s, r, stored));
+        KBV_TRY_GOTO(judge_stored(s, r, stored), st, done);
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
-    KBV_TRY(sample_integrity(s, set, why, sizeof why, &params_touched));
-    KBV_TRY(late_writes(s, out_hash, why, sizeof why));
+    KBV_TRY_GOTO(sample_integrity(s, set, why, sizeof why, &params_touched), st, done);
+    KBV_TRY_GOTO(late_writes(s, out_hash, why, sizeof why), st, done);
     kbv_phase_enter(&s->clock, was);
     kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = cand,
                           .tf32 = tf32, .tol = kbv_allclose_tol(s->out[0].dtype),
@@ -88,7 +99,12 @@ kbv_status sample_judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v,
     /* the next references must see the params the run drew, not the candidate's */
     if (params_touched) {
         kbv_draw d = s->cur_params;
-        KBV_TRY(sample_fill_params(s, &d));
+        KBV_TRY_GOTO(sample_fill_params(s, &d), st, done);
     }
-    return KBV_OK;
+done:
+    kbv_phase_enter(&s->clock, was);
+    free(cand);
+    free(tf32);
+    free(out_hash);
+    return st;
 }

@@ -84,7 +84,7 @@ bool kbv_path_is_generation_failure(const char *path);
  * needed). */
 
 kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
-                               const kbv_problem_def *def, const char *path, kbv_record *rec,
+                               const kbv_problem *def, const char *path, kbv_record *rec,
                                kbv_baseline base[KBV_MODE_COUNT]);
 
 #endif

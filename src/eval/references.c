@@ -4,15 +4,18 @@
  * run once for all its roles) and the float64 oracle. */
 #include "eval/sample.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void sample_refs_release(sample *s, refs *r)
 {
-    for (int m = 0; m < KBV_MODE_COUNT; m++)
+    for (int m = 0; m < KBV_MODE_COUNT; m++) {
         if (r->have[m])
             for (int k = 0; k < s->g->n_outputs; k++)
                 if (r->out[m][k].data)
                     s->ev->be[m]->release(s->ev->be[m], r->out[m][k].data);
+        free(r->out[m]);
+    }
     memset(r, 0, sizeof *r);
 }
 
@@ -22,6 +25,10 @@ static kbv_status run_mode(sample *s, refs *r, kbv_mode m, const kbv_tensor *in,
 {
     if (!r->have[m]) {
         kbv_backend *be = s->ev->be[m];
+        if (!r->out[m])
+            r->out[m] = calloc((size_t)s->g->n_outputs + 1, sizeof *r->out[m]);
+        if (!r->out[m])
+            return kbv_fail(KBV_ERR_NOMEM, "outputs of %d", s->g->n_outputs);
         KBV_TRY(kbv_graph_run(s->g, be, in, par, r->out[m]));
         r->have[m] = true;
         /* the comparison runs on the services backend: this one's work must be done */
@@ -36,9 +43,11 @@ kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
     kbv_status st = KBV_OK;
     const kbv_precision_modes *pm = kbv_precision_modes_get(s->ev->opts.precision);
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
-    kbv_tensor in64[KBV_DEF_MAX_INPUTS];
-    bool owned[KBV_DEF_MAX_INPUTS] = {false};
     memset(r, 0, sizeof *r);
+    kbv_tensor *in64 = calloc((size_t)s->g->n_inputs + 1, sizeof *in64);
+    bool *owned = calloc((size_t)s->g->n_inputs + 1, sizeof *owned);
+    if (!in64 || !owned)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "float64 inputs");
     if (with_reference)
         KBV_TRY_GOTO(run_mode(s, r, pm->reference, s->in[set], s->par, &r->ref), st, done);
     KBV_TRY_GOTO(run_mode(s, r, pm->strict_class, s->in[set], s->par, &r->klass), st, done);
@@ -56,9 +65,11 @@ kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
     }
     KBV_TRY_GOTO(run_mode(s, r, KBV_MODE_FP64, in64, s->par64, &r->oracle), st, done);
 done:
-    for (int i = 0; i < s->g->n_inputs; i++)
+    for (int i = 0; owned && i < s->g->n_inputs; i++)
         if (owned[i])
             be64->release(be64, in64[i].data);
+    free(in64);
+    free(owned);
     if (st != KBV_OK)
         sample_refs_release(s, r);
     return st;

@@ -23,7 +23,6 @@
 #include "exec/clock_guard.h"
 
 #define GUARD_BYTES 4096
-#define MAX_GUARDS (2 * KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS + KBV_DEF_MAX_OUTPUTS + 1)
 #define N_SETS 2
 
 typedef struct sample {
@@ -34,17 +33,20 @@ typedef struct sample {
     kbv_draw_plan plan;
     kbv_arena arena;
     bool have_arena;
+    /* Per-tensor arrays, sized by the graph in sample_new and freed by
+     * sample_free: inputs [n_inputs] per set, params [n_params], outputs
+     * [n_outputs], guards [n_guards_max]. */
     kbv_child_layout layout;                            /* offsets, for the runner */
-    kbv_tensor in[N_SETS][KBV_DEF_MAX_INPUTS];          /* the same tensors, addressed */
-    kbv_tensor par[KBV_DEF_MAX_PARAMS];
-    kbv_tensor out[KBV_DEF_MAX_OUTPUTS];
-    kbv_tensor par64[KBV_DEF_MAX_PARAMS];               /* the oracle's params */
-    bool par64_owned[KBV_DEF_MAX_PARAMS];
+    kbv_tensor *in[N_SETS];                             /* the same tensors, addressed */
+    kbv_tensor *par;
+    kbv_tensor *out;
+    kbv_tensor *par64;                                  /* the oracle's params */
+    bool *par64_owned;
     kbv_draw cur_params;                                /* the draw the params hold */
-    uint64_t in_hash[N_SETS][KBV_DEF_MAX_INPUTS], par_hash[KBV_DEF_MAX_PARAMS];
-    int n_guards;
-    size_t guard_off[MAX_GUARDS];
-    char guard_where[MAX_GUARDS][80];
+    uint64_t *in_hash[N_SETS], *par_hash;
+    int n_guards, n_guards_max;
+    size_t *guard_off;
+    char (*guard_where)[80];
     uint64_t guard_hash;
     int perturbable;                                    /* input changed in place, -1: none */
     kbv_child *child;
@@ -87,7 +89,8 @@ static inline const kbv_param_def *param_def(const sample *s, int j)
 
 /* ---- the arena (sample_arena.c) ---------------------------------------- */
 
-/* Layout: guard, then each buffer followed by a guard: input sets, params, outputs. */
+/* Layout: guard, then each buffer followed by a guard: input sets, params,
+ * outputs; allocates the per-tensor arrays first (sample_allocate). */
 kbv_status sample_make_layout(sample *s);
 kbv_status sample_hash_tensor(sample *s, const kbv_tensor *t, uint64_t *h);
 kbv_status sample_fill_set(sample *s, int set, const kbv_draw *d);
@@ -100,6 +103,8 @@ kbv_status sample_integrity(sample *s, int set, char *why, size_t cap, bool *par
 
 /* ---- the sample (sample.c) --------------------------------------------- */
 
+/* The per-tensor arrays of s, sized by s->g (sample_free frees them). */
+kbv_status sample_allocate(sample *s);
 /* A sample of graph g (already built), ready for its runner. */
 kbv_status sample_new(kbv_evaluator *ev, const kbv_graph *g, const char *key, sample **out);
 /* Stops the runner and releases what a sample holds. */
@@ -110,7 +115,7 @@ kbv_status sample_symbols(sample *s, const char *so_path, const kbv_symbols **ou
 /* ---- references (references.c) ----------------------------------------- */
 
 typedef struct refs {
-    kbv_tensor out[KBV_MODE_COUNT][KBV_DEF_MAX_OUTPUTS];   /* by mode, each run once */
+    kbv_tensor *out[KBV_MODE_COUNT];   /* by mode, each run once: [n_outputs], allocated */
     bool have[KBV_MODE_COUNT];
     /* by role (eval/precision.h), [n_outputs] each, into out: the allclose
      * reference (NULL when not asked for: the class baseline stands in),

@@ -21,6 +21,8 @@ static void place(sample *s, kbv_tensor *t, size_t *cursor, const char *what, co
     size_t off = align_up(*cursor);
     t->data = (void *)(uintptr_t)off;
     size_t end = off + kbv_tensor_bytes(t);
+    if (s->n_guards >= s->n_guards_max)
+        return; /* sized in sample_new: one per buffer; cannot happen */
     s->guard_off[s->n_guards] = end;
     if (set >= 0)
         snprintf(s->guard_where[s->n_guards], sizeof s->guard_where[0], "after %s '%s' (set %d)",
@@ -37,7 +39,7 @@ kbv_status sample_make_layout(sample *s)
 {
     const kbv_graph *g = s->g;
     kbv_child_layout *L = &s->layout;
-    memset(L, 0, sizeof *L);
+    KBV_TRY(sample_allocate(s));
     L->n_inputs = g->n_inputs;
     L->n_params = g->n_params;
     L->n_outputs = g->n_outputs;
@@ -48,7 +50,7 @@ kbv_status sample_make_layout(sample *s)
     size_t cursor = GUARD_BYTES;
     for (int set = 0; set < N_SETS; set++)
         for (int i = 0; i < g->n_inputs; i++) {
-            kbv_tensor *t = &L->inputs[set][i];
+            kbv_tensor *t = &L->inputs[set * g->n_inputs + i];
             kbv_value_tensor(&g->values[i], t);
             t->dtype = sample_dtype(s, input_def(s, i)->dtype,
                                     input_def(s, i)->gen == KBV_GEN_SCALAR);
@@ -82,8 +84,8 @@ kbv_status sample_make_layout(sample *s)
     unsigned char *base = s->arena.base;
     for (int set = 0; set < N_SETS; set++)
         for (int i = 0; i < g->n_inputs; i++) {
-            s->in[set][i] = L->inputs[set][i];
-            s->in[set][i].data = base + (uintptr_t)L->inputs[set][i].data;
+            s->in[set][i] = L->inputs[set * g->n_inputs + i];
+            s->in[set][i].data = base + (uintptr_t)L->inputs[set * g->n_inputs + i].data;
         }
     for (int j = 0; j < g->n_params; j++) {
         s->par[j] = L->params[j];

@@ -63,7 +63,7 @@ static void generation_failure(const kbv_candidate_file *file, kbv_record *rec)
 }
 
 kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
-                               const kbv_problem_def *def, const char *path, kbv_record *rec,
+                               const kbv_problem *def, const char *path, kbv_record *rec,
                                kbv_baseline base_out[KBV_MODE_COUNT])
 {
     kbv_status st = KBV_OK;
@@ -146,6 +146,7 @@ done:
             kbv_proto_skip(&rec->proto[p], "not evaluated (kbv eval --protocols)");
     kbv_candidate_file_free(&file);
     free(cr);
+    kbv_graph_free(g);
     free(g);
     return st;
 }

@@ -2,8 +2,10 @@
  * lifetimes: a node's output is allocated just before the op runs, and a
  * value is released right after the node that reads it last, as Python's
  * reference counting drops an eager temporary. Views (transpose) share their
- * base's memory; a block is released only when its owner and every view of
- * it are dead. Inputs, params and outputs are never released here. */
+ * base's memory, and so does the result of an in-place node (ReLU(inplace=
+ * True), +=) with the operand it overwrote; a block is released only when
+ * its owner and every value sharing it are dead. Inputs, params and outputs
+ * are never released here. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +13,57 @@
 #include "exec/backend.h"
 #include "graph/ops_table.h"
 
-/* Bookkeeping per value; "block" is memory this run allocated. */
+/* Bookkeeping per value (arrays of g->n_values); "block" is memory this
+ * run allocated. */
 typedef struct run_state {
-    kbv_tensor val[KBV_GRAPH_MAX_VALUES];
-    bool ready[KBV_GRAPH_MAX_VALUES];
-    int owner[KBV_GRAPH_MAX_VALUES];       /* value whose block holds this one; -1: caller's */
-    void *block[KBV_GRAPH_MAX_VALUES];     /* by owner: live allocation, NULL once released */
-    int block_last[KBV_GRAPH_MAX_VALUES];  /* by owner: last node reading the block or a view */
-    bool block_pinned[KBV_GRAPH_MAX_VALUES]; /* by owner: an output lives in it */
+    kbv_tensor *val;
+    bool *ready;
+    int *owner;          /* value whose block holds this one; -1: caller's */
+    void **block;        /* by owner: live allocation, NULL once released */
+    size_t *block_bytes; /* by owner: its size */
+    int *block_last;     /* by owner: last node reading the block or a view */
+    bool *block_pinned;  /* by owner: an output lives in it */
+    kbv_tensor *args;    /* the operands of the node running: room for max_args */
+    int max_args;
 } run_state;
+
+static void state_free(run_state *s)
+{
+    if (!s)
+        return;
+    free(s->val);
+    free(s->ready);
+    free(s->owner);
+    free(s->block);
+    free(s->block_bytes);
+    free(s->block_last);
+    free(s->block_pinned);
+    free(s->args);
+    free(s);
+}
+
+static run_state *state_alloc(const kbv_graph *g)
+{
+    size_t n = (size_t)g->n_values + 1;
+    run_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->val = calloc(n, sizeof *s->val);
+    s->ready = calloc(n, sizeof *s->ready);
+    s->owner = calloc(n, sizeof *s->owner);
+    s->block = calloc(n, sizeof *s->block);
+    s->block_bytes = calloc(n, sizeof *s->block_bytes);
+    s->block_last = calloc(n, sizeof *s->block_last);
+    s->block_pinned = calloc(n, sizeof *s->block_pinned);
+    s->max_args = kbv_graph_max_args(g);
+    s->args = calloc((size_t)s->max_args + 1, sizeof *s->args);
+    if (!s->val || !s->ready || !s->owner || !s->block || !s->block_bytes || !s->block_last ||
+        !s->block_pinned || !s->args) {
+        state_free(s);
+        return NULL;
+    }
+    return s;
+}
 
 /* Releases v's block if nothing alive after node k still needs it. */
 static void release_if_dead(run_state *s, kbv_backend *be, int v, int k)
@@ -31,9 +75,19 @@ static void release_if_dead(run_state *s, kbv_backend *be, int v, int k)
     s->block[w] = NULL;
 }
 
+/* Whether value v is the result of an in-place node (it lives in the block
+ * of the operand it overwrote). */
+static bool made_in_place(const kbv_graph *g, int v)
+{
+    const kbv_value *val = &g->values[v];
+    return val->kind == KBV_VALUE_NODE && g->nodes[val->def_index].def &&
+           g->nodes[val->def_index].def->in_place;
+}
+
 /* Output j as its own contiguous block: handed over when the value owns an
- * unshared block, otherwise (a view, an input or param, a value listed
- * twice) copied into a new one. */
+ * unshared block or is an in-place result filling the whole of the block it
+ * wrote over, otherwise (a view, an input or param, a value listed twice)
+ * copied into a new one. */
 static kbv_status take_output(run_state *s, kbv_backend *be, const kbv_graph *g, int j,
                               kbv_tensor *out)
 {
@@ -42,9 +96,12 @@ static kbv_status take_output(run_state *s, kbv_backend *be, const kbv_graph *g,
         return kbv_fail(KBV_ERR_INTERNAL, "output %d names value %d, which was not computed", j,
                         o);
     const kbv_tensor *t = &s->val[o];
-    if (s->owner[o] == o && s->block[o]) {
+    int w = s->owner[o];
+    bool whole = w >= 0 && t->data == s->block[w] && kbv_tensor_is_contiguous(t) &&
+                 kbv_tensor_bytes(t) == s->block_bytes[w];
+    if (w >= 0 && s->block[w] && (w == o || (made_in_place(g, o) && whole))) {
         *out = *t;
-        s->block[o] = NULL; /* now the caller's */
+        s->block[w] = NULL; /* now the caller's */
         return KBV_OK;
     }
     if (!kbv_tensor_is_contiguous(t))
@@ -72,16 +129,14 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
     int n_taken = 0;
     run_state *s = NULL;
     /* kbv_graph_build made g: one that does not hold together is kbv's bug */
-    if (g->n_outputs < 0 || g->n_outputs > KBV_DEF_MAX_OUTPUTS)
+    if (g->n_outputs < 0)
         return kbv_fail(KBV_ERR_INTERNAL, "graph has %d outputs", g->n_outputs);
     if (g->n_outputs > 0)
         memset(outputs, 0, sizeof *outputs * (size_t)g->n_outputs);
-    if (g->n_values < 0 || g->n_values > KBV_GRAPH_MAX_VALUES || g->n_nodes < 0 ||
-        g->n_nodes > KBV_DEF_MAX_NODES)
+    if (g->n_values < 0 || g->n_nodes < 0 || g->n_nodes > g->n_values)
         return kbv_fail(KBV_ERR_INTERNAL, "graph has %d values and %d nodes", g->n_values,
                         g->n_nodes);
-    /* Too large for the stack of a worker thread; one allocation, freed below. */
-    s = calloc(1, sizeof *s);
+    s = state_alloc(g);
     if (!s)
         return kbv_fail(KBV_ERR_NOMEM, "graph run bookkeeping");
 
@@ -112,10 +167,10 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
         if (!fn)
             KBV_FAIL_GOTO(st, cleanup, KBV_ERR_UNSUPPORTED, "op '%s' is not implemented on %s",
                           info->name, be->name);
-        if (node->n_args < 0 || node->n_args > KBV_DEF_MAX_ARGS)
+        if (node->n_args < 0 || node->n_args > s->max_args)
             KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "node %d (%s) has %d operands", k,
                           info->name, node->n_args);
-        kbv_tensor args[KBV_DEF_MAX_ARGS];
+        kbv_tensor *args = s->args;
         for (int a = 0; a < node->n_args; a++) {
             int v = node->args[a];
             if (v < 0 || v >= g->n_values || !s->ready[v])
@@ -133,11 +188,13 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
         if (kbv_dtype_is_float(ov->dtype))
             t->dtype = be->float_dtype;
 
-        if (info->is_view) {
+        bool in_place = node->def && node->def->in_place;
+        if (info->is_view || in_place) {
             if (node->n_args < 1)
                 KBV_FAIL_GOTO(st, cleanup, KBV_ERR_INTERNAL, "view node %d (%s) has no operand",
                               k, info->name);
-            t->data = NULL;
+            /* a view sets its own data; an in-place op writes over args[0] */
+            t->data = in_place ? args[0].data : NULL;
             KBV_TRY_GOTO(fn(be, node, args, t), st, cleanup);
             int w = s->owner[node->args[0]];
             s->owner[o] = w;
@@ -153,6 +210,7 @@ kbv_status kbv_graph_run(const kbv_graph *g, kbv_backend *be,
             t->data = ptr;
             s->owner[o] = o;
             s->block[o] = ptr;
+            s->block_bytes[o] = kbv_tensor_bytes(t);
             s->block_last[o] = ov->last_use;
             s->block_pinned[o] = ov->is_output;
             KBV_TRY_GOTO(fn(be, node, args, t), st, cleanup);
@@ -178,7 +236,7 @@ cleanup:
         for (int v = 0; v < g->n_values; v++)
             if (s->block[v])
                 be->release(be, s->block[v]);
-        free(s);
+        state_free(s);
     }
     return st;
 }

@@ -26,7 +26,7 @@ typedef struct gen_job {
 
 typedef struct gen_run {
     const kbv_gen_config *cfg;
-    const kbv_problem_def *const *problems;
+    const kbv_problem *const *problems;
     char **prompts;              /* per problem; NULL when all its samples are done */
     gen_job *jobs;               /* the samples still to do */
     int n_jobs, next, finished;
@@ -109,7 +109,7 @@ static bool stopped(gen_run *run, char *why, size_t cap)
     return s;
 }
 
-static kbv_status sample_path(const kbv_gen_config *cfg, const kbv_problem_def *def, int sample,
+static kbv_status sample_path(const kbv_gen_config *cfg, const kbv_problem *def, int sample,
                               const char *suffix, char *buf, size_t cap)
 {
     int n = snprintf(buf, cap, "%s/level_%d_problem_%d_sample_%d%s", cfg->out_dir, def->level,
@@ -127,7 +127,7 @@ static const char *candidate_suffix(const kbv_gen_config *cfg)
 }
 
 /* Done by an earlier run: its candidate or its failure record exists. */
-static bool sample_done(const kbv_gen_config *cfg, const kbv_problem_def *def, int sample)
+static bool sample_done(const kbv_gen_config *cfg, const kbv_problem *def, int sample)
 {
     char path[4096];
     if (sample_path(cfg, def, sample, candidate_suffix(cfg), path, sizeof path) == KBV_OK &&
@@ -161,7 +161,7 @@ done:
 static json_t *sample_record(const gen_run *run, const gen_job *job)
 {
     const kbv_gen_config *cfg = run->cfg;
-    const kbv_problem_def *def = run->problems[job->problem];
+    const kbv_problem *def = run->problems[job->problem];
     char key[32];
     kbv_problem_key(def, key, sizeof key);
     /* the vendor libraries the prompt allowed, as results records list them */
@@ -184,7 +184,7 @@ static kbv_status record_answer(gen_run *run, const gen_job *job, const kbv_chat
                                 outcome *o)
 {
     const kbv_gen_config *cfg = run->cfg;
-    const kbv_problem_def *def = run->problems[job->problem];
+    const kbv_problem *def = run->problems[job->problem];
     kbv_status st = KBV_OK;
     kbv_extract_result ex = {0};
     json_t *resp = NULL, *failed = NULL;
@@ -357,7 +357,7 @@ done:
 
 static void report(gen_run *run, const gen_job *job, const outcome *o)
 {
-    const kbv_problem_def *def = run->problems[job->problem];
+    const kbv_problem *def = run->problems[job->problem];
     kbv_gen_summary *s = &run->summary;
     pthread_mutex_lock(&run->lock);
     run->finished++;
@@ -437,7 +437,7 @@ static kbv_status plan(gen_run *run, int n_problems)
     return KBV_OK;
 }
 
-kbv_status kbv_generate(const kbv_gen_config *cfg, const kbv_problem_def *const *problems,
+kbv_status kbv_generate(const kbv_gen_config *cfg, const kbv_problem *const *problems,
                         int n_problems, kbv_gen_summary *summary)
 {
     if (!cfg || !problems || n_problems < 1 || !summary)

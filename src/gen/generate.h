@@ -18,7 +18,7 @@
 #include "core/status.h"
 #include "gen/chat.h"
 #include "gen/prompt.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 /* The paper's generation runs: 5 samples per problem at temperature 0.8,
  * 32k answer tokens, 4 requests in flight, the system prompt its client
@@ -64,7 +64,7 @@ typedef struct kbv_gen_summary {
 /* Runs every job of problems x samples. KBV_OK when the loop ran, even if
  * some samples failed or erred (see *summary); a failure here means the run
  * could not proceed (bad configuration, unwritable directory, rejected key). */
-kbv_status kbv_generate(const kbv_gen_config *cfg, const kbv_problem_def *const *problems,
+kbv_status kbv_generate(const kbv_gen_config *cfg, const kbv_problem *const *problems,
                         int n_problems, kbv_gen_summary *summary);
 
 /* The delay before retry `attempt` (0 for the first retry): backoff_s * 2^attempt

@@ -22,7 +22,7 @@ static const struct { int level, id; } input_blind_problems[] = {
     {3, 47},   /* 47_NetVladNoGhostClusters */
 };
 
-bool kbv_input_blind_default(const kbv_problem_def *def)
+bool kbv_input_blind_default(const kbv_problem *def)
 {
     for (size_t i = 0; i < sizeof input_blind_problems / sizeof input_blind_problems[0]; i++)
         if (input_blind_problems[i].level == def->level && input_blind_problems[i].id == def->id)
@@ -132,11 +132,11 @@ static void fprint_domain(FILE *out, const sized *s, const kbv_input_def *in)
 
 static void fprint_docstring(FILE *out, const sized *s, const char *indent)
 {
-    const kbv_problem_def *def = s->full.def;
+    const kbv_problem *def = s->full.def;
     fprintf(out, "%s\"\"\"\n", indent);
-    if (def->dims[0].name) {
+    if (def->n_dims > 0) {
         fprintf(out, "%sSizes are symbolic (", indent);
-        for (int d = 0; d < KBV_DEF_MAX_DIMS && def->dims[d].name; d++)
+        for (int d = 0; d < def->n_dims; d++)
             fprintf(out, "%s%s", d ? ", " : "", def->dims[d].name);
         fprintf(out, "): read them from the tensors' shapes.\n\n");
     }
@@ -180,12 +180,12 @@ static bool starts(const char *line, size_t len, const char *prefix)
     return len >= n && !strncmp(line, prefix, n);
 }
 
-kbv_status kbv_input_blind_reference(const kbv_problem_def *def, const char *rendered, FILE *out)
+kbv_status kbv_input_blind_reference(const kbv_problem *def, const char *rendered, FILE *out)
 {
     if (!def || !rendered || !out)
         return kbv_fail(KBV_ERR_INVALID, "input-blind: no problem, rendering or output");
     kbv_status st = KBV_OK;
-    sized *s = malloc(sizeof *s);
+    sized *s = calloc(1, sizeof *s);
     if (!s)
         return kbv_fail(KBV_ERR_NOMEM, "input-blind: graph");
     KBV_TRY_GOTO(kbv_graph_build(def, KBV_SIZE_FULL, &s->full), st, done);
@@ -232,6 +232,8 @@ kbv_status kbv_input_blind_reference(const kbv_problem_def *def, const char *ren
     if (ferror(out))
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "input-blind: writing the reference failed");
 done:
+    kbv_graph_free(&s->full);
+    kbv_graph_free(&s->small);
     free(s);
     return st;
 }

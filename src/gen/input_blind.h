@@ -12,14 +12,14 @@
 #include <stdio.h>
 
 #include "core/status.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 /* Whether `def` is prompted input-blind unless told otherwise: the problems
  * whose inputs the paper hid (a table in input_blind.c). */
-bool kbv_input_blind_default(const kbv_problem_def *def);
+bool kbv_input_blind_default(const kbv_problem *def);
 
 /* Writes the input-blind form of `rendered` (kbv_render_torch's text for
  * def at the full size) to out. */
-kbv_status kbv_input_blind_reference(const kbv_problem_def *def, const char *rendered, FILE *out);
+kbv_status kbv_input_blind_reference(const kbv_problem *def, const char *rendered, FILE *out);
 
 #endif

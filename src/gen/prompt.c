@@ -215,7 +215,7 @@ static kbv_status text_finish(text *t)
 }
 
 /* The PyTorch module, full size, input-blind when asked. */
-static kbv_status write_reference(const kbv_problem_def *def, bool input_blind, FILE *out)
+static kbv_status write_reference(const kbv_problem *def, bool input_blind, FILE *out)
 {
     kbv_status st = KBV_OK;
     text rendered;
@@ -263,7 +263,7 @@ static kbv_status example_load_kernelbench(example *ex)
     return st;
 }
 
-static kbv_status example_load(const kbv_problem_def *def, const struct target *tg, example *ex)
+static kbv_status example_load(const kbv_problem *def, const struct target *tg, example *ex)
 {
     memset(ex, 0, sizeof *ex);
     if (tg == &targets[2])
@@ -274,7 +274,7 @@ static kbv_status example_load(const kbv_problem_def *def, const struct target *
     for (size_t i = 0; i < sizeof worked_examples / sizeof worked_examples[0] && !we; i++)
         if (strcmp(worked_examples[i].key, key) != 0)
             we = &worked_examples[i];
-    const kbv_problem_def *ex_def = we ? kbv_problem_find(we->key) : NULL;
+    const kbv_problem *ex_def = we ? kbv_problem_find(we->key) : NULL;
     if (!ex_def)
         return kbv_fail(KBV_ERR_NOT_FOUND, "prompt: the worked example's problem is not defined");
     ex->key = we->key;
@@ -306,7 +306,7 @@ static void write_example(const example *ex, const struct target *tg, FILE *out)
             ex->key, ex->name, ex->reference.data, tg->fence, ex->candidate);
 }
 
-bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_options *opt)
+bool kbv_prompt_is_input_blind(const kbv_problem *def, const kbv_prompt_options *opt)
 {
     if (opt->input_blind == KBV_BLIND_DEFAULT)
         return kbv_input_blind_default(def);
@@ -395,7 +395,7 @@ static void expand(const char *tmpl, const char *const *values, FILE *out)
     }
 }
 
-kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options *opt,
+kbv_status kbv_prompt_build(const kbv_problem *def, const kbv_prompt_options *opt,
                             char **out)
 {
     if (!def || !opt || !out)

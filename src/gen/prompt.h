@@ -18,7 +18,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 #include "record/precision.h"
 
 #define KBV_PROMPT_DEFAULT_GPU "NVIDIA H200 (sm_90a, 132 SMs, 141 GB HBM3e, 4.8 TB/s)"
@@ -51,7 +51,7 @@ typedef struct kbv_prompt_options {
 } kbv_prompt_options;
 
 /* Builds the prompt for def into *out (malloc'd, NUL-terminated). */
-kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options *opt,
+kbv_status kbv_prompt_build(const kbv_problem *def, const kbv_prompt_options *opt,
                             char **out);
 
 /* The template as records name it: the bundled template's name or the file. */
@@ -61,7 +61,7 @@ const char *kbv_prompt_template_label(const kbv_prompt_options *opt);
 kbv_status kbv_prompt_precision(const kbv_prompt_options *opt, kbv_precision *out);
 
 /* Whether the prompt for def under opt is input-blind. */
-bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_options *opt);
+bool kbv_prompt_is_input_blind(const kbv_problem *def, const kbv_prompt_options *opt);
 
 /* Reads a whole text file (at most KBV_PROMPT_MAX_FILE bytes) into *out. */
 kbv_status kbv_prompt_read_file(const char *path, char **out);

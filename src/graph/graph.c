@@ -13,41 +13,42 @@
 #include "graph/ops_table.h"
 
 /* The problem key for messages ("L1/19"). */
-static const char *key_of(const kbv_problem_def *def, char *buf, size_t cap)
+static const char *key_of(const kbv_problem *def, char *buf, size_t cap)
 {
     snprintf(buf, cap, "L%d/%d", def->level, def->id);
     return buf;
 }
 
-/* A Python identifier; dotted paths ("bn.weight") when dotted is set. */
+/* A Python identifier; with dotted set a state_dict path ("bn.weight",
+ * "layer1.0.conv1.weight"): identifiers or, inside it, decimal indices of a
+ * Sequential, joined by dots. */
 static bool is_identifier(const char *s, bool dotted)
 {
     if (!s || !*s)
         return false;
-    bool start = true;
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (dotted && c == '.' && !start && p[1]) {
-            start = true;
-            continue;
+    const char *p = s;
+    for (;;) {
+        const char *start = p;
+        bool number = dotted && p != s && isdigit((unsigned char)*p);
+        while (*p && *p != '.') {
+            unsigned char c = (unsigned char)*p;
+            bool ok = number ? isdigit(c) : (isalpha(c) || c == '_' || (p != start && isdigit(c)));
+            if (!ok)
+                return false;
+            p++;
         }
-        if (!(isalpha(c) || c == '_' || (!start && isdigit(c))))
+        if (p == start)
             return false;
-        start = false;
+        if (!*p)
+            return !number;   /* the leaf is a name */
+        if (!dotted || !p[1])
+            return false;
+        p++;
     }
-    return true;
-}
-
-static int count_dims(const kbv_problem_def *def)
-{
-    int n = 0;
-    while (n < KBV_DEF_MAX_DIMS && def->dims[n].name)
-        n++;
-    return n;
 }
 
 /* One shape entry: a dim name or a positive decimal literal. */
-static kbv_status resolve_extent(const kbv_problem_def *def, const kbv_graph *g,
+static kbv_status resolve_extent(const kbv_problem *def, const kbv_graph *g,
                                  const char *owner, const char *entry, int64_t *out)
 {
     char key[32];
@@ -70,7 +71,7 @@ static kbv_status resolve_extent(const kbv_problem_def *def, const kbv_graph *g,
                     key_of(def, key, sizeof key), owner, entry);
 }
 
-static kbv_status resolve_shape(const kbv_problem_def *def, const kbv_graph *g,
+static kbv_status resolve_shape(const kbv_problem *def, const kbv_graph *g,
                                 const char *owner, const char *const *shape, kbv_value *v)
 {
     v->ndim = 0;
@@ -90,7 +91,7 @@ static int find_value(const kbv_graph *g, const char *name)
 }
 
 /* Appends a value after checking its name is valid and unused. */
-static kbv_status add_value(const kbv_problem_def *def, kbv_graph *g, const char *what,
+static kbv_status add_value(const kbv_problem *def, kbv_graph *g, const char *what,
                             const char *name, kbv_value_kind kind, int def_index, kbv_value **out)
 {
     char key[32];
@@ -111,7 +112,7 @@ static kbv_status add_value(const kbv_problem_def *def, kbv_graph *g, const char
     return KBV_OK;
 }
 
-static kbv_status check_dtype(const kbv_problem_def *def, const char *what, const char *name,
+static kbv_status check_dtype(const kbv_problem *def, const char *what, const char *name,
                               kbv_dtype dt)
 {
     char key[32];
@@ -122,7 +123,7 @@ static kbv_status check_dtype(const kbv_problem_def *def, const char *what, cons
 }
 
 /* Generators must fit their dtype and shape (the backends rely on it). */
-static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *in,
+static kbv_status check_input(const kbv_problem *def, const kbv_input_def *in,
                               const kbv_value *v)
 {
     char key[32];
@@ -179,7 +180,7 @@ static kbv_status check_input(const kbv_problem_def *def, const kbv_input_def *i
  * only, with the reason, one of them kept; an extra's label is "H" and
  * digits (reports class draws by it), unique, and it replaces a float
  * tensor input by a known pattern. */
-static kbv_status check_hidden(const kbv_problem_def *def, const kbv_graph *g)
+static kbv_status check_hidden(const kbv_problem *def, const kbv_graph *g)
 {
     char key[32];
     const char *k = key_of(def, key, sizeof key);
@@ -191,7 +192,7 @@ static kbv_status check_hidden(const kbv_problem_def *def, const kbv_graph *g)
     if (h->omit && !h->omit_why)
         return kbv_fail(KBV_ERR_INVALID, "%s: hidden configs: an omitted config needs its reason",
                         k);
-    for (int e = 0; e < KBV_DEF_MAX_EXTRA && h->extra[e].label; e++) {
+    for (int e = 0; e < KBV_HIDDEN_MAX_EXTRA && h->extra[e].label; e++) {
         const kbv_extra_config_def *x = &h->extra[e];
         const char *l = x->label;
         bool label_ok = l[0] == 'H' && l[1] && strlen(l) < 8;
@@ -265,7 +266,7 @@ kbv_status kbv_param_fan_in(const kbv_graph *g, int p, int64_t *fan_in)
 
 /* A param's initialiser fits its dtype and shape; fan_in is derived and a
  * written one checked against it. */
-static kbv_status check_init(const kbv_problem_def *def, kbv_graph *g, int p)
+static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
 {
     char key[32];
     const char *k = key_of(def, key, sizeof key);
@@ -311,14 +312,14 @@ static kbv_status check_init(const kbv_problem_def *def, kbv_graph *g, int p)
 
 /* Re-fails a shape-rule error with the problem and node prepended, keeping
  * the rule's own message. */
-static kbv_status shape_error(const kbv_problem_def *def, const kbv_node_def *nd, kbv_status st)
+static kbv_status shape_error(const kbv_problem *def, const kbv_node_def *nd, kbv_status st)
 {
     char key[32];
     return kbv_fail(st, "%s: node '%s' (%s): %s", key_of(def, key, sizeof key), nd->out,
                     kbv_op_table[nd->op].name, kbv_last_message());
 }
 
-static kbv_status add_node(const kbv_problem_def *def, kbv_graph *g, int index)
+static kbv_status add_node(const kbv_problem *def, kbv_graph *g, int index, int **arg_next)
 {
     char key[32];
     const char *k = key_of(def, key, sizeof key);
@@ -331,49 +332,77 @@ static kbv_status add_node(const kbv_problem_def *def, kbv_graph *g, int index)
     memset(node, 0, sizeof *node);
     node->op = nd->op;
     node->def = nd;
-    const kbv_value *args[KBV_DEF_MAX_ARGS];
-    while (node->n_args < KBV_DEF_MAX_ARGS && nd->args[node->n_args])
-        node->n_args++;
+    node->n_args = nd->n_args;
+    node->args = *arg_next;
     int min_args = info->min_args ? info->min_args : info->n_args;
-    if (node->n_args < min_args || node->n_args > info->n_args)
+    /* n_args < 0 in the table: any count from min_args (cat of N tensors) */
+    bool too_many = info->n_args >= 0 && node->n_args > info->n_args;
+    if (node->n_args < min_args || too_many || (node->n_args > 0 && !nd->args))
         return kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): %d operands given, %d%s expected",
                         k, nd->out ? nd->out : "(null)", info->name, node->n_args,
-                        info->n_args, min_args < info->n_args ? " or fewer" : "");
+                        info->n_args >= 0 ? info->n_args : min_args,
+                        info->n_args < 0 ? " or more"
+                                         : min_args < info->n_args ? " or fewer" : "");
+    const kbv_value **args = node->n_args ? malloc(sizeof *args * (size_t)node->n_args) : NULL;
+    if (node->n_args && !args)
+        return kbv_fail(KBV_ERR_NOMEM, "%s: node '%s': operand list", k, nd->out);
+    kbv_status st = KBV_OK;
     for (int a = 0; a < node->n_args; a++) {
-        int v = find_value(g, nd->args[a]);
-        if (v < 0)
-            return kbv_fail(KBV_ERR_INVALID,
-                            "%s: node '%s' (%s): unknown operand '%s' (operands name inputs, "
-                            "params or earlier nodes' outputs)",
-                            k, nd->out ? nd->out : "(null)", info->name, nd->args[a]);
+        int v = nd->args[a] ? find_value(g, nd->args[a]) : -1;
+        if (v < 0) {
+            st = kbv_fail(KBV_ERR_INVALID,
+                          "%s: node '%s' (%s): unknown operand '%s' (operands name inputs, "
+                          "params or earlier nodes' outputs)",
+                          k, nd->out ? nd->out : "(null)", info->name,
+                          nd->args[a] ? nd->args[a] : "(null)");
+            goto done;
+        }
         node->args[a] = v;
         args[a] = &g->values[v];
     }
     kbv_value *out = NULL;
-    KBV_TRY(add_value(def, g, "node", nd->out, KBV_VALUE_NODE, index, &out));
-    kbv_status st = info->shape_in ? info->shape_in(g, nd, args, out) : info->shape(nd, args, out);
-    if (st != KBV_OK)
-        return shape_error(def, nd, st);
+    KBV_TRY_GOTO(add_value(def, g, "node", nd->out, KBV_VALUE_NODE, index, &out), st, done);
+    st = info->shape_in ? info->shape_in(g, nd, args, out) : info->shape(nd, args, out);
+    if (st != KBV_OK) {
+        st = shape_error(def, nd, st);
+        goto done;
+    }
     node->out = (int)(out - g->values);
+    if (nd->in_place) {
+        const kbv_value *over = args[0];
+        bool same = out->dtype == over->dtype && out->ndim == over->ndim;
+        for (int d = 0; same && d < out->ndim; d++)
+            same = out->shape[d] == over->shape[d];
+        if (!info->torch_inplace || over->kind != KBV_VALUE_NODE || !same) {
+            st = kbv_fail(KBV_ERR_INVALID,
+                          "%s: node '%s' (%s): in place needs an op with an in-place form, "
+                          "over an intermediate of the result's shape and dtype ('%s')",
+                          k, nd->out, info->name, over->name);
+            goto done;
+        }
+    }
     for (int a = 0; a < node->n_args; a++)
         g->values[node->args[a]].last_use = index;
+    *arg_next += node->n_args;
     g->n_nodes++;
-    return KBV_OK;
+done:
+    free(args);
+    return st;
 }
 
-static kbv_status mark_outputs(const kbv_problem_def *def, kbv_graph *g)
+static kbv_status mark_outputs(const kbv_problem *def, kbv_graph *g)
 {
     char key[32];
     const char *k = key_of(def, key, sizeof key);
-    if (!def->outputs[0]) {
+    if (def->n_outputs == 0) {
         g->outputs[0] = g->nodes[g->n_nodes - 1].out;
         g->n_outputs = 1;
     }
-    for (int o = 0; o < KBV_DEF_MAX_OUTPUTS && def->outputs[o]; o++) {
-        int v = find_value(g, def->outputs[o]);
+    for (int o = 0; o < def->n_outputs; o++) {
+        int v = def->outputs[o] ? find_value(g, def->outputs[o]) : -1;
         if (v < 0 || g->values[v].kind != KBV_VALUE_NODE)
             return kbv_fail(KBV_ERR_INVALID, "%s: output '%s' is not the output of a node", k,
-                            def->outputs[o]);
+                            def->outputs[o] ? def->outputs[o] : "(null)");
         if (g->values[v].is_output)
             return kbv_fail(KBV_ERR_INVALID, "%s: output '%s' is listed twice", k,
                             def->outputs[o]);
@@ -385,19 +414,92 @@ static kbv_status mark_outputs(const kbv_problem_def *def, kbv_graph *g)
     return KBV_OK;
 }
 
-kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims, kbv_graph *g)
+/* An in-place node overwrites its first operand: PyTorch's program reads
+ * that value nowhere after, and nor may the graph (nor return it). */
+static kbv_status check_in_place(const kbv_problem *def, const kbv_graph *g)
 {
     char key[32];
-    if (!def || !dims || !g)
-        return kbv_fail(KBV_ERR_INVALID, "kbv_graph_build_dims: NULL argument");
-    const char *k = key_of(def, key, sizeof key);
+    for (int n = 0; n < g->n_nodes; n++) {
+        const kbv_node *node = &g->nodes[n];
+        if (!node->def->in_place)
+            continue;
+        const kbv_value *over = &g->values[node->args[0]];
+        if (over->last_use != n || over->is_output)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: node '%s' overwrites '%s' in place, which is read later or "
+                            "returned",
+                            key_of(def, key, sizeof key), g->values[node->out].name, over->name);
+        /* nor may it write into an input or a param through views of them */
+        const kbv_value *base = over;
+        while (base->kind == KBV_VALUE_NODE) {
+            const kbv_node *made = &g->nodes[base->def_index];
+            if (!kbv_op_table[made->op].is_view && !made->def->in_place)
+                break;
+            base = &g->values[made->args[0]];
+        }
+        if (base->kind != KBV_VALUE_NODE)
+            return kbv_fail(KBV_ERR_INVALID,
+                            "%s: node '%s' would write in place into '%s' through '%s'",
+                            key_of(def, key, sizeof key), g->values[node->out].name, base->name,
+                            over->name);
+    }
+    return KBV_OK;
+}
+
+void kbv_graph_free(kbv_graph *g)
+{
+    if (!g)
+        return;
+    free(g->dims);
+    free(g->values);
+    free(g->nodes);
+    free(g->outputs);
+    free(g->arg_pool);
     memset(g, 0, sizeof *g);
-    g->def = def;
-    g->n_dims = count_dims(def);
+}
+
+int kbv_graph_max_args(const kbv_graph *g)
+{
+    int most = 0;
+    for (int n = 0; n < g->n_nodes; n++)
+        if (g->nodes[n].n_args > most)
+            most = g->nodes[n].n_args;
+    return most;
+}
+
+/* Room for def's values, nodes, operands and outputs, zeroed. */
+static kbv_status allocate(const kbv_problem *def, kbv_graph *g)
+{
+    char key[32];
+    if (def->n_dims < 0 || def->n_inputs < 0 || def->n_params < 0 || def->n_nodes < 0 ||
+        def->n_outputs < 0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: negative counts in the problem",
+                        key_of(def, key, sizeof key));
+    size_t n_args = 0;
+    for (int n = 0; n < def->n_nodes; n++)
+        n_args += def->nodes[n].n_args > 0 ? (size_t)def->nodes[n].n_args : 0;
+    size_t n_values = (size_t)def->n_inputs + (size_t)def->n_params + (size_t)def->n_nodes;
+    g->dims = calloc((size_t)def->n_dims + 1, sizeof *g->dims);
+    g->values = calloc(n_values + 1, sizeof *g->values);
+    g->nodes = calloc((size_t)def->n_nodes + 1, sizeof *g->nodes);
+    g->outputs = calloc((size_t)def->n_outputs + 1, sizeof *g->outputs);
+    g->arg_pool = calloc(n_args + 1, sizeof *g->arg_pool);
+    if (!g->dims || !g->values || !g->nodes || !g->outputs || !g->arg_pool)
+        return kbv_fail(KBV_ERR_NOMEM, "%s: graph of %zu values", key_of(def, key, sizeof key),
+                        n_values);
+    return KBV_OK;
+}
+
+/* Everything of kbv_graph_build_dims after the allocation. */
+static kbv_status resolve(const kbv_problem *def, const int64_t *dims, kbv_graph *g)
+{
+    char key[32];
+    const char *k = key_of(def, key, sizeof key);
+    g->n_dims = def->n_dims;
     for (int d = 0; d < g->n_dims; d++) {
         if (!is_identifier(def->dims[d].name, false))
             return kbv_fail(KBV_ERR_INVALID, "%s: dim #%d: '%s' is not a valid Python name", k, d,
-                            def->dims[d].name);
+                            def->dims[d].name ? def->dims[d].name : "(null)");
         for (int e = 0; e < d; e++)
             if (!strcmp(def->dims[e].name, def->dims[d].name))
                 return kbv_fail(KBV_ERR_INVALID, "%s: dim '%s' is defined twice", k,
@@ -408,8 +510,8 @@ kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims,
         g->dims[d] = dims[d];
     }
 
-    char owner[96];
-    for (int i = 0; i < KBV_DEF_MAX_INPUTS && def->inputs[i].name; i++) {
+    char owner[160];
+    for (int i = 0; i < def->n_inputs; i++) {
         const kbv_input_def *in = &def->inputs[i];
         kbv_value *v = NULL;
         KBV_TRY(add_value(def, g, "input", in->name, KBV_VALUE_INPUT, i, &v));
@@ -421,7 +523,7 @@ kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims,
         g->n_inputs++;
     }
     KBV_TRY(check_hidden(def, g));
-    for (int p = 0; p < KBV_DEF_MAX_PARAMS && def->params[p].name; p++) {
+    for (int p = 0; p < def->n_params; p++) {
         const kbv_param_def *pd = &def->params[p];
         kbv_value *v = NULL;
         KBV_TRY(add_value(def, g, "param", pd->name, KBV_VALUE_PARAM, p, &v));
@@ -433,23 +535,45 @@ kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims,
     }
     for (int p = 0; p < g->n_params; p++)
         KBV_TRY(check_init(def, g, p));
-    for (int n = 0; n < KBV_DEF_MAX_NODES && def->nodes[n].op != KBV_OP_NONE; n++)
-        KBV_TRY(add_node(def, g, n));
+    int *arg_next = g->arg_pool;
+    for (int n = 0; n < def->n_nodes; n++)
+        KBV_TRY(add_node(def, g, n, &arg_next));
     if (g->n_nodes == 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: the problem has no nodes", k);
     KBV_TRY(mark_outputs(def, g));
+    KBV_TRY(check_in_place(def, g));
     return KBV_OK;
 }
 
-kbv_status kbv_graph_build(const kbv_problem_def *def, kbv_size size, kbv_graph *g)
+kbv_status kbv_graph_build_dims(const kbv_problem *def, const int64_t *dims, kbv_graph *g)
+{
+    if (!def || !dims || !g)
+        return kbv_fail(KBV_ERR_INVALID, "kbv_graph_build_dims: NULL argument");
+    kbv_graph_free(g);
+    g->def = def;
+    kbv_status st = allocate(def, g);
+    if (st == KBV_OK)
+        st = resolve(def, dims, g);
+    if (st != KBV_OK) {
+        kbv_graph_free(g);
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    }
+    return KBV_OK;
+}
+
+kbv_status kbv_graph_build(const kbv_problem *def, kbv_size size, kbv_graph *g)
 {
     if (!def)
         return kbv_fail(KBV_ERR_INVALID, "kbv_graph_build: no problem");
-    int64_t dims[KBV_DEF_MAX_DIMS] = {0};
-    int n = count_dims(def);
-    for (int d = 0; d < n; d++)
+    int64_t *dims = calloc((size_t)(def->n_dims > 0 ? def->n_dims : 0) + 1, sizeof *dims);
+    if (!dims)
+        return kbv_fail(KBV_ERR_NOMEM, "kbv_graph_build: dims");
+    for (int d = 0; d < def->n_dims; d++)
         dims[d] = size == KBV_SIZE_SMALL ? def->dims[d].small : def->dims[d].full;
-    KBV_TRY(kbv_graph_build_dims(def, dims, g));
+    kbv_status st = kbv_graph_build_dims(def, dims, g);
+    free(dims);
+    if (st != KBV_OK)
+        return kbv_relay_at(__FILE__, __LINE__, st);
     return KBV_OK;
 }
 

@@ -1,6 +1,7 @@
-/* A problem definition resolved at one size: every value's shape and dtype,
- * nodes with integer operand indices, last uses for freeing, and the
- * counts (FLOPs, minimum bytes) derived from it. Plain data, no allocation. */
+/* A problem resolved at one size: every value's shape and dtype, nodes with
+ * integer operand indices, last uses for freeing, and the counts (FLOPs,
+ * minimum bytes) derived from it. Counted arrays, allocated by
+ * kbv_graph_build to the problem's size and freed by kbv_graph_free. */
 #ifndef KBV_GRAPH_H
 #define KBV_GRAPH_H
 
@@ -8,9 +9,7 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
-#include "graph/problem_def.h"
-
-#define KBV_GRAPH_MAX_VALUES (KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS + KBV_DEF_MAX_NODES)
+#include "graph/problem.h"
 
 typedef enum kbv_size { KBV_SIZE_FULL = 0, KBV_SIZE_SMALL = 1 } kbv_size;
 
@@ -33,26 +32,33 @@ typedef struct kbv_value {
 typedef struct kbv_node {
     kbv_op op;
     int n_args;
-    int args[KBV_DEF_MAX_ARGS];  /* value indices */
+    int *args;                   /* n_args value indices */
     int out;                     /* value index */
     const kbv_node_def *def;     /* attributes */
 } kbv_node;
 
 typedef struct kbv_graph {
-    const kbv_problem_def *def;
+    const kbv_problem *def;
     int n_dims;
-    int64_t dims[KBV_DEF_MAX_DIMS];           /* resolved sizes, in def->dims order */
+    int64_t *dims;              /* n_dims resolved sizes, in def->dims order */
     int n_values;
-    kbv_value values[KBV_GRAPH_MAX_VALUES];   /* inputs, then params, then node outputs */
+    kbv_value *values;          /* inputs, then params, then node outputs */
     int n_inputs, n_params, n_nodes, n_outputs;
-    kbv_node nodes[KBV_DEF_MAX_NODES];
-    int outputs[KBV_DEF_MAX_OUTPUTS];         /* value indices */
+    kbv_node *nodes;            /* n_nodes */
+    int *outputs;               /* n_outputs value indices */
+    int *arg_pool;              /* every node's args, one block */
 } kbv_graph;
 
-/* Resolves def at the catalog's (full) or CI (small) size. */
-kbv_status kbv_graph_build(const kbv_problem_def *def, kbv_size size, kbv_graph *g);
+/* Resolves def at the catalog's (full) or CI (small) size. g is zeroed or a
+ * graph built before: its storage is freed first. On failure g is left
+ * empty (freed). */
+kbv_status kbv_graph_build(const kbv_problem *def, kbv_size size, kbv_graph *g);
 /* Same with explicit dim sizes (def->dims order); for hidden shapes. */
-kbv_status kbv_graph_build_dims(const kbv_problem_def *def, const int64_t *dims, kbv_graph *g);
+kbv_status kbv_graph_build_dims(const kbv_problem *def, const int64_t *dims, kbv_graph *g);
+/* Frees what kbv_graph_build allocated and zeroes g; a zeroed g is fine. */
+void kbv_graph_free(kbv_graph *g);
+/* The largest operand count of g's nodes (the executor's scratch). */
+int kbv_graph_max_args(const kbv_graph *g);
 
 /* PyTorch's fan_in for the U(-1/sqrt(fan_in), 1/sqrt(fan_in)) initialiser of
  * param p (index into g's params, state_dict order) at g's size: a weight

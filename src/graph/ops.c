@@ -579,19 +579,23 @@ static kbv_status shape_zeros_slice(const kbv_node_def *n, const kbv_value *cons
 
 static kbv_status shape_cat(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
 {
-    const kbv_value *a = args[0], *b = args[1];
+    const kbv_value *a = args[0];
     char da[160], db[160];
     int dim = 0;
     KBV_TRY(resolve_dim("cat", a, n->i[0], &dim));
-    bool ok = a->ndim == b->ndim;
-    for (int d = 0; ok && d < a->ndim; d++)
-        ok = d == dim || a->shape[d] == b->shape[d];
-    if (!ok)
-        return kbv_fail(KBV_ERR_INVALID, "cat: %s and %s differ outside dim %d",
-                        kbv_value_describe(a, da, sizeof da), kbv_value_describe(b, db, sizeof db), dim);
-    out->dtype = promote(a, b);
+    out->dtype = a->dtype;
     copy_shape(out, a);
-    out->shape[dim] = a->shape[dim] + b->shape[dim];
+    for (int k = 1; k < n->n_args; k++) {
+        const kbv_value *b = args[k];
+        bool ok = a->ndim == b->ndim && a->dtype == b->dtype;
+        for (int d = 0; ok && d < a->ndim; d++)
+            ok = d == dim || a->shape[d] == b->shape[d];
+        if (!ok)
+            return kbv_fail(KBV_ERR_INVALID, "cat: %s and %s differ outside dim %d",
+                            kbv_value_describe(a, da, sizeof da),
+                            kbv_value_describe(b, db, sizeof db), dim);
+        out->shape[dim] += b->shape[dim];
+    }
     return KBV_OK;
 }
 
@@ -816,7 +820,8 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_TRIL] = {"tril", 1, false, "torch.tril({0}, diagonal={i0})", shape_triangle,
                      flops_none},
 
-    [KBV_OP_ADD] = {"add", 2, false, "({0} + {1})", shape_add, flops_1},
+    [KBV_OP_ADD] = {"add", 2, false, "({0} + {1})", shape_add, flops_1,
+                    .torch_inplace = "{0}.add_({1})"},
     [KBV_OP_SUB] = {"sub", 2, false, "({0} - {1})", shape_sub, flops_1},
     [KBV_OP_MUL] = {"mul", 2, false, "({0} * {1})", shape_mul, flops_1},
     [KBV_OP_DIV] = {"div", 2, false, "({0} / {1})", shape_div, flops_1},
@@ -825,7 +830,8 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_MUL_SCALAR] = {"mul_scalar", 1, false, "({0} * {f0})", shape_scalar, flops_1},
 
     [KBV_OP_ABS] = {"abs", 1, false, "torch.abs({0})", shape_same, flops_1},
-    [KBV_OP_RELU] = {"relu", 1, false, "torch.relu({0})", shape_same, flops_1},
+    [KBV_OP_RELU] = {"relu", 1, false, "torch.relu({0})", shape_same, flops_1,
+                     .torch_inplace = "torch.relu_({0})"},
     [KBV_OP_LEAKY_RELU] = {"leaky_relu", 1, false,
                            "torch.nn.functional.leaky_relu({0}, negative_slope={f0})",
                            shape_float_unary, flops_2},
@@ -896,7 +902,8 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_ZEROS_SLICE] = {"zeros_slice", 1, false,
                             "torch.zeros_like({0}.select({i0}, 0).unsqueeze({i0}))",
                             shape_zeros_slice, flops_none},
-    [KBV_OP_CAT] = {"cat", 2, false, "torch.cat(({0}, {1}), dim={i0})", shape_cat, flops_none},
+    [KBV_OP_CAT] = {"cat", -1, false, "torch.cat(({*}), dim={i0})", shape_cat, flops_none,
+                    .min_args = 2},
     [KBV_OP_DROP_LAST] = {"drop_last", 1, true, "{0}[:-1]", shape_drop_last, flops_none},
     [KBV_OP_CROSS_ENTROPY] = {"cross_entropy", 2, false,
                               "torch.nn.functional.cross_entropy({0}, {1})", shape_cross_entropy,

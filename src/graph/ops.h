@@ -75,7 +75,7 @@ typedef enum kbv_op {
     KBV_OP_CUMPROD,       /* torch.cumprod(a, dim=i[0]) */
     KBV_OP_FLIP,          /* a.flip(i[0]): a reversed copy */
     KBV_OP_ZEROS_SLICE,   /* torch.zeros_like(a.select(i[0], 0).unsqueeze(i[0])) */
-    KBV_OP_CAT,           /* torch.cat((a, b), dim=i[0]) */
+    KBV_OP_CAT,           /* torch.cat((a, b, ...), dim=i[0]): two operands or more */
     KBV_OP_DROP_LAST,     /* a[:-1]: a view without the last index of dim 0 */
     /* losses, reduced to a 0-dim mean as PyTorch's defaults do */
     KBV_OP_CROSS_ENTROPY, /* F.cross_entropy(a, b): a [N, C] logits, b [N] int64 classes */

@@ -16,7 +16,7 @@ typedef enum kbv_tf32_use {
 
 typedef struct kbv_op_info {
     const char *name;            /* "matmul" */
-    int n_args;                  /* operands */
+    int n_args;                  /* operands; -1: any number from min_args on (cat) */
     bool is_view;                /* output aliases args[0] (no allocation) */
     /* PyTorch rendering: {0} {1} operands, {f0} {i0} attributes, {b0} an integer
      * attribute as a Python bool (True/False), {s} string. */
@@ -34,6 +34,10 @@ typedef struct kbv_op_info {
      * literal shapes only. */
     kbv_status (*shape_in)(const kbv_graph *g, const kbv_node_def *n,
                            const kbv_value *const *args, kbv_value *out);
+    /* The in-place form's rendering (torch.relu_({0})), for nodes with
+     * in_place set; NULL: the op has none. Backends run such a node with out
+     * aliasing args[0], so the op must read each element before writing it. */
+    const char *torch_inplace;
 } kbv_op_info;
 
 extern const kbv_op_info kbv_op_table[KBV_OP_COUNT];

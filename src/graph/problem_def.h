@@ -1,157 +1,55 @@
-/* A KernelBench problem, defined once as data (DESIGN section 2).
- *
- * One kbv_problem_def per problem, in problems/levelN/pNNN_name.c. Everything
- * else -- the float64 oracle, the baselines, FLOP and byte counts, small CI
- * shapes, the PyTorch rendering -- is derived from it by walking the graph.
- * Names refer to each other: node arguments name inputs, params or earlier
- * node outputs; shapes name dims (or are decimal literals such as "1"). */
+/* The static authoring format of levels 1 and 2: one kbv_problem_def per
+ * problem, in problems/levelN/pNNN_name.c, written as a designated
+ * initialiser with fixed room per list (a list ends at its first empty
+ * entry). It is converted once, by kbv_problem_of_def, into the counted
+ * kbv_problem (graph/problem.h) that everything else reads; nothing
+ * downstream sees this struct or its limits. Whole models (level 3) are
+ * built by code instead (graph/problem_builder.h). */
 #ifndef KBV_PROBLEM_DEF_H
 #define KBV_PROBLEM_DEF_H
 
-#include "kbv/candidate.h"
-#include "graph/ops.h"
+#include "graph/problem.h"
 
-#define KBV_DEF_MAX_DIMS 12
-#define KBV_DEF_MAX_INPUTS 8
-#define KBV_DEF_MAX_PARAMS 32
-#define KBV_DEF_MAX_NODES 64
-#define KBV_DEF_MAX_ARGS 4
-#define KBV_DEF_MAX_OUTPUTS 4
-#define KBV_DEF_MAX_INIT_ARGS 12
-#define KBV_DEF_MAX_EXTRA 2
+#define KBV_STATIC_MAX_DIMS 12
+#define KBV_STATIC_MAX_INPUTS 8
+#define KBV_STATIC_MAX_PARAMS 32
+#define KBV_STATIC_MAX_NODES 64
+#define KBV_STATIC_MAX_ARGS 4
+#define KBV_STATIC_MAX_OUTPUTS 4
+#define KBV_STATIC_MAX_INIT_ARGS 12
 
-/* Base generator of an input, as get_inputs() draws it. */
-typedef enum kbv_gen {
-    KBV_GEN_NONE = 0,
-    KBV_GEN_RAND,     /* torch.rand: U[0,1) */
-    KBV_GEN_RANDN,    /* torch.randn: N(0,1) */
-    KBV_GEN_RANDINT,  /* torch.randint(low, high): integers, never scaled */
-    KBV_GEN_SCALAR,   /* a Python number passed to forward(): fixed, never scaled */
-} kbv_gen;
-
-/* Structure get_inputs() gives an input's draw G. D5-D8 transform G and the
- * structure is applied after, so it is kept; D1-D4 scale the result, as the
- * paper scales what get_inputs() returns (DESIGN section 4). */
-typedef enum kbv_structure {
-    KBV_STRUCT_NONE = 0,
-    KBV_STRUCT_TRIU,       /* torch.triu(gen(N, N)) */
-    KBV_STRUCT_TRIL,       /* torch.tril(gen(N, N)) */
-    KBV_STRUCT_SYMMETRIC,  /* (G + G.T) / 2 */
-    /* Derived inputs of the loss problems: */
-    KBV_STRUCT_SCALED,         /* G * torch.rand(()): one U[0,1) factor per draw */
-    KBV_STRUCT_SOFTMAX,        /* G.softmax(dim=-1): rows are probability vectors */
-    KBV_STRUCT_SCALED_SOFTMAX, /* (G * torch.rand(())).softmax(dim=-1) */
-    KBV_STRUCT_SIGNS,          /* torch.randint(0, 2, shape).float() * 2 - 1: +-1 targets
-                                  (gen randint [0, 2) into a float dtype) */
-} kbv_structure;
-
-/* PyTorch default initialisation of a parameter or buffer. */
-typedef enum kbv_init {
-    KBV_INIT_NONE = 0,
-    KBV_INIT_ONES,
-    KBV_INIT_ZEROS,
-    KBV_INIT_UNIFORM_FAN_IN,  /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)): Linear/Conv weight and bias */
-    KBV_INIT_RANDN,           /* N(0, 1): nn.Parameter(torch.randn(shape)) */
-    KBV_INIT_CONST,           /* every element .value: nn.Parameter(torch.tensor(x)),
-                                 torch.ones(shape) * x */
-} kbv_init;
-
-typedef struct kbv_dim_def {
-    const char *name;
-    int64_t full;   /* the catalog's size */
-    int64_t small;  /* CI size: small, odd where the op allows it */
-} kbv_dim_def;
-
-typedef struct kbv_input_def {
-    const char *name;                     /* forward() argument name */
-    kbv_dtype dtype;
-    const char *shape[KBV_MAX_DIMS];      /* dim names or literals; NULL-terminated; empty: scalar */
-    kbv_gen gen;
-    kbv_structure structure;
-    double value;                         /* KBV_GEN_SCALAR */
-    int64_t low, high;                    /* KBV_GEN_RANDINT: [low, high) */
-} kbv_input_def;
-
-typedef struct kbv_param_def {
-    const char *name;                     /* state_dict key, e.g. "bn.weight" */
-    kbv_dtype dtype;
-    const char *shape[KBV_MAX_DIMS];
-    kbv_init init;
-    /* KBV_INIT_UNIFORM_FAN_IN: left 0, it is derived from the shape as PyTorch
-     * does (graph.h, kbv_value.fan_in); when written it must equal that */
-    int64_t fan_in;
-    double value;                         /* KBV_INIT_CONST */
-    int is_buffer;                        /* a buffer (running_mean), not a parameter */
-} kbv_param_def;
-
-typedef struct kbv_node_def {
+/* A node as written: operands NULL-terminated. */
+typedef struct kbv_static_node {
     kbv_op op;
-    const char *args[KBV_DEF_MAX_ARGS];   /* operand names, in op order */
-    const char *out;                      /* name of this node's value */
-    double f[4];                          /* float attributes; ops.h says which */
-    int64_t i[4];                         /* integer attributes (dims, flags) */
-    const char *s;                        /* string attribute (einsum equation) */
-} kbv_node_def;
-
-/* The paper's hidden configs (DESIGN section 4), judged by verified and
- * strict: D1-D4 multiply every float tensor get_inputs() returns by 1, 3,
- * 0.01 and -1 (after any structure above); a problem may leave some out, as
- * the paper's hidden tests do where its generator found the reference not
- * finite, and add configs of its own. */
-typedef enum kbv_omit {
-    KBV_OMIT_D1 = 1u << 0,
-    KBV_OMIT_D2 = 1u << 1,
-    KBV_OMIT_D3 = 1u << 2,
-    KBV_OMIT_D4 = 1u << 3,
-} kbv_omit;
-
-/* Fixed values an input holds under an extra config, by flat index. */
-typedef enum kbv_pattern {
-    KBV_PATTERN_NONE = 0,
-    KBV_PATTERN_ALT_SIGNS,   /* -1, +1, -1, ...: torch.ones(n) with x[::2] = -1 */
-} kbv_pattern;
-
-/* An extra hidden config: every input a fresh draw of its base generator,
- * unscaled, except `input`, which holds `pattern`. */
-typedef struct kbv_extra_config_def {
-    const char *label;       /* "H" and the paper's number for it: "H5" */
-    const char *input;       /* the forward() argument it replaces (a float tensor) */
-    kbv_pattern pattern;
-    const char *what;        /* what it is and what it catches, in words */
-} kbv_extra_config_def;
-
-typedef struct kbv_hidden_def {
-    unsigned omit;                                  /* kbv_omit bits: D1-D4 left out */
-    const char *omit_why;                           /* the paper's reason, in words */
-    kbv_extra_config_def extra[KBV_DEF_MAX_EXTRA];  /* label == NULL ends */
-} kbv_hidden_def;
-
-/* One constructor argument: get_init_inputs() returns their values in order. */
-typedef struct kbv_init_arg {
-    const char *name;    /* Python identifier */
-    const char *value;   /* Python literal, e.g. "1.0", "(64, 256)" */
-} kbv_init_arg;
+    const char *args[KBV_STATIC_MAX_ARGS];
+    const char *out;
+    double f[4];
+    int64_t i[4];
+    const char *s;
+} kbv_static_node;
 
 typedef struct kbv_problem_def {
     int level;
     int id;
     const char *name;                                   /* catalog name: "19_ReLU" */
-    kbv_dim_def dims[KBV_DEF_MAX_DIMS];                 /* terminated by name == NULL */
-    kbv_input_def inputs[KBV_DEF_MAX_INPUTS];           /* forward() order; name == NULL ends */
-    kbv_param_def params[KBV_DEF_MAX_PARAMS];           /* state_dict order; name == NULL ends */
-    kbv_init_arg init_args[KBV_DEF_MAX_INIT_ARGS];      /* name == NULL ends */
-    kbv_node_def nodes[KBV_DEF_MAX_NODES];              /* op == KBV_OP_NONE ends */
-    const char *outputs[KBV_DEF_MAX_OUTPUTS];           /* NULL-terminated; empty: the last node */
+    kbv_dim_def dims[KBV_STATIC_MAX_DIMS];              /* terminated by name == NULL */
+    kbv_input_def inputs[KBV_STATIC_MAX_INPUTS];        /* forward() order; name == NULL ends */
+    kbv_param_def params[KBV_STATIC_MAX_PARAMS];        /* state_dict order; name == NULL ends */
+    kbv_init_arg init_args[KBV_STATIC_MAX_INIT_ARGS];   /* name == NULL ends */
+    kbv_static_node nodes[KBV_STATIC_MAX_NODES];        /* op == KBV_OP_NONE ends */
+    const char *outputs[KBV_STATIC_MAX_OUTPUTS];        /* NULL-terminated; empty: the last node */
     kbv_hidden_def hidden;                              /* zero: D1-D4, nothing else */
     const char *notes;                                  /* quirks and documented deviations */
 } kbv_problem_def;
 
-/* The registry (problems/registry.c). */
-int kbv_problem_count(void);
-const kbv_problem_def *kbv_problem_at(int index);
-/* "L1/19", "l1/19", "1/19" or the catalog name "19_ReLU" with level prefix "L1/19_ReLU". */
-const kbv_problem_def *kbv_problem_find(const char *key);
-/* "L1/19" into buf. */
-const char *kbv_problem_key(const kbv_problem_def *def, char *buf, size_t cap);
+/* Room for the counted form of one static definition: the problem and its
+ * nodes (operand lists point into the definition, which must outlive it). */
+typedef struct kbv_static_problem {
+    kbv_problem problem;
+    kbv_node_def nodes[KBV_STATIC_MAX_NODES];
+} kbv_static_problem;
+
+/* Counts def's lists into room and returns &room->problem. */
+const kbv_problem *kbv_problem_of_def(const kbv_problem_def *def, kbv_static_problem *room);
 
 #endif

@@ -54,12 +54,42 @@ static void put(strbuf *b, const char *s, size_t n)
 
 static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
 
+static bool is_number(const char *s, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+/* A dotted state_dict path as Python, "self." first: a numbered component
+ * (layer1.0, a Sequential's index) is a key of the nn.ModuleDict that holds
+ * it, so that "layer1.0.conv1.weight" is self.layer1["0"].conv1.weight. The
+ * first n bytes of name only. */
+static void render_path(const char *name, size_t n, char *buf, size_t cap)
+{
+    size_t at = (size_t)snprintf(buf, cap, "self");
+    for (size_t i = 0; i < n && at < cap;) {
+        const char *dot = memchr(name + i, '.', n - i);
+        size_t len = dot ? (size_t)(dot - (name + i)) : n - i;
+        at += (size_t)snprintf(buf + at, cap - at, is_number(name + i, len) ? "[\"%.*s\"]" : ".%.*s",
+                               (int)len, name + i);
+        i += len + 1;
+    }
+}
+
 /* How a value is written inside forward(). */
 static void put_operand(strbuf *b, const kbv_value *v)
 {
-    if (v->kind == KBV_VALUE_PARAM)
-        puts_(b, "self.");
-    puts_(b, v->name);
+    if (v->kind != KBV_VALUE_PARAM) {
+        puts_(b, v->name);
+        return;
+    }
+    char path[256];
+    render_path(v->name, strlen(v->name), path, sizeof path);
+    puts_(b, path);
 }
 
 /* A bitmask of dims as a Python tuple: 0b110 -> "(1, 2)", 0b10 -> "(1,)". */
@@ -84,7 +114,8 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
     const kbv_op_info *info = &kbv_op_table[n->op];
     strbuf b = {buf, cap, 0, false};
     buf[0] = '\0';
-    for (const char *t = info->torch; *t; t++) {
+    const char *tmpl = n->def->in_place && info->torch_inplace ? info->torch_inplace : info->torch;
+    for (const char *t = tmpl; *t; t++) {
         if (*t != '{') {
             put(&b, t, 1);
             continue;
@@ -98,6 +129,12 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
         char tmp[64];
         if (kind >= '0' && kind <= '9' && close - t == 2 && kind - '0' < n->n_args) {
             put_operand(&b, &g->values[n->args[kind - '0']]);
+        } else if (kind == '*' && close - t == 2) {
+            for (int a = 0; a < n->n_args; a++) { /* every operand: cat's list */
+                if (a)
+                    puts_(&b, ", ");
+                put_operand(&b, &g->values[n->args[a]]);
+            }
         } else if (kind >= '0' && kind <= '9' && close - t == 2 && info->min_args &&
                    kind - '0' >= info->min_args && kind - '0' < info->n_args) {
             puts_(&b, "None"); /* an optional operand left out */
@@ -239,17 +276,14 @@ static void render_input(FILE *f, const kbv_input_def *in)
 static void split_param(const char *name, char *owner, size_t cap, const char **leaf)
 {
     const char *dot = strrchr(name, '.');
-    if (!dot) {
-        snprintf(owner, cap, "self");
-        *leaf = name;
-        return;
-    }
-    snprintf(owner, cap, "self.%.*s", (int)(dot - name), name);
-    *leaf = dot + 1;
+    render_path(name, dot ? (size_t)(dot - name) : 0, owner, cap);
+    *leaf = dot ? dot + 1 : name;
 }
 
-/* Declares each container module of a dotted name once, outermost first. */
-static void declare_containers(FILE *f, const kbv_problem_def *def, int p)
+/* Declares each container module of a dotted name once, outermost first:
+ * an nn.ModuleDict where its children are numbered (a Sequential's), an
+ * nn.Module otherwise. */
+static void declare_containers(FILE *f, const kbv_problem *def, int p)
 {
     const char *name = def->params[p].name;
     for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
@@ -259,17 +293,22 @@ static void declare_containers(FILE *f, const kbv_problem_def *def, int p)
             const char *other = def->params[q].name;
             seen = strlen(other) > prefix && !strncmp(other, name, prefix) && other[prefix] == '.';
         }
-        if (!seen)
-            fprintf(f, "        self.%.*s = nn.Module()\n", (int)prefix, name);
+        if (seen)
+            continue;
+        const char *next = dot + 1, *next_dot = strchr(next, '.');
+        bool numbered = next_dot && is_number(next, (size_t)(next_dot - next));
+        char path[256];
+        render_path(name, prefix, path, sizeof path);
+        fprintf(f, "        %s = nn.%s()\n", path, numbered ? "ModuleDict" : "Module");
     }
 }
 
 static void render_param(FILE *f, const kbv_graph *g, int p)
 {
-    const kbv_problem_def *def = g->def;
+    const kbv_problem *def = g->def;
     const kbv_param_def *pd = &def->params[g->values[g->n_inputs + p].def_index];
     char num[64];
-    char owner[128];
+    char owner[256];
     const char *leaf = NULL;
     declare_containers(f, def, p);
     split_param(pd->name, owner, sizeof owner, &leaf);
@@ -309,14 +348,14 @@ static void render_param(FILE *f, const kbv_graph *g, int p)
 
 static void render_model(FILE *f, const kbv_graph *g, const char *key)
 {
-    const kbv_problem_def *def = g->def;
+    const kbv_problem *def = g->def;
     fprintf(f, "class Model(nn.Module):\n");
     fprintf(f, "    \"\"\"KernelBench %s %s.\"\"\"\n\n", key, def->name);
     fprintf(f, "    def __init__(self");
-    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+    for (int a = 0; a < def->n_init_args; a++)
         fprintf(f, ", %s", def->init_args[a].name);
     fprintf(f, "):\n        super().__init__()\n");
-    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+    for (int a = 0; a < def->n_init_args; a++)
         fprintf(f, "        self.%s = %s\n", def->init_args[a].name, def->init_args[a].name);
     for (int p = 0; p < g->n_params; p++)
         render_param(f, g, p);
@@ -326,9 +365,9 @@ static void render_model(FILE *f, const kbv_graph *g, const char *key)
     fprintf(f, "):\n");
 }
 
-kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f)
+kbv_status kbv_render_torch(const kbv_problem *def, kbv_size size, FILE *f)
 {
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     kbv_status st = KBV_OK;
     if (!g)
         return kbv_fail(KBV_ERR_NOMEM, "render: graph");
@@ -380,7 +419,7 @@ kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f)
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, "%s%s", i ? ", " : "", def->inputs[i].name);
     fprintf(f, "]\n\n\ndef get_init_inputs():\n    return [");
-    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+    for (int a = 0; a < def->n_init_args; a++)
         fprintf(f, "%s%s", a ? ", " : "", def->init_args[a].value);
     fprintf(f, "]\n");
     errno = 0;
@@ -388,13 +427,14 @@ kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f)
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cannot write the PyTorch module: %s",
                       errno ? strerror(errno) : "write error");
 done:
+    kbv_graph_free(g);
     free(g);
     return st;
 }
 
 kbv_status kbv_render_init_inputs(const kbv_graph *g, char *buf, size_t cap)
 {
-    const kbv_problem_def *def = g->def;
+    const kbv_problem *def = g->def;
     size_t used = 0;
     int n;
 #define RENDER(...)                                                                         \
@@ -411,7 +451,7 @@ kbv_status kbv_render_init_inputs(const kbv_graph *g, char *buf, size_t cap)
     for (int d = 0; d < g->n_dims; d++)
         RENDER("%s = %lld\n", def->dims[d].name, (long long)g->dims[d]);
     RENDER("init_inputs = [");
-    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+    for (int a = 0; a < def->n_init_args; a++)
         RENDER("%s%s", a ? ", " : "", def->init_args[a].value);
     RENDER("]\n");
 #undef RENDER

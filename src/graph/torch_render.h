@@ -10,7 +10,7 @@
 #include "graph/graph.h"
 
 /* Prints the module for def with its dim constants at `size`. */
-kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f);
+kbv_status kbv_render_torch(const kbv_problem *def, kbv_size size, FILE *f);
 
 /* The init inputs of graph g (built at its size) as Python source for a
  * KernelBench-format candidate: the dim constants, then

@@ -21,7 +21,7 @@ void kbv_html_dump_command(const kbv_record *r, const char *problem_key, const c
                            char *buf, size_t cap)
 {
     kbv_draw_plan plan;
-    const kbv_problem_def *def = kbv_problem_find(problem_key);
+    const kbv_problem *def = kbv_problem_find(problem_key);
     plan.n = 0;
     if (def)
         kbv_draw_plan_make(r->seed, def, &plan);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "record/candidate_file.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 #include "graph/torch_render.h"
 
 kbv_status kbv_source_find(const kbv_record *r, const char *const *inputs, int n, kbv_source *s)
@@ -59,7 +59,7 @@ void kbv_source_free(kbv_source *s)
 kbv_status kbv_reference_render(const kbv_record *r, const char *problem_key, char **text)
 {
     *text = NULL;
-    const kbv_problem_def *def = kbv_problem_find(problem_key);
+    const kbv_problem *def = kbv_problem_find(problem_key);
     if (!def)
         return kbv_fail(KBV_ERR_NOT_FOUND, "%s is not a problem this kbv defines", problem_key);
     size_t len = 0;

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "core/paths.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 /* KernelBench levels 1-3, the suite of DESIGN section 2: ids 1..count. */
 static const struct {
@@ -202,7 +202,7 @@ kbv_status kbv_suite_add(kbv_suite *s, int level, int id)
 kbv_status kbv_suite_add_registry(kbv_suite *s)
 {
     for (int i = 0; i < kbv_problem_count(); i++) {
-        const kbv_problem_def *def = kbv_problem_at(i);
+        const kbv_problem *def = kbv_problem_at(i);
         KBV_TRY(kbv_suite_add(s, def->level, def->id));
         s->p[kbv_suite_find(s, def->level, def->id)].in_registry = true;
     }

@@ -60,14 +60,15 @@ typedef struct scratch_block {
 } scratch_block;
 
 struct runner {
-    kbv_proto_setup setup;      /* as received; tensor names point into it */
+    kbv_proto_setup setup;      /* as received */
+    kbv_proto_tensor *table;    /* the tensor table as received; tensor names point into it */
     const runner_device *dev;
     void *dev_state;
     unsigned char *base;        /* the arena in this process */
     kbv_env env;
-    kbv_tensor inputs[KBV_CHILD_MAX_SETS][KBV_DEF_MAX_INPUTS];
-    kbv_tensor params[KBV_DEF_MAX_PARAMS];
-    kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor *inputs;         /* n_sets * n_inputs, set-major */
+    kbv_tensor *params;         /* n_params */
+    kbv_tensor *outputs;        /* n_outputs */
     size_t harness_bytes;       /* one input set + params + outputs, each rounded to 512 */
 
     /* env->alloc scratch: live blocks and the peak of their sum */

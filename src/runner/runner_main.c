@@ -129,30 +129,64 @@ static kbv_child_fault tensor_from_wire(runner *r, const kbv_proto_tensor *w, kb
     return KBV_FAULT_NONE;
 }
 
-static kbv_child_fault build_tensors(runner *r, char *reason)
+/* Entries of the tensor table the setup announces. */
+static int64_t table_size(const kbv_proto_setup *s)
+{
+    return (int64_t)s->n_sets * s->n_inputs + s->n_params + s->n_outputs;
+}
+
+/* Receives the tensor table that follows the setup, slice by slice. */
+static kbv_child_fault receive_table(runner *r, char *reason)
 {
     kbv_proto_setup *s = &r->setup;
-    if (s->n_sets < 1 || s->n_sets > KBV_CHILD_MAX_SETS || s->n_inputs < 0 ||
-        s->n_inputs > KBV_DEF_MAX_INPUTS || s->n_params < 0 || s->n_params > KBV_DEF_MAX_PARAMS ||
-        s->n_outputs < 0 || s->n_outputs > KBV_DEF_MAX_OUTPUTS) {
+    if (s->n_sets < 1 || s->n_sets > KBV_CHILD_MAX_SETS || s->n_inputs < 0 || s->n_params < 0 ||
+        s->n_outputs < 0 || table_size(s) > KBV_PROTO_SANE_TENSORS) {
         reason_set(reason, "setup: bad tensor counts");
         return KBV_FAULT_HARNESS;
     }
+    int64_t total = table_size(s);
+    r->table = calloc((size_t)total + 1, sizeof *r->table);
+    r->inputs = calloc((size_t)s->n_sets * (size_t)s->n_inputs + 1, sizeof *r->inputs);
+    r->params = calloc((size_t)s->n_params + 1, sizeof *r->params);
+    r->outputs = calloc((size_t)s->n_outputs + 1, sizeof *r->outputs);
+    if (!r->table || !r->inputs || !r->params || !r->outputs) {
+        reason_set(reason, "setup: no memory for %lld tensors", (long long)total);
+        return KBV_FAULT_HARNESS;
+    }
+    static kbv_proto_tensors msg;  /* large; one at a time */
+    for (int64_t have = 0; have < total;) {
+        ssize_t n;
+        while ((n = recv(KBV_PROTO_FD_SOCKET, &msg, sizeof msg, MSG_TRUNC)) < 0 && errno == EINTR)
+            ;
+        if (n != (ssize_t)sizeof msg || msg.h.magic != KBV_PROTO_MAGIC ||
+            msg.h.version != KBV_PROTO_VERSION || msg.h.type != KBV_MSG_TENSORS ||
+            msg.h.seq != s->h.seq || msg.first != have || msg.count < 1 ||
+            msg.count > KBV_PROTO_TENSORS_PER_MSG || msg.count > total - have) {
+            reason_set(reason, "setup: malformed tensor table message (%zd bytes) at entry %lld",
+                       n, (long long)have);
+            return KBV_FAULT_HARNESS;
+        }
+        memcpy(&r->table[have], msg.t, sizeof msg.t[0] * (size_t)msg.count);
+        have += msg.count;
+    }
+    return KBV_FAULT_NONE;
+}
+
+static kbv_child_fault build_tensors(runner *r, char *reason)
+{
+    kbv_proto_setup *s = &r->setup;
     /* names must stay terminated whatever arrived */
-    for (int set = 0; set < s->n_sets; set++)
-        for (int i = 0; i < s->n_inputs; i++)
-            s->inputs[set][i].name[KBV_PROTO_NAME_MAX - 1] = '\0';
-    for (int i = 0; i < s->n_params; i++)
-        s->params[i].name[KBV_PROTO_NAME_MAX - 1] = '\0';
-    for (int i = 0; i < s->n_outputs; i++)
-        s->outputs[i].name[KBV_PROTO_NAME_MAX - 1] = '\0';
+    int64_t total = table_size(s);
+    for (int64_t i = 0; i < total; i++)
+        r->table[i].name[KBV_PROTO_NAME_MAX - 1] = '\0';
 
     kbv_child_fault f;
     size_t bytes;
+    const kbv_proto_tensor *w = r->table;
     r->harness_bytes = 0;
     for (int set = 0; set < s->n_sets; set++) {
         for (int i = 0; i < s->n_inputs; i++) {
-            f = tensor_from_wire(r, &s->inputs[set][i], &r->inputs[set][i], &bytes, reason);
+            f = tensor_from_wire(r, w++, &r->inputs[set * s->n_inputs + i], &bytes, reason);
             if (f)
                 return f;
             if (set == 0)
@@ -160,12 +194,12 @@ static kbv_child_fault build_tensors(runner *r, char *reason)
         }
     }
     for (int i = 0; i < s->n_params; i++) {
-        if ((f = tensor_from_wire(r, &s->params[i], &r->params[i], &bytes, reason)))
+        if ((f = tensor_from_wire(r, w++, &r->params[i], &bytes, reason)))
             return f;
         r->harness_bytes += bytes;
     }
     for (int i = 0; i < s->n_outputs; i++) {
-        if ((f = tensor_from_wire(r, &s->outputs[i], &r->outputs[i], &bytes, reason)))
+        if ((f = tensor_from_wire(r, w++, &r->outputs[i], &bytes, reason)))
             return f;
         r->harness_bytes += bytes;
     }
@@ -277,7 +311,8 @@ static kbv_child_fault do_prepare(runner *r, char *reason)
 static kbv_child_fault one_call(runner *r, int set, kbv_proto_reply *rep)
 {
     r->dev->timer_start(r);
-    int ret = r->forward(&r->env, r->state, r->inputs[set], r->setup.n_inputs, r->params,
+    int ret = r->forward(&r->env, r->state, r->inputs + (size_t)set * (size_t)r->setup.n_inputs,
+                         r->setup.n_inputs, r->params,
                          r->setup.n_params, r->outputs, r->setup.n_outputs);
     double ms = 0;
     kbv_child_fault f = r->dev->timer_stop(r, &ms, "kbv_forward", rep->reason);
@@ -371,6 +406,10 @@ static void shutdown_runner(runner *r)
     if (r->dev)
         r->dev->fini(r);
     free(r->scratch);
+    free(r->table);
+    free(r->inputs);
+    free(r->params);
+    free(r->outputs);
 }
 
 int main(int argc, char **argv)
@@ -403,7 +442,9 @@ int main(int argc, char **argv)
         return 3;  /* the evaluator died before we started: nobody to answer */
 
     memset(&rep, 0, sizeof rep);
-    rep.fault = setup(&r, rep.reason);
+    rep.fault = receive_table(&r, rep.reason);
+    if (rep.fault == KBV_FAULT_NONE)
+        rep.fault = setup(&r, rep.reason);
     send_reply(&rep, r.setup.h.seq);
     if (rep.fault != KBV_FAULT_NONE) {
         shutdown_runner(&r);

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runner_python_host.h"   /* generated: runner_python_host_source */
@@ -42,15 +43,17 @@ typedef struct dl_managed {
     void (*deleter)(struct dl_managed *self);
 } dl_managed;
 
-#define MAX_WRAPPED (KBV_CHILD_MAX_SETS * KBV_DEF_MAX_INPUTS + KBV_DEF_MAX_PARAMS + \
-                     KBV_DEF_MAX_OUTPUTS)
+/* One wrapped tensor: its DLPack header and the shape and strides it points to. */
+typedef struct wrapped {
+    dl_managed managed;
+    int64_t shape[KBV_MAX_DIMS], stride[KBV_MAX_DIMS];
+} wrapped;
 
 /* The arena's tensors as PyTorch sees them: the memory is the arena's, so
  * nothing is freed when PyTorch lets go. */
 static struct {
-    dl_managed managed[MAX_WRAPPED];
-    int64_t shape[MAX_WRAPPED][KBV_MAX_DIMS], stride[MAX_WRAPPED][KBV_MAX_DIMS];
-    int n;
+    wrapped *w;                               /* cap entries, as many as the setup's tensors */
+    int n, cap;
     PyObject *host;                           /* python_host's module */
     PyObject *inputs[KBV_CHILD_MAX_SETS];     /* lists of tensors */
     PyObject *params;                         /* list of (name, tensor) */
@@ -82,26 +85,26 @@ static bool dl_dtype_of(kbv_dtype d, dl_dtype *out)
 /* A new reference to a torch tensor over t's memory, or NULL (exception set). */
 static PyObject *wrap_tensor(const runner *r, const kbv_tensor *t, PyObject *from_dlpack)
 {
-    if (py.n == MAX_WRAPPED) {
-        PyErr_SetString(PyExc_RuntimeError, "too many tensors to wrap");
+    if (py.n == py.cap) {
+        PyErr_SetString(PyExc_RuntimeError, "more tensors to wrap than the setup named");
         return NULL;
     }
-    int k = py.n++;
-    dl_managed *m = &py.managed[k];
-    memset(m, 0, sizeof *m);
+    wrapped *w = &py.w[py.n++];
+    memset(w, 0, sizeof *w);
+    dl_managed *m = &w->managed;
     if (!dl_dtype_of(t->dtype, &m->t.dtype)) {
         PyErr_Format(PyExc_RuntimeError, "tensor %s: dtype %d", t->name, (int)t->dtype);
         return NULL;
     }
     for (int d = 0; d < t->ndim; d++) {
-        py.shape[k][d] = t->shape[d];
-        py.stride[k][d] = t->stride[d];
+        w->shape[d] = t->shape[d];
+        w->stride[d] = t->stride[d];
     }
     m->t.data = t->data;
     m->t.device = r->setup.device < 0 ? (dl_device){1, 0} : (dl_device){2, r->setup.device};
     m->t.ndim = t->ndim;
-    m->t.shape = py.shape[k];
-    m->t.strides = py.stride[k];
+    m->t.shape = w->shape;
+    m->t.strides = w->stride;
     m->deleter = dl_keep;
     PyObject *capsule = PyCapsule_New(m, "dltensor", NULL);
     if (!capsule)
@@ -268,11 +271,13 @@ static kbv_child_fault wrap_arena(runner *r, char *reason)
     PyObject *dlpack = PyImport_ImportModule("torch.utils.dlpack");
     PyObject *from = dlpack ? PyObject_GetAttrString(dlpack, "from_dlpack") : NULL;
     Py_XDECREF(dlpack);
-    bool ok = from != NULL;
+    py.cap = r->setup.n_sets * r->setup.n_inputs + r->setup.n_params + r->setup.n_outputs;
+    py.w = calloc(py.cap > 0 ? (size_t)py.cap : 1, sizeof *py.w);  /* lives as the process does */
+    bool ok = from != NULL && py.w != NULL;
     py.n_sets = r->setup.n_sets;
     for (int set = 0; ok && set < r->setup.n_sets; set++) {
-        py.input_sets[set] = r->inputs[set];
-        ok = (py.inputs[set] = wrap_list(r, r->inputs[set], r->setup.n_inputs, false, from));
+        py.input_sets[set] = r->inputs + (size_t)set * (size_t)r->setup.n_inputs;
+        ok = (py.inputs[set] = wrap_list(r, py.input_sets[set], r->setup.n_inputs, false, from));
     }
     ok = ok && (py.params = wrap_list(r, r->params, r->setup.n_params, true, from));
     ok = ok && (py.outputs = wrap_list(r, r->outputs, r->setup.n_outputs, false, from));

@@ -5,8 +5,12 @@
  * stdout and stderr are a pipe the evaluator reads. Every message is one fixed-size struct below, starting with
  * a header carrying a magic, the protocol version, the message type and a
  * sequence number; a message of any other size, magic, version, type or
- * sequence is a protocol error. The evaluator sends SETUP once, then
- * requests; the runner answers each with exactly one kbv_proto_reply.
+ * sequence is a protocol error. The evaluator sends SETUP once, with the
+ * tensor counts, followed by the tensor table in TENSORS messages of up to
+ * KBV_PROTO_TENSORS_PER_MSG entries (input sets set-major, then params,
+ * then outputs; each carrying the setup's sequence number), then requests;
+ * the runner answers the setup, once the whole table has arrived, and each
+ * request with exactly one kbv_proto_reply.
  * The evaluator's view of the runner is eval/child.h; this header is all
  * the two share. */
 #ifndef KBV_CHILD_PROTO_H
@@ -14,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 #include "kbv/candidate.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
@@ -29,6 +33,10 @@
 #define KBV_CHILD_MAX_CALLS 128   /* calls per request */
 #define KBV_PROTO_MAX_KERNELS 256 /* kernels of the candidate named in the setup */
 #define KBV_PROTO_PYTHON_INIT_MAX 2048  /* a KernelBench-format candidate's init inputs */
+#define KBV_PROTO_TENSORS_PER_MSG 64
+/* Not a limit of problems: a count past it can only be a corrupt message,
+ * and is refused before the runner allocates for it. */
+#define KBV_PROTO_SANE_TENSORS (1 << 20)
 
 /* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
 typedef enum kbv_child_fault {
@@ -106,6 +114,7 @@ typedef enum kbv_proto_type {
     KBV_MSG_EXIT,         /* kbv_proto_request: kbv_finish, then exit */
     KBV_MSG_REPLY,        /* runner -> evaluator: kbv_proto_reply */
     KBV_MSG_TRACE,        /* kbv_proto_request: untimed calls under activity tracing */
+    KBV_MSG_TENSORS,      /* evaluator -> runner, after SETUP: kbv_proto_tensors */
 } kbv_proto_type;
 
 typedef struct kbv_proto_header {
@@ -135,15 +144,20 @@ typedef struct kbv_proto_setup {
     uint64_t kernels[KBV_PROTO_MAX_KERNELS];   /* offsets in its object (st_value) */
     unsigned char ipc[64];            /* cudaIpcMemHandle_t of the arena (CUDA) */
     char candidate[KBV_PROTO_PATH_MAX];
-    int32_t n_inputs, n_params, n_outputs, n_sets;
-    kbv_proto_tensor inputs[KBV_CHILD_MAX_SETS][KBV_DEF_MAX_INPUTS];
-    kbv_proto_tensor params[KBV_DEF_MAX_PARAMS];
-    kbv_proto_tensor outputs[KBV_DEF_MAX_OUTPUTS];
     /* KernelBench-format candidates (a .py candidate): Python source, from
      * kbv's definition of the problem at the run's size, that sets
      * init_inputs (what get_init_inputs() returns); "" for C candidates */
     char python_init[KBV_PROTO_PYTHON_INIT_MAX];
+    int32_t n_inputs, n_params, n_outputs, n_sets;   /* the table that follows */
 } kbv_proto_setup;
+
+/* A slice of the tensor table: entries first .. first + count - 1. */
+typedef struct kbv_proto_tensors {
+    kbv_proto_header h;
+    int32_t first;
+    int32_t count;        /* 1..KBV_PROTO_TENSORS_PER_MSG */
+    kbv_proto_tensor t[KBV_PROTO_TENSORS_PER_MSG];
+} kbv_proto_tensors;
 
 typedef struct kbv_proto_request {
     kbv_proto_header h;
@@ -172,5 +186,6 @@ typedef struct kbv_proto_reply {
 /* Both ends are built from one tree, but the runner may be a stale binary
  * ($KBV_RUNNER): the version and the sizes guard against that. */
 _Static_assert(sizeof(kbv_proto_setup) < 64 * 1024, "setup fits one socket message");
+_Static_assert(sizeof(kbv_proto_tensors) < 64 * 1024, "a table slice fits one socket message");
 
 #endif

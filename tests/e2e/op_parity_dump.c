@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "graph/problem_def.h"
 #include "eval/npy.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
@@ -54,13 +55,13 @@ static kbv_status write_npy(kbv_backend *be, const kbv_tensor *t, const kbv_valu
     return st;
 }
 
-static kbv_status dump_one(const kbv_problem_def *def, const char *dir, uint64_t seed)
+static kbv_status dump_one(const kbv_problem *def, const char *dir, uint64_t seed)
 {
     /* dir is under 1024 bytes (main) */
     kbv_status st = KBV_OK;
     static kbv_graph g;
     kbv_backend *be = NULL;
-    kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in[KBV_STATIC_MAX_INPUTS], par[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
     int n_in = 0, n_par = 0;
     bool ran = false;
     char file[512], path[4096];
@@ -154,7 +155,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "op_parity_dump: %s is too long\n", argv[1]);
             return 1;
         }
-        if (dump_one(&kbv_op_problems[p], dir, seed) != KBV_OK)
+        if (dump_one(kbv_op_problem(p), dir, seed) != KBV_OK)
             return fail(kbv_op_problems[p].name);
         printf("%s\n", dir);
     }

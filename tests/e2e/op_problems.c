@@ -88,3 +88,14 @@ const kbv_problem_def kbv_op_problems[] = {
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);
+
+const kbv_problem *kbv_op_problem(int p)
+{
+    static kbv_static_problem rooms[sizeof kbv_op_problems / sizeof kbv_op_problems[0]];
+    static const kbv_problem *done[sizeof kbv_op_problems / sizeof kbv_op_problems[0]];
+    if (p < 0 || p >= kbv_op_problem_count)
+        return NULL;
+    if (!done[p])
+        done[p] = kbv_problem_of_def(&kbv_op_problems[p], &rooms[p]);
+    return done[p];
+}

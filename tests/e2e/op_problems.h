@@ -6,5 +6,7 @@
 
 extern const kbv_problem_def kbv_op_problems[];
 extern const int kbv_op_problem_count;
+/* Problem p in the counted form (converted on first use). */
+const kbv_problem *kbv_op_problem(int p);
 
 #endif

@@ -8,7 +8,8 @@ and assert that
   - float64 PyTorch equals kbv's float64 oracle (output_<i>.npy) to 1e-10
     relative (max |diff| / max |oracle|, the scale at least 1e-3: allclose's
     atol),
-  - float32 PyTorch is within 1e-4 of it (the rendering runs in float32 too);
+  - float32 PyTorch is within 1e-4 of it (the rendering runs in float32 too;
+    1e-3 for the whole models of level 3: see MODEL_F32_TOL);
     integer outputs (argmax indices) must be equal, in the oracle's dtype,
   - get_inputs() draws tensors of the dumped shapes and dtypes (Python
     scalars: the same number, as float32), and state_dict keys equal the
@@ -43,6 +44,17 @@ F32_TOL = 1e-4
 # with little float32 precision: there float32 PyTorch is held to the paper's
 # gate, rtol 1e-3, while float64 still must match the oracle to 1e-10.
 CONFIG_F32_TOL = 1e-3
+# A whole model (level 3) compounds float32 rounding over its depth: ResNet-101's
+# hundred training-mode BatchNorms leave float32 PyTorch ~6e-4 from the float64
+# result. There float32 is held to the paper's gate, rtol 1e-3, as above, while
+# float64 still must match the oracle to 1e-10.
+MODEL_F32_TOL = 1e-3
+
+
+def f32_tol_for(meta, tol=F32_TOL):
+    """The float32 tolerance of a problem's check: tol, or MODEL_F32_TOL for level 3."""
+    level = int(meta["problem"][1:].split("/")[0])
+    return max(tol, MODEL_F32_TOL) if level >= 3 else tol
 
 
 def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
@@ -113,6 +125,7 @@ def check_problem(d, f32_tol=F32_TOL):
     with open(os.path.join(d, "meta.json")) as f:
         meta = json.load(f)
     label = f"{meta['problem']} {meta['name']}"
+    f32_tol = f32_tol_for(meta, f32_tol)
     with open(os.path.join(d, "model.py")) as f:
         source = f.read()
     ns = {"__name__": "kbv_rendering"}

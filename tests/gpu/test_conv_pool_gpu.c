@@ -27,6 +27,7 @@
 
 #include <cuda_runtime.h>
 
+#include "graph/problem_def.h"
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_conv_graph.h"
 #include "cuda/cuda_conv_launch.h"
@@ -162,7 +163,7 @@ static double tolerance(kbv_mode m)
 
 /* ------------------------------------------------ problems, small size */
 
-static void check_problem_small(const kbv_problem_def *def)
+static void check_problem_small(const kbv_problem *def)
 {
     char key[32];
     kbv_problem_key(def, key, sizeof key);
@@ -172,13 +173,13 @@ static void check_problem_small(const kbv_problem_def *def)
     kbv_draw draw = {KBV_DIST_D6, SEED + (uint64_t)def->id};
     kbv_backend *cpu = NULL;
     ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu));
-    kbv_tensor in64[KBV_DEF_MAX_INPUTS], p64[KBV_DEF_MAX_PARAMS], out64[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in64[KBV_STATIC_MAX_INPUTS], p64[KBV_STATIC_MAX_PARAMS], out64[KBV_STATIC_MAX_OUTPUTS];
     draw_all(cpu, g, &draw, in64, p64);
     ok(kbv_graph_run(g, cpu, in64, p64, out64));
     double *oracle = host_doubles(cpu, &out64[0]);
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         kbv_backend *gpu = gpu_backend(modes[m]);
-        kbv_tensor in[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+        kbv_tensor in[KBV_STATIC_MAX_INPUTS], params[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
         draw_all(gpu, g, &draw, in, params);
         ok(kbv_graph_run(g, gpu, in, params, out));
         double *got = host_doubles(gpu, &out[0]);
@@ -198,6 +199,7 @@ static void check_problem_small(const kbv_problem_def *def)
     release_all(cpu, in64, g->n_inputs);
     release_all(cpu, p64, g->n_params);
     kbv_backend_destroy(cpu);
+    kbv_graph_free(g);
     free(g);
 }
 
@@ -207,7 +209,7 @@ static void test_problems_small(void **state)
     for (int i = 0; i < N_PROBLEMS; i++) {
         char key[16];
         snprintf(key, sizeof key, "L1/%d", problem_ids[i]);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         assert_non_null(def);
         check_problem_small(def);
     }
@@ -485,7 +487,7 @@ static void test_conv_graph_api(void **state)
     for (size_t i = 0; i < sizeof graph_problem_ids / sizeof graph_problem_ids[0]; i++) {
         char key[16];
         snprintf(key, sizeof key, "L1/%d", graph_problem_ids[i]);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         assert_non_null(def);
         const uint64_t before = kbv_cuda_conv_graph_runs();
         check_problem_small(def);
@@ -834,7 +836,7 @@ static int compare_doubles(const void *a, const void *b)
 
 /* One problem at full size: fp64 on the GPU as the reference, then each
  * fp32 mode's error, median time of `reps` forwards and peak memory. */
-static void full_problem(const kbv_problem_def *def, int reps, bool with_ref)
+static void full_problem(const kbv_problem *def, int reps, bool with_ref)
 {
     char key[32];
     kbv_problem_key(def, key, sizeof key);
@@ -848,7 +850,7 @@ static void full_problem(const kbv_problem_def *def, int reps, bool with_ref)
         if ((!with_ref && modes[m] == KBV_MODE_FP64) || (!with_ref && modes[m] == KBV_MODE_TF32))
             continue;
         kbv_backend *gpu = gpu_backend(modes[m]);
-        kbv_tensor in[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+        kbv_tensor in[KBV_STATIC_MAX_INPUTS], params[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
         draw_all(gpu, g, &draw, in, params);
         double times[64], err = 0.0;
         size_t resident = gpu->mem.current, peak = 0;
@@ -888,6 +890,7 @@ static void full_problem(const kbv_problem_def *def, int reps, bool with_ref)
     }
     printf("\n");
     free(ref);
+    kbv_graph_free(g);
     free(g);
 }
 

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "graph/problem_def.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
@@ -260,7 +261,7 @@ static bool has_conv(const kbv_graph *g)
     return false;
 }
 
-static void check_problem(const kbv_problem_def *def)
+static void check_problem(const kbv_problem *def)
 {
     char key[32];
     kbv_problem_key(def, key, sizeof key);
@@ -273,19 +274,19 @@ static void check_problem(const kbv_problem_def *def)
     kbv_backend *cpu64 = NULL, *cpu32 = NULL;
     ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu64));
     ok(kbv_cpu_backend_create(KBV_MODE_FP32, &cpu32));
-    kbv_tensor in64[KBV_DEF_MAX_INPUTS], p64[KBV_DEF_MAX_PARAMS], out64[KBV_DEF_MAX_OUTPUTS];
-    kbv_tensor in32[KBV_DEF_MAX_INPUTS], p32[KBV_DEF_MAX_PARAMS];
+    kbv_tensor in64[KBV_STATIC_MAX_INPUTS], p64[KBV_STATIC_MAX_PARAMS], out64[KBV_STATIC_MAX_OUTPUTS];
+    kbv_tensor in32[KBV_STATIC_MAX_INPUTS], p32[KBV_STATIC_MAX_PARAMS];
     draw_all(cpu64, g, &draw, in64, p64);
     draw_all(cpu32, g, &draw, in32, p32);
     ok(kbv_graph_run(g, cpu64, in64, p64, out64));
-    double *oracle[KBV_DEF_MAX_OUTPUTS], *strict_out[KBV_DEF_MAX_OUTPUTS] = {0};
+    double *oracle[KBV_STATIC_MAX_OUTPUTS], *strict_out[KBV_STATIC_MAX_OUTPUTS] = {0};
     for (int o = 0; o < g->n_outputs; o++)
         oracle[o] = host_doubles(cpu64, &out64[o]);
 
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         kbv_backend *gpu = NULL;
         ok(kbv_cuda_backend_create(0, modes[m], &gpu));
-        kbv_tensor in[KBV_DEF_MAX_INPUTS], params[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+        kbv_tensor in[KBV_STATIC_MAX_INPUTS], params[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
         draw_all(gpu, g, &draw, in, params);
         if (modes[m] == KBV_MODE_FP32) {
             for (int i = 0; i < g->n_inputs; i++) {
@@ -337,15 +338,16 @@ static void check_problem(const kbv_problem_def *def)
     release_all(cpu32, p32, g->n_params);
     kbv_backend_destroy(cpu64);
     kbv_backend_destroy(cpu32);
+    kbv_graph_free(g);
     free(g);
 }
 
 static kbv_tensor shaped(int ndim, const int64_t *shape);
 
 /* The first op of def the CUDA backend lacks, or KBV_OP_NONE. */
-static kbv_op missing_op(const kbv_backend *gpu, const kbv_problem_def *def)
+static kbv_op missing_op(const kbv_backend *gpu, const kbv_problem *def)
 {
-    for (int k = 0; k < KBV_DEF_MAX_NODES && def->nodes[k].op != KBV_OP_NONE; k++)
+    for (int k = 0; k < def->n_nodes; k++)
         if (!gpu->ops[def->nodes[k].op])
             return def->nodes[k].op;
     return KBV_OP_NONE;
@@ -359,7 +361,7 @@ static void test_every_problem_small(void **state)
     ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &probe));
     int checked = 0, skipped = 0;
     for (int i = 0; i < kbv_problem_count(); i++) {
-        const kbv_problem_def *def = kbv_problem_at(i);
+        const kbv_problem *def = kbv_problem_at(i);
         kbv_op op = missing_op(probe, def);
         if (op != KBV_OP_NONE) {
             char key[32];
@@ -936,6 +938,7 @@ static void test_full_size_relu(void **state)
     release_all(be, out, 1);
     release_all(be, in, 1);
     kbv_backend_destroy(be);
+    kbv_graph_free(g);
     free(g);
 }
 
@@ -976,6 +979,7 @@ static void test_full_size_matmul(void **state)
         release_all(be, in, 2);
         kbv_backend_destroy(be);
     }
+    kbv_graph_free(g);
     free(g);
 }
 

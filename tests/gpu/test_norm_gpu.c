@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "graph/problem_def.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
@@ -55,14 +56,14 @@ static size_t bytes_of(const kbv_tensor *t)
 /* Mid dims: the catalog's, halved (largest first) until no value exceeds
  * 2^21 elements; num_classes stays (the targets' range depends on it) and
  * dims that must stay divisible (features of group norm) stay even. */
-static void mid_dims(const kbv_problem_def *def, int64_t *dims)
+static void mid_dims(const kbv_problem *def, int64_t *dims)
 {
     int n = 0;
-    while (n < KBV_DEF_MAX_DIMS && def->dims[n].name) {
+    while (n < def->n_dims) {
         dims[n] = def->dims[n].full;
         n++;
     }
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     assert_non_null(g);
     for (;;) {
         ok(kbv_graph_build_dims(def, dims, g));
@@ -80,6 +81,7 @@ static void mid_dims(const kbv_problem_def *def, int64_t *dims)
         assert_true(at >= 0);
         dims[at] /= 2;
     }
+    kbv_graph_free(g);
     free(g);
 }
 
@@ -110,7 +112,7 @@ static double rel_error(const double *got, const double *want, int64_t n, int64_
 static void run_on(kbv_backend *be, kbv_backend *cpu, const kbv_graph *g, const kbv_draw *draw,
                    bool keep_half, double **outs)
 {
-    kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in[KBV_STATIC_MAX_INPUTS], par[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
     for (int i = 0; i < g->n_inputs + g->n_params; i++) {
         const kbv_value *v = &g->values[i];
         kbv_tensor *t = i < g->n_inputs ? &in[i] : &par[i - g->n_inputs];
@@ -152,15 +154,15 @@ static void run_on(kbv_backend *be, kbv_backend *cpu, const kbv_graph *g, const 
         be->release(be, par[j].data);
 }
 
-static void check_problem(const kbv_problem_def *def, const int64_t *dims, const char *size)
+static void check_problem(const kbv_problem *def, const int64_t *dims, const char *size)
 {
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     assert_non_null(g);
     ok(kbv_graph_build_dims(def, dims, g));
     kbv_backend *cpu64 = NULL;
     ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu64));
     kbv_draw draw = {KBV_DIST_BASE, 0x5eed0000ull + (uint64_t)def->id};
-    double *want[KBV_DEF_MAX_OUTPUTS] = {0};
+    double *want[KBV_STATIC_MAX_OUTPUTS] = {0};
     run_on(cpu64, cpu64, g, &draw, false, want);
     static const kbv_mode modes[] = {KBV_MODE_FP64, KBV_MODE_FP32_STRICT, KBV_MODE_TF32};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
@@ -173,7 +175,7 @@ static void check_problem(const kbv_problem_def *def, const int64_t *dims, const
             kbv_backend *gpu = NULL, *cpu = NULL;
             ok(kbv_cuda_backend_create(0, modes[m], &gpu));
             ok(kbv_cpu_backend_create(modes[m], &cpu));
-            double *got[KBV_DEF_MAX_OUTPUTS] = {0};
+            double *got[KBV_STATIC_MAX_OUTPUTS] = {0};
             run_on(gpu, cpu, g, &draw, half, got);
             for (int k = 0; k < g->n_outputs; k++) {
                 const kbv_value *v = &g->values[g->outputs[k]];
@@ -206,6 +208,7 @@ static void check_problem(const kbv_problem_def *def, const int64_t *dims, const
     for (int k = 0; k < g->n_outputs; k++)
         free(want[k]);
     kbv_backend_destroy(cpu64);
+    kbv_graph_free(g);
     free(g);
 }
 
@@ -215,10 +218,10 @@ static void test_problems_small(void **state)
     for (size_t p = 0; p < sizeof problem_ids / sizeof problem_ids[0]; p++) {
         char key[16];
         snprintf(key, sizeof key, "L1/%d", problem_ids[p]);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         assert_non_null(def);
-        int64_t dims[KBV_DEF_MAX_DIMS] = {0};
-        for (int d = 0; d < KBV_DEF_MAX_DIMS && def->dims[d].name; d++)
+        int64_t dims[KBV_STATIC_MAX_DIMS] = {0};
+        for (int d = 0; d < def->n_dims; d++)
             dims[d] = def->dims[d].small;
         check_problem(def, dims, "small");
     }
@@ -230,9 +233,9 @@ static void test_problems_mid(void **state)
     for (size_t p = 0; p < sizeof problem_ids / sizeof problem_ids[0]; p++) {
         char key[16];
         snprintf(key, sizeof key, "L1/%d", problem_ids[p]);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         assert_non_null(def);
-        int64_t dims[KBV_DEF_MAX_DIMS] = {0};
+        int64_t dims[KBV_STATIC_MAX_DIMS] = {0};
         mid_dims(def, dims);
         check_problem(def, dims, "mid");
     }
@@ -292,10 +295,12 @@ static const kbv_problem_def instance_shapes[] = {
      .nodes = {{.op = KBV_OP_INSTANCE_NORM, .args = {"x"}, .out = "y", .f = {1e-5}}}},
 };
 
-static void check_shape(const kbv_problem_def *def)
+static void check_shape(const kbv_problem_def *static_def)
 {
-    int64_t dims[KBV_DEF_MAX_DIMS] = {0};
-    for (int d = 0; d < KBV_DEF_MAX_DIMS && def->dims[d].name; d++)
+    kbv_static_problem room;
+    const kbv_problem *def = kbv_problem_of_def(static_def, &room);
+    int64_t dims[KBV_STATIC_MAX_DIMS] = {0};
+    for (int d = 0; d < def->n_dims; d++)
         dims[d] = def->dims[d].full;
     printf("  %s\n", def->name);
     check_problem(def, dims, "shape");
@@ -340,16 +345,16 @@ static void test_timing(void **state)
     (void)state;
     if (!getenv("KBV_NORM_TIMING"))
         skip();
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     assert_non_null(g);
     for (size_t p = 0; p < sizeof problem_ids / sizeof problem_ids[0]; p++) {
         char key[16];
         snprintf(key, sizeof key, "L1/%d", problem_ids[p]);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         ok(kbv_graph_build(def, KBV_SIZE_FULL, g));
         kbv_backend *gpu = NULL;
         ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &gpu));
-        kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+        kbv_tensor in[KBV_STATIC_MAX_INPUTS], par[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
         kbv_draw draw = {KBV_DIST_BASE, 7};
         for (int i = 0; i < g->n_inputs + g->n_params; i++) {
             const kbv_value *v = &g->values[i];
@@ -389,6 +394,7 @@ static void test_timing(void **state)
             gpu->release(gpu, par[j].data);
         kbv_backend_destroy(gpu);
     }
+    kbv_graph_free(g);
     free(g);
 }
 

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "graph/problem_def.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
 #include "op_problems.h"
@@ -61,7 +62,7 @@ static double rel_error(const double *got, const double *want, int64_t n, int64_
 static size_t run_on(kbv_backend *be, kbv_backend *cpu, const kbv_graph *g,
                      const kbv_draw *draw, double **outs)
 {
-    kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in[KBV_STATIC_MAX_INPUTS], par[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
     for (int i = 0; i < g->n_inputs + g->n_params; i++) {
         const kbv_value *v = &g->values[i];
         kbv_tensor *t = i < g->n_inputs ? &in[i] : &par[i - g->n_inputs];
@@ -107,22 +108,22 @@ static size_t run_on(kbv_backend *be, kbv_backend *cpu, const kbv_graph *g,
     return extra;
 }
 
-static void check(const kbv_problem_def *def, const int64_t *dims, const char *size)
+static void check(const kbv_problem *def, const int64_t *dims, const char *size)
 {
-    kbv_graph *g = malloc(sizeof *g);
+    kbv_graph *g = calloc(1, sizeof *g);
     assert_non_null(g);
     ok(kbv_graph_build_dims(def, dims, g));
     kbv_backend *cpu64 = NULL;
     ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu64));
     const kbv_draw draw = {KBV_DIST_D6, 0x5eed0200ull + (uint64_t)def->id, NULL};
-    double *want[KBV_DEF_MAX_OUTPUTS] = {0};
+    double *want[KBV_STATIC_MAX_OUTPUTS] = {0};
     run_on(cpu64, cpu64, g, &draw, want);
     static const kbv_mode modes[] = {KBV_MODE_FP64, KBV_MODE_FP32_STRICT, KBV_MODE_FP32,
                                      KBV_MODE_TF32};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         kbv_backend *gpu = NULL;
         ok(kbv_cuda_backend_create(0, modes[m], &gpu));
-        double *got[KBV_DEF_MAX_OUTPUTS] = {0};
+        double *got[KBV_STATIC_MAX_OUTPUTS] = {0};
         size_t extra = run_on(gpu, cpu64, g, &draw, got);
         for (int k = 0; k < g->n_outputs; k++) {
             const kbv_value *v = &g->values[g->outputs[k]];
@@ -155,6 +156,7 @@ static void check(const kbv_problem_def *def, const int64_t *dims, const char *s
     for (int k = 0; k < g->n_outputs; k++)
         free(want[k]);
     kbv_backend_destroy(cpu64);
+    kbv_graph_free(g);
     free(g);
 }
 
@@ -162,10 +164,10 @@ static void test_small(void **state)
 {
     (void)state;
     for (int p = 0; p < kbv_op_problem_count; p++) {
-        int64_t dims[KBV_DEF_MAX_DIMS] = {0};
-        for (int d = 0; d < KBV_DEF_MAX_DIMS && kbv_op_problems[p].dims[d].name; d++)
-            dims[d] = kbv_op_problems[p].dims[d].small;
-        check(&kbv_op_problems[p], dims, "small");
+        int64_t dims[KBV_STATIC_MAX_DIMS] = {0};
+        for (int d = 0; d < kbv_op_problem(p)->n_dims; d++)
+            dims[d] = kbv_op_problem(p)->dims[d].small;
+        check(kbv_op_problem(p), dims, "small");
     }
 }
 
@@ -176,7 +178,7 @@ static void test_mid(void **state)
     (void)state;
     const int64_t dims[4] = {4, 64, 36, 512}; /* B small: the float64 oracle runs on the host */
     for (int p = 0; p < kbv_op_problem_count; p++)
-        check(&kbv_op_problems[p], dims, "mid");
+        check(kbv_op_problem(p), dims, "mid");
 }
 
 int main(void)

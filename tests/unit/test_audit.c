@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "support/test_problem.h"
+#include "graph/problem_def.h"
 #include "eval/audit.h"
 
 static kbv_backend *be[KBV_MODE_COUNT];
@@ -31,16 +33,17 @@ static int teardown(void **state)
     return 0;
 }
 
-static void audit_seeds(const kbv_problem_def *def, int seeds, kbv_audit_result *r)
+static void audit_seeds(const kbv_problem *def, int seeds, kbv_audit_result *r)
 {
-    kbv_graph g;
+    kbv_graph g = {0};
     assert_non_null(def);
     assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &g), KBV_OK);
     assert_int_equal(kbv_audit_problem(be, &g, seeds, r), KBV_OK);
     assert_int_equal(r->draws, seeds * KBV_DIST_COUNT);
+    kbv_graph_free(&g);
 }
 
-static void audit(const kbv_problem_def *def, kbv_audit_result *r) { audit_seeds(def, 2, r); }
+static void audit(const kbv_problem *def, kbv_audit_result *r) { audit_seeds(def, 2, r); }
 
 /* relu(x): y is an input the output never reads. */
 static const kbv_problem_def ignores_y = {
@@ -82,7 +85,7 @@ static void test_ignored_input_is_found(void **state)
 {
     (void)state;
     kbv_audit_result r;
-    audit(&ignores_y, &r);
+    audit(kbv_test_problem(&ignores_y), &r);
     assert_true(kbv_audit_degenerate(&r));
     assert_false(r.constant);
     assert_int_equal(r.n_ignored, 1);
@@ -94,7 +97,7 @@ static void test_constant_output_is_found(void **state)
 {
     (void)state;
     kbv_audit_result r;
-    audit(&constant, &r);
+    audit(kbv_test_problem(&constant), &r);
     assert_true(r.constant);
     assert_true(kbv_audit_degenerate(&r));
     assert_true(r.zeros_pass);
@@ -104,7 +107,7 @@ static void test_constant_up_to_rounding_is_found(void **state)
 {
     (void)state;
     kbv_audit_result r;
-    audit(&rounding_constant, &r);
+    audit(kbv_test_problem(&rounding_constant), &r);
     assert_true(r.constant);
     assert_true(kbv_audit_degenerate(&r));
     assert_int_equal(r.n_ignored, 1);   /* and x, its one input, is ignored */
@@ -115,7 +118,7 @@ static void test_tiny_output_is_weak_not_degenerate(void **state)
 {
     (void)state;
     kbv_audit_result r;
-    audit(&tiny, &r);
+    audit(kbv_test_problem(&tiny), &r);
     assert_false(kbv_audit_degenerate(&r));
     assert_int_equal(r.n_ignored, 0);
     assert_true(r.zeros_pass);
@@ -202,10 +205,11 @@ static void audit_perturbed(perturbation how, kbv_audit_result *r)
     perturbed_ops[KBV_OP_MUL_SCALAR] = perturbed_mul_scalar;
     perturb = how;
     tf32->ops = perturbed_ops;
-    kbv_graph g;
-    kbv_status st = kbv_graph_build(&twice, KBV_SIZE_SMALL, &g);
+    kbv_graph g = {0};
+    kbv_status st = kbv_graph_build(kbv_test_problem(&twice), KBV_SIZE_SMALL, &g);
     if (st == KBV_OK)
         st = kbv_audit_problem(be, &g, 1, r);
+    kbv_graph_free(&g);
     tf32->ops = real_ops;
     assert_int_equal(st, KBV_OK);
 }

@@ -76,16 +76,22 @@ static kbv_tensor matrix(const char *name, size_t offset)
     return t;
 }
 
-/* x in two input sets, an optional scalar parameter, one output. */
+/* x in two input sets, an optional scalar parameter, one output; the
+ * arrays a layout points at (one layout is in use at a time). */
+static kbv_tensor layout_inputs[2], layout_params[1], layout_outputs[1];
+
 static kbv_child_layout layout_of(bool with_param)
 {
     kbv_child_layout l;
     memset(&l, 0, sizeof l);
+    l.inputs = layout_inputs;
+    l.params = layout_params;
+    l.outputs = layout_outputs;
     l.n_inputs = 1;
     l.n_sets = 2;
     l.n_outputs = 1;
-    l.inputs[0][0] = matrix("x", OFF_X0);
-    l.inputs[1][0] = matrix("x", OFF_X1);
+    l.inputs[0] = matrix("x", OFF_X0);
+    l.inputs[1] = matrix("x", OFF_X1);
     l.outputs[0] = matrix("out", OFF_OUT);
     if (with_param) {
         l.n_params = 1;
@@ -397,6 +403,39 @@ static void test_output_is_captured(void **state)
     assert_null(strstr(buf, "garbage"));
 }
 
+/* A model's worth of parameters: the tensor table goes to the runner in
+ * several messages, every entry in place and named. */
+#define MANY_PARAMS 300
+#define OFF_MANY 2048
+
+static void test_many_params(void **state)
+{
+    (void)state;
+    fill_arena();
+    static kbv_tensor params[MANY_PARAMS];
+    static char names[MANY_PARAMS][16];
+    kbv_child_layout l = layout_of(false);
+    l.n_params = MANY_PARAMS;
+    l.params = params;
+    float sum = 0;
+    for (int p = 0; p < MANY_PARAMS; p++) {
+        snprintf(names[p], sizeof names[p], "p.%d", p);
+        size_t off = OFF_MANY + 16 * (size_t)p;
+        params[p] = (kbv_tensor){.data = (void *)(uintptr_t)off, .dtype = KBV_F32, .ndim = 1,
+                                 .shape = {1}, .stride = {1}, .name = names[p]};
+        at(off)[0] = (float)(p % 3) - 0.75f;
+        sum += at(off)[0];
+    }
+    assert_true(MANY_PARAMS > 4 * KBV_PROTO_TENSORS_PER_MSG);
+    kbv_child_result res;
+    kbv_child *c = start(build("sum_params"), &l, 2.0, &res);
+    assert_int_equal(kbv_child_call(c, 1, 1, false, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_scaled(OFF_X1, sum);
+    kbv_child_stop(c);
+    assert_clean();
+}
+
 static void test_prepare_and_params(void **state)
 {
     (void)state;
@@ -592,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_scratch_counts_toward_peak),
         cmocka_unit_test(test_output_is_captured),
         cmocka_unit_test(test_prepare_and_params),
+        cmocka_unit_test(test_many_params),
         cmocka_unit_test(test_runner_is_confined),
         cmocka_unit_test(test_forbidden_calls_fail_the_candidate),
         cmocka_unit_test(test_thread_names_and_blocked_sigsys),

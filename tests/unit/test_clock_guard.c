@@ -11,7 +11,7 @@
 
 #include "eval/baseline.h"
 #include "exec/clock_guard.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 /* The scripted clock: `low_reads` readings at 900 MHz, then 1980, of 1980. */
 static int low_reads, reads;
@@ -62,8 +62,8 @@ static void test_warmup_by_time(void **state)
 static void test_baseline_remeasured(void **state)
 {
     (void)state;
-    const kbv_problem_def *def = kbv_problem_find("L1/19");
-    kbv_graph *g = malloc(sizeof *g);
+    const kbv_problem *def = kbv_problem_find("L1/19");
+    kbv_graph *g = calloc(1, sizeof *g);
     assert_non_null(g);
     assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, g), KBV_OK);
     kbv_backend *be = NULL;
@@ -85,6 +85,7 @@ static void test_baseline_remeasured(void **state)
     assert_true(b.std_throttled);
     assert_true(b.strict_throttled);
     kbv_backend_destroy(be);
+    kbv_graph_free(g);
     free(g);
 }
 

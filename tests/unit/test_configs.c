@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "graph/problem_def.h"
 #include "eval/audit.h"
 #include "eval/configs.h"
 #include "dist/draws.h"
@@ -46,10 +47,10 @@ static int teardown(void **state)
 typedef struct drawn {
     kbv_graph g;
     kbv_backend *b;
-    kbv_tensor in[KBV_DEF_MAX_INPUTS];
+    kbv_tensor in[KBV_STATIC_MAX_INPUTS];
 } drawn;
 
-static void draw_on(kbv_backend *b, const kbv_problem_def *def, const kbv_draw *d, drawn *x)
+static void draw_on(kbv_backend *b, const kbv_problem *def, const kbv_draw *d, drawn *x)
 {
     memset(x, 0, sizeof *x);
     x->b = b;
@@ -68,6 +69,7 @@ static void drawn_free(drawn *x)
 {
     for (int i = 0; i < x->g.n_inputs; i++)
         x->b->release(x->b, x->in[i].data);
+    kbv_graph_free(&x->g);
 }
 
 static const float *f32(const drawn *x, int i) { return (const float *)x->in[i].data; }
@@ -97,7 +99,7 @@ static void scaled_copy(const drawn *a, const drawn *b, int i, float factor)
 }
 
 /* The oracle sees the candidate's values: a float64 fill holds the same. */
-static void same_on_fp64(const kbv_problem_def *def, const kbv_draw *d, const drawn *x)
+static void same_on_fp64(const kbv_problem *def, const kbv_draw *d, const drawn *x)
 {
     drawn y;
     draw_on(be[KBV_MODE_FP64], def, d, &y);
@@ -112,7 +114,7 @@ static void same_on_fp64(const kbv_problem_def *def, const kbv_draw *d, const dr
 static void test_l1_098_scales_probabilities(void **state)
 {
     (void)state;
-    const kbv_problem_def *def = kbv_problem_find("L1/98");
+    const kbv_problem *def = kbv_problem_find("L1/98");
     kbv_backend *b = be[KBV_MODE_FP32];
     drawn base, d2, d3, d6;
     const kbv_draw db = {KBV_DIST_BASE, 11}, dd2 = {KBV_DIST_D2, 11}, dd3 = {KBV_DIST_D3, 11},
@@ -142,7 +144,7 @@ static void test_l1_098_scales_probabilities(void **state)
 static void test_l1_100_scales_targets_and_h5(void **state)
 {
     (void)state;
-    const kbv_problem_def *def = kbv_problem_find("L1/100");
+    const kbv_problem *def = kbv_problem_find("L1/100");
     kbv_backend *b = be[KBV_MODE_FP32];
     drawn base, dk, h5, d7;
     const kbv_draw db = {KBV_DIST_BASE, 21};
@@ -194,10 +196,10 @@ static void test_level1_configs_as_the_paper(void **state)
     (void)state;
     int checked = 0;
     for (int p = 0; p < kbv_problem_count(); p++) {
-        const kbv_problem_def *def = kbv_problem_at(p);
+        const kbv_problem *def = kbv_problem_at(p);
         if (def->level != 1)
             continue;
-        kbv_graph g;
+        kbv_graph g = {0};
         kbv_config_check check;
         assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &g), KBV_OK);
         assert_int_equal(kbv_configs_check(be[KBV_MODE_FP32], &g, &check), KBV_OK);
@@ -220,6 +222,7 @@ static void test_level1_configs_as_the_paper(void **state)
         kbv_draw_plan_check(&plan, &check);
         assert_int_equal(plan.n, 13 - (omitted != NULL) + (extra != NULL));
         assert_int_equal(plan.n_dropped, omitted != NULL);
+        kbv_graph_free(&g);
         checked++;
     }
     assert_int_equal(checked, 100);
@@ -234,10 +237,10 @@ static void test_level2_configs_as_the_paper(void **state)
     (void)state;
     int checked = 0;
     for (int p = 0; p < kbv_problem_count(); p++) {
-        const kbv_problem_def *def = kbv_problem_at(p);
+        const kbv_problem *def = kbv_problem_at(p);
         if (def->level != 2)
             continue;
-        kbv_graph g;
+        kbv_graph g = {0};
         kbv_config_check check;
         assert_int_equal(def->hidden.omit, 0);
         assert_null(def->hidden.extra[0].label);
@@ -256,6 +259,7 @@ static void test_level2_configs_as_the_paper(void **state)
         kbv_draw_plan_check(&plan, &check);
         assert_int_equal(plan.n, 13);
         assert_int_equal(plan.n_dropped, 0);
+        kbv_graph_free(&g);
         checked++;
     }
     assert_true(checked >= 50);
@@ -267,10 +271,10 @@ static void test_level2_configs_as_the_paper(void **state)
 static void test_nonfinite_config_dropped_and_listed(void **state)
 {
     (void)state;
-    kbv_problem_def undeclared = *kbv_problem_find("L1/98");
+    kbv_problem undeclared = *kbv_problem_find("L1/98");
     memset(&undeclared.hidden, 0, sizeof undeclared.hidden);
     undeclared.level = 9;   /* a key of its own */
-    kbv_graph g;
+    kbv_graph g = {0};
     assert_int_equal(kbv_graph_build(&undeclared, KBV_SIZE_SMALL, &g), KBV_OK);
     kbv_config_check check;
     assert_int_equal(kbv_configs_check(be[KBV_MODE_FP32], &g, &check), KBV_OK);
@@ -325,6 +329,7 @@ static void test_nonfinite_config_dropped_and_listed(void **state)
     assert_int_equal(kbv_record_to_json(&rec, &o), KBV_OK);
     assert_null(json_object_get(o, "configs_dropped"));
     json_decref(o);
+    kbv_graph_free(&g);
 }
 
 /* The audit of the real L1/98 and L1/100: the declared omission listed
@@ -332,7 +337,7 @@ static void test_nonfinite_config_dropped_and_listed(void **state)
 static void test_audit_lists_configs(void **state)
 {
     (void)state;
-    kbv_graph g;
+    kbv_graph g = {0};
     kbv_audit_result r;
     assert_int_equal(kbv_graph_build(kbv_problem_find("L1/98"), KBV_SIZE_SMALL, &g), KBV_OK);
     assert_int_equal(kbv_audit_problem(be, &g, 1, &r), KBV_OK);
@@ -348,6 +353,7 @@ static void test_audit_lists_configs(void **state)
     assert_int_equal(r.tf32_standard.judged, 6);
     assert_int_equal(r.tf32_standard.failed, 0);
     assert_false(kbv_audit_degenerate(&r));
+    kbv_graph_free(&g);
 }
 
 /* Each problem and size is checked once per evaluator. */
@@ -355,7 +361,7 @@ static void test_config_cache(void **state)
 {
     (void)state;
     kbv_config_cache *cache = NULL;
-    kbv_graph small, other;
+    kbv_graph small = {0}, other = {0};
     const kbv_config_check *a = NULL, *b = NULL, *c = NULL;
     assert_int_equal(kbv_graph_build(kbv_problem_find("L1/98"), KBV_SIZE_SMALL, &small), KBV_OK);
     int64_t dims[2] = {5, 7};
@@ -367,6 +373,8 @@ static void test_config_cache(void **state)
     assert_ptr_not_equal(a, c);
     assert_true(a->c[3].omitted && a->c[3].nonfinite > 0);
     kbv_config_cache_free(cache);
+    kbv_graph_free(&small);
+    kbv_graph_free(&other);
 }
 
 /* L1/97 runs on float32 inputs at allclose 1e-3, as the paper's harness ran
@@ -375,7 +383,7 @@ static void test_config_cache(void **state)
 static void test_l1_097_fp32(void **state)
 {
     (void)state;
-    const kbv_problem_def *def = kbv_problem_find("L1/97");
+    const kbv_problem *def = kbv_problem_find("L1/97");
     drawn x, x64;
     const kbv_draw d = {KBV_DIST_D2, 5};
     draw_on(be[KBV_MODE_FP32], def, &d, &x);

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "graph/problem_def.h"
 #include "cpu/cpu_bf16.h"
 #include "eval/verdict.h"
 #include "exec/backend.h"
@@ -75,7 +76,7 @@ static void test_backend(void **state)
     for (int op = 1; op < KBV_OP_COUNT; op++)
         assert_true((be->ops[op] != NULL) == (f32->ops[op] != NULL));
     /* bf16 shares no code with the float32 modes */
-    kbv_graph g;
+    kbv_graph g = {0};
     memset(&g, 0, sizeof g);
     assert_int_equal(kbv_mode_equivalent(be, &g, KBV_MODE_BF16), KBV_MODE_BF16);
     /* a Python number stays float32 beside bf16 tensors; integers stay */
@@ -90,7 +91,7 @@ static void test_backend(void **state)
 /* A problem's graph at its small size, on bf16 inputs drawn by the backend. */
 typedef struct run {
     kbv_graph g;
-    kbv_tensor in[KBV_DEF_MAX_INPUTS], par[KBV_DEF_MAX_PARAMS], out[KBV_DEF_MAX_OUTPUTS];
+    kbv_tensor in[KBV_STATIC_MAX_INPUTS], par[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
 } run;
 
 static kbv_tensor value_tensor(kbv_backend *be, const kbv_value *v, bool scalar)
@@ -101,8 +102,9 @@ static kbv_tensor value_tensor(kbv_backend *be, const kbv_value *v, bool scalar)
 
 static void draw(kbv_backend *be, const char *key, kbv_dist dist, uint64_t seed, run *r)
 {
-    const kbv_problem_def *def = kbv_problem_find(key);
+    const kbv_problem *def = kbv_problem_find(key);
     assert_non_null(def);
+    memset(&r->g, 0, sizeof r->g);
     assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &r->g), KBV_OK);
     kbv_draw d = {dist, seed};
     for (int i = 0; i < r->g.n_inputs; i++) {
@@ -124,6 +126,7 @@ static void run_free(kbv_backend *be, run *r)
     for (int k = 0; k < r->g.n_outputs; k++)
         if (r->out[k].data)
             be->release(be, r->out[k].data);
+    kbv_graph_free(&r->g);
 }
 
 /* Every input and parameter of a bf16 draw is the float32 draw rounded once. */
@@ -176,7 +179,7 @@ static void test_ops_round_the_f32_result(void **state)
         run a;
         memset(&a, 0, sizeof a);
         draw(bf, keys[k], KBV_DIST_D6, 5, &a);
-        kbv_tensor in32[KBV_DEF_MAX_INPUTS], par32[KBV_DEF_MAX_PARAMS];
+        kbv_tensor in32[KBV_STATIC_MAX_INPUTS], par32[KBV_STATIC_MAX_PARAMS];
         for (int i = 0; i < a.g.n_inputs + a.g.n_params; i++) {
             const kbv_tensor *x = i < a.g.n_inputs ? &a.in[i] : &a.par[i - a.g.n_inputs];
             kbv_tensor *y = i < a.g.n_inputs ? &in32[i] : &par32[i - a.g.n_inputs];
@@ -186,7 +189,7 @@ static void test_ops_round_the_f32_result(void **state)
             *y = kbv_test_tensor(KBV_F32, x->ndim, x->shape);
             assert_int_equal(f32->convert(f32, x, y), KBV_OK);
         }
-        kbv_tensor out32[KBV_DEF_MAX_OUTPUTS];
+        kbv_tensor out32[KBV_STATIC_MAX_OUTPUTS];
         assert_int_equal(kbv_graph_run(&a.g, bf, a.in, a.par, a.out), KBV_OK);
         assert_int_equal(kbv_graph_run(&a.g, f32, in32, par32, out32), KBV_OK);
         assert_int_equal(a.g.n_nodes, 1);

@@ -721,7 +721,7 @@ static void test_flops(void **state)
 {
     (void)state;
     static kbv_graph g;
-    const kbv_problem_def *def = kbv_problem_find("L1/55");
+    const kbv_problem *def = kbv_problem_find("L1/55");
     assert_non_null(def);
     assert_int_equal(kbv_graph_build(def, KBV_SIZE_FULL, &g), KBV_OK);
     assert_true(kbv_graph_flops(&g) == 2.0 * 8 * 128 * 510 * 1022 * (64.0 * 9));

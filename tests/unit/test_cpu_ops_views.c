@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_problem.h"
+#include "graph/problem_def.h"
 #include "exec/view.h"
 #include "graph/graph.h"
 #include "support/host_tensor.h"
@@ -82,7 +84,7 @@ static void test_views_share_memory(void **state)
     (void)state;
     for (int m = 0; m < 2; m++) {
         kbv_backend *be = kbv_test_backend(m ? KBV_F64 : KBV_F32);
-        assert_int_equal(kbv_graph_build(&chain, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_int_equal(kbv_graph_build(kbv_test_problem(&chain), KBV_SIZE_FULL, &graph), KBV_OK);
         kbv_tensor in[1], out[1];
         make_inputs(be, &graph, in);
         size_t es = kbv_dtype_size(be->float_dtype), one = counted(60 * es);
@@ -157,7 +159,7 @@ static void test_clone(void **state)
     for (int m = 0; m < 2; m++) {
         kbv_backend *be = kbv_test_backend(m ? KBV_F64 : KBV_F32);
         kbv_tensor in[1], out[2];
-        assert_int_equal(kbv_graph_build(&cloned, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_int_equal(kbv_graph_build(kbv_test_problem(&cloned), KBV_SIZE_FULL, &graph), KBV_OK);
         make_inputs(be, &graph, in);
         size_t one = counted(12 * kbv_dtype_size(be->float_dtype));
         be->reset_peak(be);
@@ -178,7 +180,7 @@ static void test_clone(void **state)
         /* without c as an output it dies after relu: peak x, c, r */
         kbv_problem_def one_out = cloned;
         one_out.outputs[1] = NULL;
-        assert_int_equal(kbv_graph_build(&one_out, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_int_equal(kbv_graph_build(kbv_test_problem(&one_out), KBV_SIZE_FULL, &graph), KBV_OK);
         make_inputs(be, &graph, in);
         be->reset_peak(be);
         assert_int_equal(kbv_graph_run(&graph, be, in, NULL, out), KBV_OK);
@@ -212,7 +214,7 @@ static void test_linear(void **state)
         for (int m = 0; m < 2; m++) {
             kbv_dtype dt = m ? KBV_F64 : KBV_F32;
             kbv_backend *be = kbv_test_backend(dt);
-            assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+            assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
             kbv_tensor in[3], out[1];
             make_inputs(be, &graph, in);
             assert_int_equal(kbv_graph_run(&graph, be, in, in + 1, out), KBV_OK);

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_problem.h"
+#include "graph/problem_def.h"
 #include "dist/dist.h"
 #include "exec/backend.h"
 
@@ -362,7 +364,7 @@ static void test_fill_param(void **state)
     kbv_backend *be = NULL;
     assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
     static kbv_graph g;
-    assert_int_equal(kbv_graph_build(&init_problem, KBV_SIZE_FULL, &g), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&init_problem), KBV_SIZE_FULL, &g), KBV_OK);
     assert_int_equal(g.values[g.n_inputs + 0].fan_in, 16);
     assert_int_equal(g.values[g.n_inputs + 1].fan_in, 16);
     float w[256];

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_problem.h"
+#include "graph/problem_def.h"
 #include "graph/graph.h"
 #include "graph/ops_rules.h"
 #include "graph/ops_table.h"
@@ -69,29 +71,29 @@ static void test_linear(void **state)
     (void)state;
     const char *w[] = {"C", "H", NULL}, *b[] = {"C", NULL}, *x[] = {"B", "3", "H", NULL};
     kbv_problem_def def = one_node(KBV_OP_LINEAR, x, w, b);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 3, 6});
     /* 2 M N K plus the bias */
     assert_true(kbv_graph_flops(&graph) == 2.0 * 12 * 6 * 5 + 12 * 6);
     assert_render("torch.nn.functional.linear(x, y, z)");
     /* without a bias: F.linear(x, w, None) */
     def = one_node(KBV_OP_LINEAR, x, w, NULL);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_true(kbv_graph_flops(&graph) == 2.0 * 12 * 6 * 5);
     assert_render("torch.nn.functional.linear(x, y, None)");
     /* a 1-D input */
     const char *v[] = {"H", NULL};
     def = one_node(KBV_OP_LINEAR, v, w, b);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(1, (int64_t[]){6});
     /* mismatched K, a wrong bias, one operand only */
     const char *wrong[] = {"C", "C", NULL}, *bias_h[] = {"H", NULL};
     def = one_node(KBV_OP_LINEAR, x, wrong, b);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
     def = one_node(KBV_OP_LINEAR, x, w, bias_h);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
     def = one_node(KBV_OP_LINEAR, x, NULL, NULL);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
     assert_non_null(strstr(kbv_last_message(), "1 operands given, 3 or fewer expected"));
     assert_int_equal(kbv_op_table[KBV_OP_LINEAR].tf32, KBV_TF32_MATMUL);
 }
@@ -119,7 +121,7 @@ static void test_elementwise(void **state)
         kbv_problem_def def = one_node(cases[c].op, x3, NULL, NULL);
         def.nodes[0].f[0] = cases[c].f0;
         def.nodes[0].f[1] = cases[c].f1;
-        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+        assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
         assert_out(3, (int64_t[]){4, 6, 5});
         assert_true(kbv_graph_flops(&graph) == cases[c].flops * 120);
         assert_render(cases[c].render);
@@ -128,16 +130,16 @@ static void test_elementwise(void **state)
     /* minimum / maximum broadcast, a 0-dim operand included */
     const char *col[] = {"C", "1", NULL}, *scalar[] = {NULL};
     kbv_problem_def def = one_node(KBV_OP_MINIMUM, x3, col, NULL);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 6, 5});
     assert_render("torch.minimum(x, y)");
     def = one_node(KBV_OP_MAXIMUM, scalar, x3, NULL);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 6, 5});
     assert_render("torch.maximum(x, y)");
     const char *bad[] = {"4", NULL};
     def = one_node(KBV_OP_MAXIMUM, x3, bad, NULL);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 }
 
 static void test_reductions(void **state)
@@ -147,41 +149,41 @@ static void test_reductions(void **state)
     kbv_problem_def def = one_node(KBV_OP_SUM_DIMS, x3, NULL, NULL);
     def.nodes[0].i[0] = 0x6;
     def.nodes[0].i[1] = 1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 1, 1});
     assert_true(kbv_graph_flops(&graph) == 120);
     assert_render("torch.sum(x, dim=(1, 2), keepdim=True)");
     def.nodes[0].op = KBV_OP_MEAN_DIMS;
     def.nodes[0].i[1] = 0;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(1, (int64_t[]){4});
     assert_render("torch.mean(x, dim=(1, 2), keepdim=False)");
     def.nodes[0].op = KBV_OP_AMAX_DIMS;
     def.nodes[0].i[0] = 0x1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(2, (int64_t[]){6, 5});
     assert_render("torch.amax(x, dim=(0,), keepdim=False)");
     def.nodes[0].i[0] = 0x7; /* every dim: 0-dim */
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(0, NULL);
     def.nodes[0].i[0] = 0x8; /* dim 3 of a 3-D tensor */
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
     def.nodes[0].i[0] = 0;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
     def.nodes[0].i[0] = 1;
     def.nodes[0].i[1] = 2;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 
     /* logsumexp along one dim, negative allowed */
     def = one_node(KBV_OP_LOGSUMEXP, x3, NULL, NULL);
     def.nodes[0].i[0] = -2;
     def.nodes[0].i[1] = 1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 1, 5});
     assert_true(kbv_graph_flops(&graph) == 4.0 * 120 + 20);
     assert_render("torch.logsumexp(x, dim=-2, keepdim=True)");
     def.nodes[0].i[0] = 3;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 }
 
 static void test_adaptive_pool(void **state)
@@ -211,17 +213,17 @@ static void test_adaptive_pool(void **state)
     const char *x4[] = {"B", "C", "H", "7", NULL};
     kbv_problem_def def = one_node(KBV_OP_ADAPTIVE_AVG_POOL2D, x4, NULL, NULL);
     def.nodes[0].s = "output_size=(3, 2)";
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(4, (int64_t[]){4, 6, 3, 2});
     /* windows along H (5 -> 3): 2 + 3 + 2 = 7; along 7 -> 2: 4 + 4 = 8 */
     assert_true(kbv_graph_flops(&graph) == 24.0 * 7 * 8 + 4 * 6 * 3 * 2);
     assert_render("torch.nn.functional.adaptive_avg_pool2d(x, output_size=(3, 2))");
     def.nodes[0].op = KBV_OP_ADAPTIVE_AVG_POOL3D; /* [C, D, H, W] unbatched */
     def.nodes[0].s = "output_size=1";
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(4, (int64_t[]){4, 1, 1, 1});
     def.nodes[0].op = KBV_OP_ADAPTIVE_AVG_POOL1D;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 }
 
 static void test_views(void **state)
@@ -229,61 +231,61 @@ static void test_views(void **state)
     (void)state;
     kbv_problem_def def = one_node(KBV_OP_UNSQUEEZE, x3, NULL, NULL);
     def.nodes[0].i[0] = -1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(4, (int64_t[]){4, 6, 5, 1});
     assert_render("x.unsqueeze(-1)");
     def.nodes[0].i[0] = 1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(4, (int64_t[]){4, 1, 6, 5});
     def.nodes[0].i[0] = 4;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 
     const char *ones[] = {"B", "1", "H", "1", NULL};
     def = one_node(KBV_OP_SQUEEZE, ones, NULL, NULL);
     def.nodes[0].i[0] = 1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 5, 1});
     assert_render("x.squeeze(1)");
     def.nodes[0].i[0] = 0; /* size 4: unchanged, as PyTorch */
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(4, (int64_t[]){4, 1, 5, 1});
     def.nodes[0].op = KBV_OP_SQUEEZE_ALL;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(2, (int64_t[]){4, 5});
     assert_render("x.squeeze()");
 
     def = one_node(KBV_OP_FLATTEN, x3, NULL, NULL);
     def.nodes[0].i[0] = 1;
     def.nodes[0].i[1] = -1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(2, (int64_t[]){4, 30});
     assert_render("torch.flatten(x, start_dim=1, end_dim=-1)");
     def.nodes[0].i[0] = 2;
     def.nodes[0].i[1] = 1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 
     /* view: dim names resolve at the graph's size, -1 is inferred */
     def = one_node(KBV_OP_VIEW, x3, NULL, NULL);
     def.nodes[0].s = "(B, -1)";
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(2, (int64_t[]){4, 30});
     assert_render("x.view(B, -1)");
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_SMALL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_SMALL, &graph), KBV_OK);
     assert_out(2, (int64_t[]){2, 21});
     def.nodes[0].s = "(-1, C, 1, H)";
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(4, (int64_t[]){4, 6, 1, 5});
     def.nodes[0].s = "(120,)";
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(1, (int64_t[]){120});
     static const char *const bad[] = {"(7, -1)", "(-1, -1)", "(B, W)", "(B, 30", "B, -2"};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         def.nodes[0].s = bad[b];
-        assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+        assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
     }
 
     def = one_node(KBV_OP_CLONE, x3, NULL, NULL);
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_out(3, (int64_t[]){4, 6, 5});
     assert_render("x.clone()");
     assert_false(kbv_op_table[KBV_OP_CLONE].is_view);
@@ -291,11 +293,11 @@ static void test_views(void **state)
     def = one_node(KBV_OP_DROPOUT, x3, NULL, NULL);
     def.nodes[0].f[0] = 0.2;
     def.nodes[0].i[0] = 1;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_OK);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_OK);
     assert_render("torch.nn.functional.dropout(x, p=0.2, training=True)");
     assert_true(kbv_graph_flops(&graph) == 0);
     def.nodes[0].f[0] = 1.5;
-    assert_int_equal(kbv_graph_build(&def, KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
+    assert_int_equal(kbv_graph_build(kbv_test_problem(&def), KBV_SIZE_FULL, &graph), KBV_ERR_INVALID);
 
     const kbv_op views[] = {KBV_OP_UNSQUEEZE, KBV_OP_SQUEEZE, KBV_OP_SQUEEZE_ALL, KBV_OP_VIEW,
                             KBV_OP_FLATTEN, KBV_OP_DROPOUT};

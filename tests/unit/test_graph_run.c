@@ -15,6 +15,24 @@
 
 /* ---- building graphs by hand (plain data, as kbv_graph_build leaves it) ---- */
 
+/* Room for one hand-built graph at a time. */
+#define HAND_VALUES 16
+#define HAND_NODES 8
+static kbv_value hand_values[HAND_VALUES];
+static kbv_node hand_nodes[HAND_NODES];
+static int hand_args[2 * HAND_NODES];
+static int hand_outputs[4];
+
+static void hand_graph(kbv_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    memset(hand_args, 0, sizeof hand_args);
+    g->values = hand_values;
+    g->nodes = hand_nodes;
+    g->outputs = hand_outputs;
+    g->arg_pool = hand_args;
+}
+
 static int add_value(kbv_graph *g, const char *name, kbv_value_kind kind, int def_index,
                      int ndim, const int64_t *shape)
 {
@@ -42,6 +60,7 @@ static void add_node(kbv_graph *g, const kbv_node_def *def, int a0, int a1, int 
     memset(n, 0, sizeof *n);
     n->op = def->op;
     n->def = def;
+    n->args = &g->arg_pool[2 * k];
     n->args[0] = a0;
     n->args[1] = a1;
     n->n_args = a1 >= 0 ? 2 : 1;
@@ -98,7 +117,7 @@ static void test_chain_lifetimes(void **state)
                          KBV_OK);
         const int64_t sa[] = {16, 24}, sb[] = {24, 32}, so[] = {16, 32};
         kbv_graph g;
-        memset(&g, 0, sizeof g);
+        hand_graph(&g);
         int A = add_value(&g, "A", KBV_VALUE_INPUT, 0, 2, sa);
         int B = add_value(&g, "B", KBV_VALUE_INPUT, 1, 2, sb);
         int t0 = add_value(&g, "t0", KBV_VALUE_NODE, 0, 2, so);
@@ -152,7 +171,7 @@ static void test_view_keeps_base_alive(void **state)
     assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
     const int64_t sx[] = {24, 16}, st[] = {16, 24}, sb[] = {24, 8}, so[] = {16, 8};
     kbv_graph g;
-    memset(&g, 0, sizeof g);
+    hand_graph(&g);
     int X = add_value(&g, "X", KBV_VALUE_INPUT, 0, 2, sx);
     int B = add_value(&g, "B", KBV_VALUE_PARAM, 0, 2, sb);
     int r = add_value(&g, "r", KBV_VALUE_NODE, 0, 2, sx);
@@ -198,7 +217,7 @@ static void test_unused_and_aliased_outputs(void **state)
     assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
     const int64_t sx[] = {1, 300}, sxt[] = {300, 1};
     kbv_graph g;
-    memset(&g, 0, sizeof g);
+    hand_graph(&g);
     int X = add_value(&g, "X", KBV_VALUE_INPUT, 0, 2, sx);
     int dead = add_value(&g, "dead", KBV_VALUE_NODE, 0, 2, sx);
     int r = add_value(&g, "r", KBV_VALUE_NODE, 1, 2, sx);
@@ -234,6 +253,45 @@ static void test_unused_and_aliased_outputs(void **state)
     kbv_backend_destroy(be);
 }
 
+/* out = relu_(x * 2) += x, ReLU(inplace=True) and += as in a ResNet block:
+ * the in-place nodes write over t0's block and allocate nothing, and the
+ * output is that block, handed over without a copy. */
+static void test_in_place_allocates_nothing(void **state)
+{
+    (void)state;
+    kbv_backend *be = NULL;
+    assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP32, &be), KBV_OK);
+    const int64_t sx[] = {16, 24};
+    kbv_graph g;
+    hand_graph(&g);
+    int X = add_value(&g, "X", KBV_VALUE_INPUT, 0, 2, sx);
+    int t0 = add_value(&g, "t0", KBV_VALUE_NODE, 0, 2, sx);
+    int t1 = add_value(&g, "t1", KBV_VALUE_NODE, 1, 2, sx);
+    int out = add_value(&g, "out", KBV_VALUE_NODE, 2, 2, sx);
+    kbv_node_def defs[3] = {{.op = KBV_OP_MUL_SCALAR, .out = "t0", .f = {2.0}},
+                            {.op = KBV_OP_RELU, .out = "t1", .in_place = 1},
+                            {.op = KBV_OP_ADD, .out = "out", .in_place = 1}};
+    add_node(&g, &defs[0], X, -1, t0);
+    add_node(&g, &defs[1], t0, -1, t1);
+    add_node(&g, &defs[2], t1, X, out);
+    add_output(&g, out);
+    kbv_tensor x = input_tensor(be, 2, sx, 0.5);
+    size_t in = be->mem.current, one = counted(16 * 24 * sizeof(float));
+    be->reset_peak(be);
+    kbv_tensor res[1];
+    assert_int_equal(kbv_graph_run(&g, be, &x, NULL, res), KBV_OK);
+    assert_int_equal(be->mem.peak, in + one);
+    assert_int_equal(be->mem.current, in + one);
+    for (int64_t i = 0; i < 16 * 24; i++) {
+        double v = elem(&x, i), want = fmax(2.0 * v, 0.0) + v;
+        assert_true(fabs(elem(&res[0], i) - want) <= 1e-6);
+    }
+    be->release(be, res[0].data);
+    be->release(be, x.data);
+    assert_int_equal(be->mem.current, 0);
+    kbv_backend_destroy(be);
+}
+
 /* Failures anywhere release everything the run allocated and clear outputs. */
 static void test_errors_clean_up(void **state)
 {
@@ -247,7 +305,7 @@ static void test_errors_clean_up(void **state)
 
     /* 1. an op this backend lacks, after two nodes ran */
     kbv_graph g;
-    memset(&g, 0, sizeof g);
+    hand_graph(&g);
     int A = add_value(&g, "A", KBV_VALUE_INPUT, 0, 2, sa);
     int t0 = add_value(&g, "t0", KBV_VALUE_NODE, 0, 2, sa);
     int t1 = add_value(&g, "t1", KBV_VALUE_NODE, 1, 2, sa);
@@ -282,7 +340,7 @@ static void test_errors_clean_up(void **state)
     /* 2. an op that fails on its operands: t0 [8,8] @ C [5,8], inner sizes differ */
     kbv_tensor ab[2] = {a, input_tensor(be, 2, sbad, 1.0)};
     size_t base2 = be->mem.current;
-    memset(&g, 0, sizeof g);
+    hand_graph(&g);
     A = add_value(&g, "A", KBV_VALUE_INPUT, 0, 2, sa);
     int C = add_value(&g, "C", KBV_VALUE_INPUT, 1, 2, sbad);
     t0 = add_value(&g, "t0", KBV_VALUE_NODE, 0, 2, sa);
@@ -298,7 +356,7 @@ static void test_errors_clean_up(void **state)
     assert_int_equal(be->mem.current, base);
 
     /* 3. an output that is a non-contiguous view */
-    memset(&g, 0, sizeof g);
+    hand_graph(&g);
     A = add_value(&g, "A", KBV_VALUE_INPUT, 0, 2, sa);
     t0 = add_value(&g, "t0", KBV_VALUE_NODE, 0, 2, sa);
     t1 = add_value(&g, "t1", KBV_VALUE_NODE, 1, 2, sa);
@@ -319,6 +377,7 @@ static void test_errors_clean_up(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_in_place_allocates_nothing),
         cmocka_unit_test(test_chain_lifetimes),
         cmocka_unit_test(test_view_keeps_base_alive),
         cmocka_unit_test(test_unused_and_aliased_outputs),

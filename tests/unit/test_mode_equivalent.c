@@ -9,13 +9,13 @@
 #include <cmocka.h>
 
 #include "exec/backend.h"
-#include "graph/problem_def.h"
+#include "graph/problem.h"
 
 static kbv_graph graph;
 
 static const kbv_graph *build(const char *key)
 {
-    const kbv_problem_def *def = kbv_problem_find(key);
+    const kbv_problem *def = kbv_problem_find(key);
     assert_non_null(def);
     assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &graph), KBV_OK);
     return &graph;

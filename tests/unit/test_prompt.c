@@ -44,7 +44,7 @@ static int teardown_all(void **state)
  * the local it was read from (-Wdangling-pointer) */
 __attribute__((noinline)) static char *build(const char *key, kbv_prompt_options opt)
 {
-    const kbv_problem_def *def = kbv_problem_find(key);
+    const kbv_problem *def = kbv_problem_find(key);
     assert_non_null(def);
     char *prompt = NULL;
     kbv_status st = kbv_prompt_build(def, &opt, &prompt);
@@ -142,7 +142,7 @@ static void test_default_prompt_says_nothing_about_testing(void **state)
 {
     (void)state;
     for (int i = 0; i < kbv_problem_count(); i++) {
-        const kbv_problem_def *def = kbv_problem_at(i);
+        const kbv_problem *def = kbv_problem_at(i);
         for (int cpu = 0; cpu < 2; cpu++) {
             kbv_prompt_options opt = {.cpu = cpu, .input_blind = KBV_BLIND_DEFAULT};
             char *p = NULL;
@@ -227,7 +227,7 @@ static void test_kernelbench_prompt(void **state)
     free(p);
     kbv_prompt_options both = {.kernelbench = true, .cpu = true};
     char *none = NULL;
-    const kbv_problem_def *def = kbv_problem_find("L1/19");
+    const kbv_problem *def = kbv_problem_find("L1/19");
     assert_int_equal(kbv_prompt_build(def, &both, &none), KBV_ERR_INVALID);
     assert_null(none);
 }
@@ -330,14 +330,14 @@ static void test_input_blind_defaults(void **state)
     assert_false(kbv_input_blind_default(kbv_problem_find("L1/19")));
     const int blind[][2] = {{1, 90}, {1, 100}, {3, 35}, {3, 47}};
     for (size_t i = 0; i < sizeof blind / sizeof blind[0]; i++) {
-        kbv_problem_def def = {.level = blind[i][0], .id = blind[i][1], .name = "x"};
+        kbv_problem def = {.level = blind[i][0], .id = blind[i][1], .name = "x"};
         assert_true(kbv_input_blind_default(&def));
         kbv_prompt_options opt = {.input_blind = KBV_BLIND_DEFAULT};
         assert_true(kbv_prompt_is_input_blind(&def, &opt));
         opt.input_blind = KBV_BLIND_OFF;
         assert_false(kbv_prompt_is_input_blind(&def, &opt));
     }
-    kbv_problem_def other = {.level = 2, .id = 90, .name = "x"};
+    kbv_problem other = {.level = 2, .id = 90, .name = "x"};
     assert_false(kbv_input_blind_default(&other));
 }
 
@@ -375,7 +375,7 @@ static void test_user_template(void **state)
 static void test_template_names(void **state)
 {
     (void)state;
-    const kbv_problem_def *def = kbv_problem_find("L1/19");
+    const kbv_problem *def = kbv_problem_find("L1/19");
     kbv_prompt_options opt = {.input_blind = KBV_BLIND_DEFAULT};
     assert_string_equal(kbv_prompt_template_label(&opt), "default");
     char *by_default = build("L1/19", opt);
@@ -416,7 +416,7 @@ static void test_template_names(void **state)
 static void test_missing_files(void **state)
 {
     (void)state;
-    const kbv_problem_def *def = kbv_problem_find("L1/19");
+    const kbv_problem *def = kbv_problem_find("L1/19");
     char *p = NULL;
     kbv_prompt_options opt = {.template_name = "/nonexistent/kbv/template.txt"};
     assert_int_equal(kbv_prompt_build(def, &opt, &p), KBV_ERR_NOT_FOUND);

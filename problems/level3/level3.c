@@ -1,0 +1,40 @@
+/* The level-3 builders in catalog order. */
+#include "level3.h"
+
+#include <stdio.h>
+
+typedef kbv_status (*level3_builder)(kbv_builder *b);
+
+static const level3_builder builders[] = {
+    kbv_l3_001,
+    kbv_l3_002,
+    kbv_l3_003,
+    kbv_l3_004,
+    kbv_l3_005,
+    kbv_l3_006,
+    kbv_l3_007,
+    kbv_l3_008,
+    kbv_l3_009,
+    kbv_l3_010,
+    kbv_l3_013,
+    kbv_l3_014,
+    kbv_l3_015,
+    kbv_l3_016,
+};
+
+int kbv_level3_build_all(const kbv_problem **out, int cap)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+        if (n >= cap)
+            break;
+        const kbv_problem *p = NULL;
+        if (kbv_builder_run(builders[i], &p) != KBV_OK) {
+            fprintf(stderr, "kbv: level-3 problem #%zu does not build: %s\n", i + 1,
+                    kbv_last_message());
+            continue;
+        }
+        out[n++] = p;
+    }
+    return n;
+}

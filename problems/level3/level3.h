@@ -1,0 +1,30 @@
+/* Level 3: whole models, built by code (graph/problem_builder.h), one
+ * builder per problem in problems/level3/pNNN_name.c. */
+#ifndef KBV_LEVEL3_H
+#define KBV_LEVEL3_H
+
+#include "graph/problem_builder.h"
+
+#define KBV_LEVEL3_MAX 64
+
+/* Builds every level-3 problem into out (catalog order); returns how many.
+ * They live as long as the process. */
+int kbv_level3_build_all(const kbv_problem **out, int cap);
+
+/* The builders, kbv_l3_NNN for problem L3/NNN. */
+kbv_status kbv_l3_001(kbv_builder *b);
+kbv_status kbv_l3_002(kbv_builder *b);
+kbv_status kbv_l3_003(kbv_builder *b);
+kbv_status kbv_l3_004(kbv_builder *b);
+kbv_status kbv_l3_005(kbv_builder *b);
+kbv_status kbv_l3_006(kbv_builder *b);
+kbv_status kbv_l3_007(kbv_builder *b);
+kbv_status kbv_l3_008(kbv_builder *b);
+kbv_status kbv_l3_009(kbv_builder *b);
+kbv_status kbv_l3_010(kbv_builder *b);
+kbv_status kbv_l3_013(kbv_builder *b);
+kbv_status kbv_l3_014(kbv_builder *b);
+kbv_status kbv_l3_015(kbv_builder *b);
+kbv_status kbv_l3_016(kbv_builder *b);
+
+#endif
