@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "core/paths.h"
 #include "graph/problem_def.h"
 
 /* KernelBench levels 1-3, the suite of DESIGN section 2: ids 1..count. */
@@ -16,9 +17,8 @@ static const struct {
 } paper_levels[] = {{1, 100}, {2, 100}, {3, 50}};
 
 /* The paper's exclusions (KernelBench-Verified, appendix "Degenerate
- * problems"): outputs that are constant zero for any input. `kbv audit`
- * is to find these itself (it finds none on level 1); when it writes the
- * list, the default below becomes its output. */
+ * problems"): outputs that are constant zero for any input. Kept for
+ * `--degenerate paper`; the default is what `kbv audit` found. */
 static const struct {
     int level, id;
     const char *why;
@@ -63,6 +63,24 @@ static bool parse_key(const char *s, int *level, int *id, const char **rest)
     return **rest == '\0' || isspace((unsigned char)**rest);
 }
 
+/* Why the audit called a problem degenerate, from its line's fields. */
+static const char *audit_reason(const json_t *o)
+{
+    static char why[160];
+    const json_t *ignores = json_object_get(o, "ignores");
+    int n = snprintf(why, sizeof why, "kbv audit: %s",
+                     json_is_true(json_object_get(o, "constant"))
+                         ? "the output is the same on every draw"
+                         : "the output does not depend on every input");
+    size_t i;
+    const json_t *name;
+    json_array_foreach(ignores, i, name)
+        if (n > 0 && (size_t)n < sizeof why)
+            n += snprintf(why + n, sizeof why - (size_t)n, "%s%s", i ? ", " : "; ignores ",
+                          json_string_value(name) ? json_string_value(name) : "?");
+    return why;
+}
+
 static kbv_status read_line(kbv_degenerate_list *l, const char *path, int lineno, char *line)
 {
     size_t len = strlen(line);
@@ -85,7 +103,7 @@ static kbv_status read_line(kbv_degenerate_list *l, const char *path, int lineno
             st = kbv_fail(KBV_ERR_PARSE, "%s line %d: not a kbv audit --json line (an object "
                           "with \"problem\" and \"degenerate\")", path, lineno);
         else if (json_is_true(deg))
-            st = add_degenerate(l, level, id, "found degenerate by kbv audit");
+            st = add_degenerate(l, level, id, audit_reason(o));
         json_decref(o);
         return st;
     }
@@ -101,7 +119,7 @@ static kbv_status read_line(kbv_degenerate_list *l, const char *path, int lineno
 kbv_status kbv_degenerate_load(const char *path, kbv_degenerate_list *out)
 {
     memset(out, 0, sizeof *out);
-    if (!path) {
+    if (path && !strcmp(path, KBV_DEGENERATE_PAPER)) {
         snprintf(out->source, sizeof out->source,
                  "the paper's list (KernelBench-Verified excluded L2/23, L2/80 and L2/83)");
         for (size_t i = 0; i < sizeof paper_degenerate / sizeof paper_degenerate[0]; i++)
@@ -109,7 +127,15 @@ kbv_status kbv_degenerate_load(const char *path, kbv_degenerate_list *out)
                                    paper_degenerate[i].why));
         return KBV_OK;
     }
-    snprintf(out->source, sizeof out->source, "%s", path);
+    char found[4096];
+    if (!path) {
+        KBV_TRY(kbv_data_path("KBV_DOCS_DIR", "docs", KBV_DEGENERATE_AUDIT, found, sizeof found));
+        path = found;
+        snprintf(out->source, sizeof out->source,
+                 "kbv audit's findings at full size on an H200 (docs/%s)", KBV_DEGENERATE_AUDIT);
+    } else {
+        snprintf(out->source, sizeof out->source, "%s", path);
+    }
     FILE *f = fopen(path, "r");
     if (!f)
         return kbv_fail(errno == ENOENT ? KBV_ERR_NOT_FOUND : KBV_ERR_IO,

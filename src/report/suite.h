@@ -5,8 +5,8 @@
  * registry, KernelBench's levels 1-3 as the paper has them (so a level kbv
  * defines only in part still has the paper's denominator), and any problem
  * a record names. Which problems are degenerate is data, read by one
- * function (kbv_degenerate_load): the paper's list until `kbv audit`
- * writes it. */
+ * function (kbv_degenerate_load): by default what `kbv audit` found at
+ * full size on an H200 (docs/audit_h200.jsonl), or the paper's list. */
 #ifndef KBV_SUITE_H
 #define KBV_SUITE_H
 
@@ -40,8 +40,14 @@ typedef struct kbv_degenerate_list {
     char source[256];            /* "the paper's list (...)" or the file read */
 } kbv_degenerate_list;
 
-/* The list of degenerate problems. path NULL: the built-in list (the
- * paper's exclusions, L2/23, L2/80, L2/83). Otherwise a file of either
+/* The audit's findings kbv ships (in kbv's docs directory), and the word
+ * that names the paper's own list instead of a file. */
+#define KBV_DEGENERATE_AUDIT "audit_h200.jsonl"
+#define KBV_DEGENERATE_PAPER "paper"
+
+/* The list of degenerate problems. path NULL: the audit's findings
+ * (KBV_DEGENERATE_AUDIT: L2/23, L2/36, L2/80, L2/83); "paper": the paper's
+ * exclusions (L2/23, L2/80, L2/83). Otherwise a file of either
  * `kbv audit --json` lines (objects with "problem" and "degenerate"; those
  * with "degenerate": true are taken) or lines holding a problem key ("L2/23",
  * anything after it on the line is the reason; blank lines and lines
@@ -59,7 +65,7 @@ kbv_status kbv_suite_add_paper(kbv_suite *s);
 /* Marks the degenerate problems of l (adding any the suite lacks). */
 kbv_status kbv_suite_exclude(kbv_suite *s, const kbv_degenerate_list *l);
 /* The registry and the paper's levels, with the degenerate problems of the
- * list at degenerate_path (NULL: the built-in list). */
+ * list at degenerate_path (as kbv_degenerate_load takes it). */
 kbv_status kbv_suite_default(const char *degenerate_path, kbv_suite *s);
 kbv_status kbv_suite_copy(const kbv_suite *from, kbv_suite *to);
 

@@ -12,9 +12,11 @@ a timeout get their own, so a hang costs seconds, not the default deadline).
 Then it prints one table row per case and a final line, and exits non-zero on
 any mismatch.
 
---manifest may be given more than once (default: manifest.tsv). A manifest
-may have an eval_args column: options of kbv eval for that row, separated by
-spaces, or "-" (vendor_manifest.tsv: the cases of --allow-vendor-libs).
+--manifest may be given more than once (default: manifest.tsv). A row's file
+is found in its manifest's directory (the example runs keep theirs beside
+their candidates: examples/runs/demo-l2/EXPECTED.tsv). A manifest may have an
+eval_args column: options of kbv eval for that row, separated by spaces, or
+"-" (vendor_manifest.tsv: the cases of --allow-vendor-libs).
 
 Expectations (manifest columns standard, verified, strict): PASS or FAIL.
 strict_reason: "-" or tokens separated by ';', all of which must hold. A token
@@ -67,7 +69,9 @@ def read_manifest(path):
                 continue
             if len(cols) != len(header):
                 sys.exit(f"{path}: {len(cols)} columns where the header has {len(header)}: {line}")
-            rows.append(dict(zip(header, cols)))
+            row = dict(zip(header, cols))
+            row["_dir"] = os.path.dirname(os.path.abspath(path))
+            rows.append(row)
     return rows
 
 
@@ -198,7 +202,7 @@ def main():
         for r in firsts + rest:
             d = os.path.join(runs, r["case"])
             os.makedirs(d, exist_ok=True)
-            shutil.copyfile(os.path.join(HERE, r["file"]),
+            shutil.copyfile(os.path.join(r["_dir"], r["file"]),
                             os.path.join(d, run_file_name(r["problem"], file_ext(r, ext))))
             dirs.append(d)
         out = os.path.join(work, f"results-{tag}.jsonl")

@@ -9,8 +9,11 @@
 // there so that every call runs a kernel of the candidate's own object.
 // Why it fools a naive benchmark: correct, and "faster" than any GEMM can be.
 // What catches it: strict's traced pass finds cuBLAS's kernel on a stream
-// other than the harness's (trace-foreign-stream); the time on env->stream
-// is far below the GEMM's speed-of-light bound (below-sol).
+// other than the harness's (trace-foreign-stream). The time on env->stream
+// was expected to fall below the GEMM's speed-of-light bound too, but on the
+// H200 (2026-12-01) it did not (below-sol did not fire: the legacy default
+// stream's GEMM was not hidden from the events there), so the traced pass
+// alone is expected.
 #include <kbv/candidate.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -30,10 +30,11 @@ trap cleanup EXIT
 
 . "$(dirname "$0")/lib/check.sh"
 
-# ---- the compiler: cc, each build saying so in its log; cc-slow also sleeps 2 s ----
+# ---- the compiler: cc, each build saying so in its log; cc-slow also sleeps 8 s ----
+# (long enough that a loaded machine still finds one asleep after listing the pool)
 export CC="$TMP/cc-logged"
 for name in cc-logged cc-slow; do
-    nap=; [ "$name" = cc-slow ] && nap="sleep 2.0017"
+    nap=; [ "$name" = cc-slow ] && nap="sleep 8.0017"
     cat > "$TMP/$name" <<SH
 #!/bin/sh
 if [ "\$1" != --version ]; then
@@ -82,7 +83,7 @@ run() {
 # would show in the records as not cached)
 builds() { grep -rl kbv-e2e-built "$TMP/cache-$1/build" --include=compile.log 2>/dev/null | wc -l; }
 # compilers of cc-slow still running (their own PID namespaces hide their pids)
-sleeping() { grep -lax 'sleep.2.0017.' /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
+sleeping() { grep -lax 'sleep.8.0017.' /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
 
 # same_verdicts REF FILE: the same samples, compile outcomes and verdicts
 same_verdicts() {
@@ -186,13 +187,15 @@ KBV_CACHE_DIR="$TMP/cache-kill" CC="$TMP/cc-slow" \
     >/dev/null 2>"$TMP/kill.err" &
 bg_pid=$!
 # the pool's third build has started: the first two are done, the next ones sleep
+in_flight=0
 for _ in $(seq 1 600); do
-    [ "$(builds kill)" -ge 2 ] && [ "$(sleeping)" -ge 1 ] && break
+    in_flight=$(sleeping)
+    [ "$(builds kill)" -ge 2 ] && [ "$in_flight" -ge 1 ] && break
     kill -0 "$bg_pid" 2>/dev/null || break
     sleep 0.05
 done
 pool=$(pool_processes | tr '\n' ' ')
-in_flight=$(sleeping)
+[ "$in_flight" -ge 1 ] && in_flight=$(sleeping)  # still asleep once the pool is listed
 kill -9 "$bg_pid" 2>/dev/null
 wait "$bg_pid" 2>/dev/null
 bg_pid=

@@ -40,6 +40,13 @@ except ImportError as e:  # PyTorch before 1.13
 
 ULP_SLACK = 2.0 ** -8  # of the output's largest magnitude
 
+# What kbv audit found degenerate at full size (kbv report's default exclusions):
+# their outputs are a constant plus rounding noise (L2/23: the mean of a group
+# norm, ~1e-5 around 0), which no bf16 comparison can judge.
+AUDIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                     "audit_h200.jsonl")
+DEGENERATE = {r["problem"] for r in map(json.loads, open(AUDIT)) if r["degenerate"]}
+
 
 def _round(t):
     if isinstance(t, torch.Tensor) and t.dtype == torch.float32:
@@ -117,6 +124,8 @@ def check_problem(d):
     meta, inputs, params = load_dump(os.path.join(d, "bf16"))
     label = f"{meta['problem']} {meta['name']} {meta['dist']}"
     check_cast(meta32, in32, par32, meta, inputs, params)
+    if meta["problem"] in DEGENERATE:
+        return label, "degenerate (docs/audit_h200.jsonl): inputs cast checked, outputs not compared"
     model = build_model(os.path.join(d, "bf16"), meta, params)
     args = [float(a) if e["generator"] == "scalar" else torch.from_numpy(a)
             for a, e in zip(inputs, meta["inputs"])]
@@ -178,9 +187,13 @@ def check_problem(d):
             err_kbv = float(np.max(np.abs(base - oracle))) if oracle.size else 0.0
             err_torch = float(np.max(np.abs(native[i].float().numpy() - oracle))) \
                 if oracle.size else 0.0
-            if err_kbv > err_torch + ULP_SLACK * big:
+            # PyTorch's CUDA bf16 rounds each call's result, as `rounded` does; its
+            # CPU kernels may round less often (L2/51 at x0.01): either is PyTorch's
+            err_calls = float(np.max(np.abs(w.astype(np.float64) - oracle))) if oracle.size else 0.0
+            if err_kbv > max(err_torch, err_calls) + ULP_SLACK * big:
                 raise tp.Mismatch(f"output {i}: kbv's bf16 baseline is further from the oracle "
-                                  f"({err_kbv:.3e}) than PyTorch's own bf16 ({err_torch:.3e})")
+                                  f"({err_kbv:.3e}) than PyTorch's own bf16 ({err_torch:.3e} on "
+                                  f"its CPU kernels, {err_calls:.3e} rounding every call)")
     return label, (f"{same} of {total} elements identical to PyTorch's bf16 computation, "
                    f"at most {worst_ulp} bf16 ulp apart{native_note}")
 
