@@ -144,7 +144,7 @@ check "show: an unknown problem" \
     one_line 2 "^kbv show: unknown problem 'L9/1'" "$KBV" show L9/1
 check "prompt: an unknown problem" one_line 2 "^kbv prompt: no problem 'L9/1'" "$KBV" prompt L9/1
 check "prompt: an unknown template name" \
-    one_line 1 "^kbv prompt: no template 'nosuch' .the bundled ones are default and informed" \
+    one_line 1 "^kbv prompt: no template 'nosuch' .the bundled ones are default, informed and kernelbench" \
     "$KBV" prompt L1/19 --template nosuch
 check "an unknown command" one_line 2 "^kbv: unknown command 'frobnicate'" "$KBV" frobnicate
 check "help for an unknown command" \
