@@ -241,10 +241,10 @@ static void test_level2_small(void **state)
     for (size_t p = 0; p < sizeof level2_ids / sizeof level2_ids[0]; p++) {
         char key[16];
         snprintf(key, sizeof key, "L2/%d", level2_ids[p]);
-        const kbv_problem_def *def = kbv_problem_find(key);
+        const kbv_problem *def = kbv_problem_find(key);
         assert_non_null(def);
-        int64_t dims[KBV_DEF_MAX_DIMS] = {0};
-        for (int d = 0; d < KBV_DEF_MAX_DIMS && def->dims[d].name; d++)
+        int64_t dims[KBV_STATIC_MAX_DIMS] = {0};
+        for (int d = 0; d < def->n_dims; d++)
             dims[d] = def->dims[d].small;
         check_problem(def, dims, "small");
     }
