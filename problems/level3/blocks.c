@@ -288,3 +288,22 @@ const char *l3_densenet(kbv_builder *b, const char *x, const int blocks[4], cons
     kbv_b_order_params(b, 5, children);
     return x;
 }
+
+const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, int cin, int sq,
+                           int e1, int e3)
+{
+    char name[160];
+    name_of(name, sizeof name, prefix, "squeeze");
+    x = l3_relu(b, l3_conv2d(b, name, x, (l3_conv){.cin = cin, .cout = sq, .k = 1, .bias = true}),
+                true);
+    const char *expand[2];
+    name_of(name, sizeof name, prefix, "expand1x1");
+    expand[0] = l3_relu(
+        b, l3_conv2d(b, name, x, (l3_conv){.cin = sq, .cout = e1, .k = 1, .bias = true}), true);
+    name_of(name, sizeof name, prefix, "expand3x3");
+    expand[1] = l3_relu(
+        b, l3_conv2d(b, name, x, (l3_conv){.cin = sq, .cout = e3, .k = 3, .pad = 1, .bias = true}),
+        true);
+    kbv_b_attrs channels = {.i = {1}};
+    return kbv_b_node(b, KBV_OP_CAT, NULL, channels, 2, expand);
+}

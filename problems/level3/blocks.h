@@ -98,6 +98,12 @@ const char *l3_transition(kbv_builder *b, const char *prefix, const char *x, int
  * adaptive average pool, classifier to `classes`. Params in the module's order. */
 const char *l3_densenet(kbv_builder *b, const char *x, const int blocks[4], const char *classes);
 
+/* SqueezeNet's fire module named prefix: squeeze (1x1 to sq) - ReLU, then
+ * cat(expand1x1 (1x1 to e1) - ReLU, expand3x3 (3x3 to e3) - ReLU) along the
+ * channels; convs with bias, ReLUs in place. */
+const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, int cin, int sq,
+                           int e1, int e3);
+
 /* torchvision's ResNet on x [batch, 3, H, W]: conv1 7x7/2 - bn1 - relu -
  * maxpool 3/2 - layer1..layer4 of blocks[0..3] blocks (widths 64 to 512) -
  * adaptive average pool to 1x1 - flatten - fc to `classes` (a size). */

@@ -20,6 +20,8 @@ static const level3_builder builders[] = {
     kbv_l3_014,
     kbv_l3_015,
     kbv_l3_016,
+    kbv_l3_017,
+    kbv_l3_018,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

@@ -26,5 +26,7 @@ kbv_status kbv_l3_013(kbv_builder *b);
 kbv_status kbv_l3_014(kbv_builder *b);
 kbv_status kbv_l3_015(kbv_builder *b);
 kbv_status kbv_l3_016(kbv_builder *b);
+kbv_status kbv_l3_017(kbv_builder *b);
+kbv_status kbv_l3_018(kbv_builder *b);
 
 #endif

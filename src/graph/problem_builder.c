@@ -14,6 +14,12 @@ typedef struct str_chunk {
     char data[];
 } str_chunk;
 
+/* A built problem and what it owns: kbv_builder_run returns &built->p. */
+typedef struct built_problem {
+    kbv_problem p;
+    str_chunk *strings;
+} built_problem;
+
 struct kbv_builder {
     kbv_problem p;
     kbv_dim_def *dims;
@@ -290,29 +296,51 @@ void kbv_b_order_params(kbv_builder *b, int n, const char *const *children)
     free(sorted);
 }
 
+/* Frees the lists of p and the strings chunks holds. */
+static void lists_free(const kbv_problem *p, str_chunk *chunks)
+{
+    for (int n = 0; n < p->n_nodes; n++)
+        free((void *)p->nodes[n].args);
+    free((void *)p->dims);
+    free((void *)p->inputs);
+    free((void *)p->params);
+    free((void *)p->init_args);
+    free((void *)p->nodes);
+    free((void *)p->outputs);
+    while (chunks) {
+        str_chunk *next = chunks->next;
+        free(chunks);
+        chunks = next;
+    }
+}
+
 static void builder_free(kbv_builder *b)
 {
-    for (int n = 0; n < b->p.n_nodes; n++)
-        free((void *)b->nodes[n].args);
-    free(b->dims);
-    free(b->inputs);
-    free(b->params);
-    free(b->init_args);
-    free(b->nodes);
-    free(b->outputs);
-    while (b->strings) {
-        str_chunk *next = b->strings->next;
-        free(b->strings);
-        b->strings = next;
-    }
+    kbv_problem lists = b->p;
+    lists.dims = b->dims;
+    lists.inputs = b->inputs;
+    lists.params = b->params;
+    lists.init_args = b->init_args;
+    lists.nodes = b->nodes;
+    lists.outputs = b->outputs;
+    lists_free(&lists, b->strings);
     free(b);
+}
+
+void kbv_built_problem_free(const kbv_problem *p)
+{
+    if (!p)
+        return;
+    built_problem *owner = (built_problem *)p;   /* p is its first member */
+    lists_free(p, owner->strings);
+    free(owner);
 }
 
 kbv_status kbv_builder_run(kbv_status (*build)(kbv_builder *b), const kbv_problem **out)
 {
     *out = NULL;
     kbv_builder *b = calloc(1, sizeof *b);
-    kbv_problem *p = calloc(1, sizeof *p);
+    built_problem *p = calloc(1, sizeof *p);
     if (!b || !p) {
         free(b);
         free(p);
@@ -330,15 +358,15 @@ kbv_status kbv_builder_run(kbv_status (*build)(kbv_builder *b), const kbv_proble
         free(p);
         return why;
     }
-    *p = b->p;
-    p->dims = b->dims;
-    p->inputs = b->inputs;
-    p->params = b->params;
-    p->init_args = b->init_args;
-    p->nodes = b->nodes;
-    p->outputs = b->outputs;
-    /* the lists and strings now belong to p, for the life of the process */
+    p->p = b->p;
+    p->p.dims = b->dims;
+    p->p.inputs = b->inputs;
+    p->p.params = b->params;
+    p->p.init_args = b->init_args;
+    p->p.nodes = b->nodes;
+    p->p.outputs = b->outputs;
+    p->strings = b->strings;   /* the lists and strings now belong to p */
     free(b);
-    *out = p;
+    *out = &p->p;
     return KBV_OK;
 }

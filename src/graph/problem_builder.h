@@ -20,9 +20,11 @@
 
 typedef struct kbv_builder kbv_builder;
 
-/* Runs build on a fresh builder; on success *out is the problem, which lives
- * as long as the process (the registry holds it). */
+/* Runs build on a fresh builder; on success *out is the problem, which the
+ * caller frees with kbv_built_problem_free (the registry keeps its own for
+ * the life of the process). */
 kbv_status kbv_builder_run(kbv_status (*build)(kbv_builder *b), const kbv_problem **out);
+void kbv_built_problem_free(const kbv_problem *p);
 /* The builder's status: KBV_OK, or the first failure. A builder function
  * returns it. */
 kbv_status kbv_b_status(const kbv_builder *b);

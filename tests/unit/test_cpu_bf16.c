@@ -197,6 +197,7 @@ static void test_ops_round_the_f32_result(void **state)
             int64_t n = kbv_test_numel(&a.out[o]);
             if (a.out[o].dtype == KBV_I64) {  /* argmax: indices, as float32's */
                 assert_memory_equal(a.out[o].data, out32[o].data, (size_t)n * 8);
+                f32->release(f32, out32[o].data);
                 continue;
             }
             assert_int_equal(a.out[o].dtype, KBV_BF16);

@@ -79,6 +79,7 @@ static void test_counted_past_the_static_room(void **state)
     be->release(be, in.data);
     kbv_backend_destroy(be);
     kbv_graph_free(&g);
+    kbv_built_problem_free(p);
 }
 
 static kbv_status build_bad_shape(kbv_builder *b)
@@ -138,6 +139,7 @@ static void test_in_place_checked(void **state)
             assert_true(g.nodes[1].def->in_place);
         }
         kbv_graph_free(&g);
+        kbv_built_problem_free(p);
     }
 }
 
