@@ -22,7 +22,7 @@
 #include "kbv/candidate.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 5u
+#define KBV_PROTO_VERSION 6u  /* 6: counted tensor tables and the KernelBench-format setup together */
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_PROTO_NAME_MAX 64
