@@ -37,7 +37,10 @@ static void usage(FILE *f)
             "measured again. One line per finished sample goes to stderr; at the end a table\n"
             "per model (correct %%, speedup, Fast@1, fallback speedup, memory efficiency,\n"
             "memory-efficient %%, SOL fraction for each protocol) goes to stdout and the same\n"
-            "numbers to the summary.\n\n"
+            "numbers to the summary, followed by this run's pace: per device, the fraction\n"
+            "of the wall time it was busy (the candidate's calls, the checks, baselines)\n"
+            "and where the rest went by phase, and evaluations per device-hour (summary\n"
+            "\"pace\"; docs/REPORTS.md).\n\n"
             "Every file named like a candidate gets its record. A\n"
             "level_L_problem_P_sample_S.failed.json (kbv generate got no code) is a failed\n"
             "sample, and so is a candidate file that cannot be used: empty, binary, over\n"
@@ -263,9 +266,10 @@ static kbv_status worker_evaluate(void *ctx, kbv_evaluator *ev, kbv_baseline_cac
     return KBV_OK;
 }
 
-static kbv_status worker_record(void *ctx, int i, const kbv_record *rec, double seconds)
+static kbv_status worker_record(void *ctx, int i, int device, const kbv_record *rec,
+                                double seconds)
 {
-    KBV_TRY(eval_run_received(ctx, i, rec, seconds));
+    KBV_TRY(eval_run_received(ctx, i, device, rec, seconds));
     return KBV_OK;
 }
 
@@ -300,7 +304,7 @@ static int evaluate_here(eval_run *run, kbv_evaluator *ev, kbv_baseline_cache *c
             run->failed++;
             continue;
         }
-        if (eval_run_done(run, i, rec, kbv_monotonic_s() - t0) != KBV_OK) {
+        if (eval_run_done(run, i, ev->opts.device, rec, kbv_monotonic_s() - t0) != KBV_OK) {
             eval_print_error("writing the results");
             status = 1;   /* nothing can be recorded: stop, what was written stays */
             break;
@@ -453,6 +457,11 @@ static int eval_local(eval_config *cfg)
             fprintf(stderr, "kbv eval: %s\n", why);
     }
     bool stopped = false;
+    /* every device is held from here: its wall time, evaluators' start included */
+    if (eval_run_pace_start(&run, cfg, n_workers, devices, opts.device) != KBV_OK) {
+        eval_print_error("timing the run");
+        goto done;
+    }
     if (n_workers) {
         stopped = run.n_plan > 0 && evaluate_in_workers(&run, &opts, n_workers, devices) != 0;
     } else if (run.n_plan > 0) {

@@ -43,6 +43,7 @@ struct kbv_child {
     char output[KBV_CHILD_OUTPUT_CAP];  /* what it printed, the head kept */
     size_t output_len;
     size_t output_dropped;    /* bytes beyond the cap */
+    double device_ms;         /* the calls' times the runner reported, summed */
 };
 
 static const char *const fault_names[] = {
@@ -226,6 +227,11 @@ static void drain_output(kbv_child *c)
         c->output[c->output_len] = '\0';
         c->output_dropped += (size_t)n - keep;
     }
+}
+
+double kbv_child_device_ms(const kbv_child *c)
+{
+    return c ? c->device_ms : 0;
 }
 
 const char *kbv_child_output(kbv_child *c, size_t *dropped)
@@ -602,6 +608,8 @@ static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flus
     }
     res->n_times = rep->n_times;
     memcpy(res->times_ms, rep->times_ms, sizeof res->times_ms[0] * (size_t)rep->n_times);
+    for (int i = 0; i < rep->n_times; i++)
+        c->device_ms += rep->times_ms[i];
     res->l2_persisting = rep->l2_persisting;
     if (type == KBV_MSG_TRACE) {
         res->trace = rep->trace;

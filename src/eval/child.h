@@ -105,6 +105,11 @@ kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *
  * many bytes beyond that were dropped. */
 const char *kbv_child_output(kbv_child *c, size_t *dropped);
 
+/* The sum of every call's time the runner reported since start (its clock:
+ * CUDA events around each kbv_forward, CLOCK_MONOTONIC on the CPU): the
+ * device time of the candidate's calls. */
+double kbv_child_device_ms(const kbv_child *c);
+
 /* kbv_finish, exit, reap (kill the process group if it does not exit). */
 void kbv_child_stop(kbv_child *c);
 

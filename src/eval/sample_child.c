@@ -19,10 +19,20 @@ void note_child_fault(kbv_record *rec, const kbv_child_result *res, const char *
     }
 }
 
+/* Waits for what the evaluator enqueued on the services backend (fills,
+ * poison) before the candidate runs: the end of a stretch of its device work. */
+static kbv_status services_sync(sample *s)
+{
+    sample_busy_enter(s);
+    kbv_status st = s->svc->sync(s->svc);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
 kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_result *res)
 {
     /* fills and poison were enqueued on the services backend */
-    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(services_sync(s));
     KBV_TRY(kbv_child_call(s->child, set, n, flush, res));
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
@@ -32,7 +42,7 @@ kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_re
 
 kbv_status sample_child_prepare(sample *s, kbv_child_result *res)
 {
-    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(services_sync(s));
     KBV_TRY(kbv_child_prepare(s->child, res));
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
@@ -48,6 +58,7 @@ void sample_child_stop(sample *s)
     const char *printed = kbv_child_output(s->child, &dropped);
     if (s->rec && (printed[0] || dropped))
         kbv_record_add_output(s->rec, printed, dropped);
+    kbv_busy_add(s->rec, KBV_BUSY_CANDIDATE, kbv_child_device_ms(s->child) / 1e3);
     kbv_child_stop(s->child);
     s->child = NULL;
 }
@@ -95,7 +106,7 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
         .n_kernels = k.n,
     };
     s->child_dead = false;
-    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(services_sync(s));
     KBV_TRY(kbv_child_start(&spec, &s->child, res));
     if (res->fault != KBV_FAULT_NONE) {
         s->child_dead = true;
