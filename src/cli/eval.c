@@ -92,6 +92,13 @@ static void usage(FILE *f)
             "                     the first pair set of SLURM_PROCID/SLURM_NTASKS,\n"
             "                     OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE;\n"
             "                     --shard 0/1 evaluates everything into RESULTS.jsonl\n"
+            "  --start-ahead auto|on|off  start the next candidate process (process, sandbox,\n"
+            "                     CUDA context) while the current candidate runs, and load\n"
+            "                     the next candidate into it (still one fresh process per\n"
+            "                     candidate); off: each when its candidate needs it. auto\n"
+            "                     (default): on a GPU, not on the CPU (there the start takes\n"
+            "                     cores from the candidate being evaluated). The verdicts are\n"
+            "                     the same either way\n"
             "  --workers K        evaluate in K worker processes, each job handed to the next\n"
             "                     free worker; this process alone writes the results file. On\n"
             "                     the CPU each worker evaluates on the CPU (K workers share the\n"
@@ -184,6 +191,11 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
             }
         } else if (!strcmp(arg, "--mpi")) {
             cfg->mpi = true;
+        } else if (!strcmp(arg, "--start-ahead") && a + 1 < argc) {
+            if (kbv_start_ahead_parse(argv[++a], &cfg->start_ahead) != KBV_OK) {
+                kbv_cli_error("kbv eval", NULL);
+                return 2;
+            }
         } else if (arg[0] == '-' && arg[1] != '\0') {
             fprintf(stderr, "kbv eval: unknown or incomplete option '%s' (see kbv eval --help)\n",
                     arg);
@@ -357,6 +369,7 @@ static int eval_local(eval_config *cfg)
     kbv_device_probe *probe = malloc(sizeof *probe);
     int n_workers = 0, devices[KBV_MAX_WORKERS];
     kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols,
+                          .start_ahead = cfg->start_ahead,
                           .gate = cfg->gate, .precision = cfg->ro.precision,
                           .vendor_libs = cfg->vendor_libs};
     if (!probe) {

@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "record/candidate_file.h"
 #include "eval/compile_ahead.h"
+#include "eval/protocol.h"
 #include "eval/pace.h"
 #include "eval/runset.h"
 #include "eval/shard.h"
@@ -37,6 +38,7 @@ typedef struct eval_config {
     kbv_gate gate;                   /* --gate */
     unsigned vendor_libs;            /* --allow-vendor-libs (core/vendor_libs.h), 0: none */
     bool mpi;
+    kbv_start_ahead start_ahead;     /* --start-ahead */
 } eval_config;
 
 /* A sample to evaluate: its job in the run set and its problem. */

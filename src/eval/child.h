@@ -42,6 +42,8 @@ typedef struct kbv_child_layout {
     kbv_tensor outputs[KBV_DEF_MAX_OUTPUTS];
 } kbv_child_layout;
 
+typedef struct kbv_child kbv_child;
+
 typedef struct kbv_child_spec {
     const char *runner;        /* path of kbv-runner */
     const char *candidate;     /* path of the compiled .so */
@@ -58,9 +60,10 @@ typedef struct kbv_child_spec {
                                   its object (eval/symbols.h), so that the traced pass knows
                                   its launches; at most KBV_PROTO_MAX_KERNELS are sent */
     int n_kernels;
+    kbv_child *ahead;          /* a runner kbv_child_start_ahead started for this device, or
+                                  NULL; always taken: it becomes this child, or is stopped
+                                  when it cannot serve (gone, another device) */
 } kbv_child_spec;
-
-typedef struct kbv_child kbv_child;
 
 /* Result of one request. */
 typedef struct kbv_child_result {
@@ -76,7 +79,16 @@ typedef struct kbv_child_result {
 _Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
                "the runner's reasons fit kbv_child_result");
 
-/* Starts the runner and loads the candidate. A candidate that cannot load is
+/* Starts a runner ahead of its candidate: the process, its sandbox and
+ * private directory, and on a GPU (device >= 0) its CUDA context, made while
+ * the evaluator does something else. It knows nothing of any sample until
+ * kbv_child_start takes it (spec->ahead) and sends the setup, the arena and
+ * the candidate; until then it only waits. Each serves one candidate, as a
+ * fresh one does. runner NULL: kbv_runner_path(). Stop an unused one with
+ * kbv_child_stop. */
+kbv_status kbv_child_start_ahead(const char *runner, int device, kbv_child **out);
+
+/* Starts the runner (or takes spec->ahead) and loads the candidate. A candidate that cannot load is
  * not a harness error: it returns KBV_OK with *child set and res->fault. */
 kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **child, kbv_child_result *res);
 

@@ -76,6 +76,20 @@ static void note_kernel(const char *name, uint64_t value, void *ctx)
         k->offsets[k->n++] = value;
 }
 
+/* The next candidate process, started while this one works: its start,
+ * sandbox and CUDA context are then ready when a candidate needs one
+ * (kbv_child_start_ahead), as opts.start_ahead says; a runner that could
+ * not be started ahead is started when needed instead. */
+static void start_next_ahead(sample *s)
+{
+    kbv_start_ahead how = s->ev->opts.start_ahead;
+    bool wanted = how == KBV_START_AHEAD_ON || (how == KBV_START_AHEAD_AUTO && s->ev->opts.device >= 0);
+    if (!wanted || s->ev->ahead)
+        return;
+    if (kbv_child_start_ahead(s->ev->opts.runner, s->ev->opts.device, &s->ev->ahead) != KBV_OK)
+        kbv_clear_error();
+}
+
 /* Starts (or restarts) the runner and prepares the candidate on the current params. */
 kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *res)
 {
@@ -107,7 +121,10 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
     };
     s->child_dead = false;
     KBV_TRY(services_sync(s));
+    spec.ahead = s->ev->ahead;   /* taken, whatever happens */
+    s->ev->ahead = NULL;
     KBV_TRY(kbv_child_start(&spec, &s->child, res));
+    start_next_ahead(s);
     if (res->fault != KBV_FAULT_NONE) {
         s->child_dead = true;
         return KBV_OK;
