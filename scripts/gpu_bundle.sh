@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-gpu}
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DKBV_WITH_CUDA=ON -DKBV_WITH_CURL=OFF \
-    -DKBV_WITH_MPI=OFF >/dev/null   # the GPU machine may lack libmpi
+    -DKBV_WITH_MPI=OFF -DKBV_WITH_PYTHON=OFF >/dev/null   # the GPU machine may lack libmpi and libpython3.11
 cmake --build "$dir" -j"$(nproc)"
 mkdir -p "$dir/lib"
 for bin in "$dir/kbv" "$dir/kbv-runner" "$dir/libkbv.so" "$dir"/gpu_test_*; do

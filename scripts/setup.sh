@@ -7,6 +7,8 @@ packages=(build-essential cmake pkg-config git
           libjansson-dev libcmocka-dev libseccomp-dev libssl-dev libcurl4-openssl-dev libelf-dev
           openmpi-bin libopenmpi-dev   # kbv eval --mpi (tests/e2e/mpi_cpu.sh)
           python3 python3-numpy python3-torch
+          libpython3-dev   # kbv-runner hosts KernelBench-format candidates (python3-embed)
+          libtorch-dev pybind11-dev ninja-build   # their load_inline builds (C++ on the CPU)
           chromium)  # headless: the report page test (tests/e2e/report_page.sh)
 
 missing=()

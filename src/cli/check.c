@@ -18,6 +18,16 @@
 #include "eval/protocol.h"
 #include "eval/verdict.h"
 
+#ifdef KBV_HAVE_PYTHON
+#define KERNELBENCH_CHECK_NOTE " or a KernelBench-format .py file (either device)"
+#define KERNELBENCH_CHECK_HELP                                                            \
+    "FILE may also be a KernelBench-format .py file (a Python ModelNew), on either\n"      \
+    "device (docs/ABI.md).\n\n"
+#else
+#define KERNELBENCH_CHECK_NOTE " (this build does not evaluate KernelBench-format .py files)"
+#define KERNELBENCH_CHECK_HELP ""
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -28,7 +38,7 @@ static void usage(FILE *f)
             "runs it on PROBLEM (e.g. L1/19) and prints, per protocol (standard, verified,\n"
             "strict), the verdict and the reason of a failure, a table of the 13 draws (5 base\n"
             "draws, D1-D8) with errors against their budgets, kernel and baseline times with\n"
-            "their noise, speedups and peak memory.\n\n"
+            "their noise, speedups and peak memory.\n\n" KERNELBENCH_CHECK_HELP
             "  --device cpu|cuda  where to run (default: cuda when a GPU is usable; .c files\n"
             "                     always run on the CPU backend)\n"
             "  --size full|small  the catalog's shapes or the small CI shapes (default: full\n"
@@ -200,6 +210,7 @@ static void print_report(const kbv_record *rec, const kbv_problem_def *def,
                rec->output[strlen(rec->output) - 1] == '\n' ? "" : "\n");
 }
 
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -254,9 +265,15 @@ int kbv_cmd_check(int argc, char **argv)
         return 2;
     }
     bool is_c = ends_with(file, ".c");
-    if (!is_c && !ends_with(file, ".cu")) {
-        fprintf(stderr, "kbv check: %s: a candidate is a .cu file (GPU) or a .c file (CPU "
-                        "backend)\n", file);
+    /* a KernelBench-format file runs on either device, where the runner hosts Python */
+    bool is_py = false;
+#ifdef KBV_HAVE_PYTHON
+    is_py = ends_with(file, ".py");
+#endif
+    if (!is_c && !is_py && !ends_with(file, ".cu")) {
+        fprintf(stderr, "kbv check: %s: a candidate is a .cu file (GPU), a .c file (CPU "
+                        "backend)%s\n", file,
+                KERNELBENCH_CHECK_NOTE);
         return 2;
     }
     const char *device = ro.device, *size = ro.size, *seed_s = ro.seed;
@@ -266,7 +283,7 @@ int kbv_cmd_check(int argc, char **argv)
                         "(--device cpu)\n", file);
         return 2;
     }
-    if (!is_c && device && !strcmp(device, "cpu")) {
+    if (!is_c && !is_py && device && !strcmp(device, "cpu")) {
         fprintf(stderr, "kbv check: %s is a .cu candidate: it needs --device cuda\n", file);
         return 2;
     }

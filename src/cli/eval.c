@@ -18,6 +18,19 @@
 #include "mpi/mpi_eval.h"
 #include "sandbox/profiles.h"
 
+/* KernelBench-format candidates, as this build treats them. */
+#ifdef KBV_HAVE_PYTHON
+#define KERNELBENCH_NOTE                                                                   \
+    "KernelBench-format candidates (level_L_problem_P_sample_S_kernel.py or .py, a\n"      \
+    "Python ModelNew) are evaluated on either device: kbv-runner hosts the interpreter\n"  \
+    "and PyTorch, on kbv's own inputs (docs/ABI.md).\n\n"
+#else
+#define KERNELBENCH_NOTE                                                                   \
+    "KernelBench Python candidates (level_L_problem_P_sample_S_kernel.py or .py) are\n"    \
+    "counted and not evaluated: this build does not evaluate them (it was built\n"         \
+    "without libpython3 and PyTorch).\n\n"
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -47,12 +60,11 @@ static void usage(FILE *f)
             "4 MiB, a symbolic link (never followed), not a regular file (a fifo is never\n"
             "opened), unreadable, or gone by the time it is evaluated; it is recorded as not\n"
             "compiled, with the reason. Everything else in a RUN_DIR is counted, named and\n"
-            "not evaluated: the other device's candidates, KernelBench Python candidates\n"
-            "(level_L_problem_P_sample_S_kernel.py or .py: this build does not evaluate\n"
-            "them), candidates of problems kbv does not have or --problems leaves out, and\n"
-            "other files (kbv generate's .response.json, hidden files). A line at the start\n"
-            "and one at the end account for every candidate: evaluated, could not be\n"
-            "evaluated, resumed, in other shards.\n\n"
+            "not evaluated: the other device's candidates, candidates of problems kbv does\n"
+            "not have or --problems leaves out, and other files (kbv generate's\n"
+            ".response.json, hidden files). A line at the start and one at the end account\n"
+            "for every candidate: evaluated, could not be evaluated, resumed, in other\n"
+            "shards.\n\n" KERNELBENCH_NOTE
             "  --out FILE         the results file (JSONL), created or resumed (required).\n"
             "                     kbv eval holds it while it runs: another kbv eval or merge\n"
             "                     on the same file is refused. An existing file that is not a\n"

@@ -139,6 +139,9 @@ bool eval_run_plan(eval_run *run, const eval_config *cfg, kbv_cand_kind want,
         fprintf(stderr, "kbv eval: out of memory\n");
         return false;
     }
+#ifdef KBV_HAVE_PYTHON
+    run->rs.take_python = true;   /* the runner hosts KernelBench-format candidates */
+#endif
     for (int d = 0; d < cfg->n_dirs; d++)
         if (kbv_runset_scan(cfg->dirs[d], want, &run->rs, stderr) != KBV_OK) {
             eval_print_error("scanning run directories");

@@ -8,12 +8,18 @@
 #include "cli/prompt_options.h"
 #include "cli/vendor_option.h"
 
-enum { OPT_CPU, OPT_TEMPLATE, OPT_BLIND, OPT_NO_BLIND, OPT_GPU, OPT_PRECISION };
+enum { OPT_CPU, OPT_KERNELBENCH, OPT_TEMPLATE, OPT_BLIND, OPT_NO_BLIND, OPT_GPU, OPT_PRECISION };
 
 const kbv_cli_option kbv_prompt_cli_options[] = {
     {"--cpu", NULL, OPT_CPU,
      "ask for a C candidate for the CPU backend (default:\n"
      "CUDA C)"},
+    {"--kernelbench", NULL, OPT_KERNELBENCH,
+     "ask for KernelBench's own format (a Python ModelNew\n"
+     "with load_inline CUDA kernels, written as\n"
+     "level_L_problem_P_sample_S_kernel.py) with the paper's\n"
+     "prompt as it was: template kernelbench, KernelBench's\n"
+     "worked example (not with --cpu)"},
     {"--template", "NAME|FILE", OPT_TEMPLATE,
      "default: the paper's prompt adapted to kbv's ABI: the\n"
      "task, the ABI, a worked example and the reference,\n"
@@ -22,7 +28,8 @@ const kbv_cli_option kbv_prompt_cli_options[] = {
      "how candidates are judged (protocols, distributions,\n"
      "audits) and the target; or a FILE (a path, e.g.\n"
      "./mine.txt) with the placeholders docs/GENERATE.md\n"
-     "lists (default: default)"},
+     "lists (default: default; kernelbench with\n"
+     "--kernelbench)"},
     {"--input-blind", NULL, OPT_BLIND,
      "hide the sizes and how inputs are drawn, as the\n"
      "paper's stripped prompts: no size constants,\n"
@@ -46,6 +53,7 @@ void kbv_prompt_cli_apply(const kbv_cli_option *o, const char *value, kbv_prompt
 {
     switch (o->id) {
     case OPT_CPU: opt->cpu = true; break;
+    case OPT_KERNELBENCH: opt->kernelbench = true; break;
     case OPT_TEMPLATE: opt->template_name = value; break;
     case OPT_BLIND: opt->input_blind = KBV_BLIND_ON; break;
     case OPT_NO_BLIND: opt->input_blind = KBV_BLIND_OFF; break;
@@ -57,7 +65,7 @@ void kbv_prompt_cli_apply(const kbv_cli_option *o, const char *value, kbv_prompt
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kbv prompt KEY [--cpu] [--template NAME|FILE]\n"
+            "usage: kbv prompt KEY [--cpu|--kernelbench] [--template NAME|FILE]\n"
             "                      [--input-blind|--no-input-blind] [--gpu NAME]\n"
             "                      [--precision fp32|bf16] [--allow-vendor-libs[=LIST]]\n\n"
             "Prints the prompt for problem KEY (L1/19). By default it is the paper's prompt\n"

@@ -1,4 +1,6 @@
-/* Batch, instance, group and layer normalisation in three kernels:
+/* Batch, instance, group and layer normalisation: the entry points, which
+ * pick a path by the groups' shape (cuda_norm_layout.h), and the chunks path
+ * for long runs, in three kernels:
  *   1. partial sums: each block sums (x - shift) and (x - shift)^2 over one
  *      chunk of one run of its group (shift: the group's first element, so
  *      the variance does not cancel away for large means), each 16-byte
@@ -6,39 +8,23 @@
  *   2. finalize: one block per group combines its partials in a fixed order
  *      into mean and 1/sqrt(var + eps) (biased variance, as PyTorch);
  *   3. apply: y = (x - mean) * invstd * w + b, 16-byte loads and stores; where
- *      a block's chunk lies in one channel, as x * alpha + beta (one FMA).
+ *      a block's chunk lies in one channel, as x * alpha + beta (one FMA);
+ *      where a group-norm chunk crosses channels of long planes, channel by
+ *      channel, so w and b are looked up per channel, not per element.
  * Two reads and one write per element, the minimum for exact statistics on
  * tensors far larger than L2. bfloat16 data computes in float (its opmath,
  * as PyTorch's acc type): the shifted sums, mean and invstd, the affine, and
- * one rounding per output. A group is `count` runs of `run` contiguous
- * elements `gap` apart: batch norm's channel is one run per sample. */
+ * one rounding per output. */
 #include <math.h>
 
-#include "cuda/cuda_norm_device.h"
-#include "cuda/cuda_norm_launch.h"
+#include "cuda/cuda_norm_layout.h"
 
 using namespace kbv_norm;
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kNormThreads;
 constexpr int64_t kChunk = 16384; /* elements per block: 16 16-byte loads per thread */
-
-struct Layout {
-    int kind;
-    int64_t groups;      /* statistics groups */
-    int64_t count, run;  /* runs per group, elements per run */
-    int64_t gap;         /* elements between runs of a group */
-    int64_t chunks;      /* blocks per run */
-    int64_t spatial;     /* elements per channel within a run */
-    int64_t per_group;   /* channels per group (group norm) */
-    int64_t channels;
-};
-
-__host__ __device__ inline int64_t group_base(const Layout &l, int64_t g)
-{
-    return l.kind == KBV_CUDA_NORM_BATCH ? g * l.spatial : g * l.run;
-}
 
 static Layout layout_of(int kind, int64_t n, int64_t channels, int64_t spatial, int64_t groups)
 {
@@ -46,6 +32,7 @@ static Layout layout_of(int kind, int64_t n, int64_t channels, int64_t spatial, 
     l.kind = kind;
     l.spatial = spatial;
     l.channels = channels;
+    l.n = n;
     switch (kind) {
     case KBV_CUDA_NORM_BATCH:
         l.groups = channels, l.count = n, l.run = spatial, l.gap = channels * spatial;
@@ -133,30 +120,8 @@ finalize_kernel(Layout l, const void *x, int kind, const double2 *__restrict__ p
             const double shift = kind == KIND_F64    ? ((const double *)x)[at]
                                  : kind == KIND_BF16 ? (double)float(((const bf16 *)x)[at])
                                                      : (double)((const float *)x)[at];
-            const double m = s1 / n;
-            double var = s2 / n - m * m;
-            var = var > 0.0 ? var : 0.0;
-            stats[g] = make_double2(shift + m, 1.0 / sqrt(var + eps));
+            stats[g] = stats_of(s1, s2, n, shift, eps);
         }
-    }
-}
-
-/* The affine of element k of a run (k: offset within the run), in A. */
-template <typename T, typename A>
-__device__ __forceinline__ void affine_at(const Layout &l, int64_t g, int64_t k,
-                                          const T *__restrict__ w, const T *__restrict__ b,
-                                          A &wk, A &bk)
-{
-    switch (l.kind) {
-    case KBV_CUDA_NORM_BATCH: wk = A(w[g]); bk = A(b[g]); break;
-    case KBV_CUDA_NORM_GROUP: {
-        const int64_t ch = (g % (l.channels / l.per_group)) * l.per_group + k / l.spatial;
-        wk = A(w[ch]);
-        bk = A(b[ch]);
-        break;
-    }
-    case KBV_CUDA_NORM_LAYER: wk = A(w[k]); bk = A(b[k]); break;
-    default: wk = A(1); bk = A(0); break;
     }
 }
 
@@ -216,6 +181,34 @@ apply_kernel(Layout l, const T *__restrict__ x, T *__restrict__ y, const T *__re
                                          A(lane<V, T>(bb, k)));
                 yv[i] = a;
             }
+        } else if (l.kind == KBV_CUDA_NORM_GROUP && l.spatial >= kThreads) {
+            /* a group-norm chunk across channels of long planes: a few
+             * segments of one channel each, w and b constant over each (no
+             * division per element, 16-byte accesses: the vector path's
+             * spatial % W == 0 keeps every segment aligned) */
+            const int64_t ch0 = (g % (l.channels / l.per_group)) * l.per_group;
+            for (int64_t s0 = lo; s0 < hi;) {
+                const int64_t c = s0 / l.spatial;
+                const int64_t s1 = (c + 1) * l.spatial < hi ? (c + 1) * l.spatial : hi;
+                const A wk = A(w[ch0 + c]), bk = A(b[ch0 + c]);
+                if (vec) {
+                    const V *xv = reinterpret_cast<const V *>(x + at + s0);
+                    V *yv = reinterpret_cast<V *>(y + at + s0);
+                    const int64_t nv = (s1 - s0) / W;
+#pragma unroll 4
+                    for (int64_t i = threadIdx.x; i < nv; i += kThreads) {
+                        V a = xv[i];
+#pragma unroll
+                        for (int k = 0; k < W; k++)
+                            lane<V, T>(a, k) = T((A(lane<V, T>(a, k)) - mean) * invstd * wk + bk);
+                        yv[i] = a;
+                    }
+                } else {
+                    for (int64_t i = s0 + threadIdx.x; i < s1; i += kThreads)
+                        y[at + i] = T((A(x[at + i]) - mean) * invstd * wk + bk);
+                }
+                s0 = s1;
+            }
         } else {
             for (int64_t i = lo + threadIdx.x; i < hi; i += kThreads) {
                 A wk = A(1), bk = A(0);
@@ -257,6 +250,10 @@ extern "C" size_t kbv_cuda_norm_scratch_bytes(int kind, int64_t n, int64_t chann
                                               int64_t spatial, int64_t groups)
 {
     Layout l = layout_of(kind, n, channels, spatial, groups);
+    if (rows_fit(l))
+        return 0;
+    if (columns_fit(l))
+        return columns_scratch_bytes(l);
     return (size_t)(l.groups * l.count * l.chunks + l.groups) * sizeof(double2);
 }
 
@@ -270,6 +267,10 @@ extern "C" cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int ft, co
     Layout l = layout_of(kind, n, channels, spatial, groups);
     if (l.groups == 0 || l.run == 0 || l.count == 0)
         return cudaSuccess;
+    if (rows_fit(l))
+        return launch_rows(s, l, ft, x, y, w, b, eps);
+    if (columns_fit(l))
+        return launch_columns(s, l, ft, x, y, w, b, eps, scratch);
     if (ft == KIND_BF16)
         return launch<bf16>(s, l, (const bf16 *)x, (bf16 *)y, (const bf16 *)w, (const bf16 *)b,
                             eps, scratch);

@@ -1,7 +1,9 @@
 /* The evaluator's side of the candidate process (see child.h, child_proto.h). */
 #include "eval/child.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -123,6 +125,7 @@ static void result_reset(kbv_child_result *res)
     res->wall_ms = 0;
     res->l2_persisting = 0;
     memset(&res->trace, 0, sizeof res->trace);
+    memset(&res->python, 0, sizeof res->python);
 }
 
 static void result_fault(const kbv_child *c, kbv_child_result *res)
@@ -428,6 +431,11 @@ static kbv_status build_setup(const kbv_child_spec *spec, kbv_proto_setup *s)
     for (int i = 0; i < spec->n_kernels && i < KBV_PROTO_MAX_KERNELS; i++)
         s->kernels[s->n_kernels++] = spec->kernels[i];
     memcpy(s->ipc, a->ipc, sizeof s->ipc);
+    if (spec->python_init &&
+        snprintf(s->python_init, sizeof s->python_init, "%s", spec->python_init) >=
+            (int)sizeof s->python_init)
+        return kbv_fail(KBV_ERR_INVALID, "the init inputs exceed %d bytes",
+                        KBV_PROTO_PYTHON_INIT_MAX);
     /* s->candidate: the copy in the runner's private directory (kbv_child_start) */
     s->n_inputs = l->n_inputs;
     s->n_params = l->n_params;
@@ -456,14 +464,11 @@ static bool env_kept(const char *kv)
     return strncmp(kv, "CUDA_", 5) == 0;
 }
 
-/* Copies the compiled candidate into the runner's private directory: the
- * runner sees that copy, never the compile cache it came from. */
-static kbv_status copy_candidate(const char *from, const char *dir, char *to, size_t cap)
+/* Copies one file of the compile cache to `to` (created, read-only). */
+static kbv_status copy_file(const char *from, const char *to)
 {
     kbv_status st = KBV_OK;
     int in = -1, out = -1;
-    if (snprintf(to, cap, "%s/candidate.so", dir) >= (int)cap)
-        return kbv_fail(KBV_ERR_INVALID, "private directory path too long: %s", dir);
     in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return kbv_fail(KBV_ERR_IO, "cannot read %s: %s", from, strerror(errno));
@@ -494,6 +499,50 @@ done:
     if (out >= 0 && close(out) != 0 && st == KBV_OK)
         st = kbv_fail(KBV_ERR_IO, "writing %s: %s", to, strerror(errno));
     return st;
+}
+
+/* A KernelBench-format file's extensions, built by the compile step beside
+ * it (ext/<key>.so), into dir/ext. */
+static kbv_status copy_extensions(const char *from, const char *dir)
+{
+    kbv_status st = KBV_OK;
+    char src_dir[PATH_MAX], dst_dir[PATH_MAX], a[PATH_MAX + 256], b[PATH_MAX + 256];
+    const char *slash = strrchr(from, '/');
+    int n = slash ? (int)(slash - from) : 0;
+    if (snprintf(src_dir, sizeof src_dir, "%.*s/ext", n, from) >= (int)sizeof src_dir ||
+        snprintf(dst_dir, sizeof dst_dir, "%s/ext", dir) >= (int)sizeof dst_dir)
+        return kbv_fail(KBV_ERR_INVALID, "path too long: %s", from);
+    DIR *d = opendir(src_dir);
+    if (!d)
+        return KBV_OK;   /* a file that builds nothing */
+    if (mkdir(dst_dir, 0700) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdir %s: %s", dst_dir, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") || e->d_name[0] == '.')
+            continue;
+        snprintf(a, sizeof a, "%s/%s", src_dir, e->d_name);
+        snprintf(b, sizeof b, "%s/%s", dst_dir, e->d_name);
+        KBV_TRY_GOTO(copy_file(a, b), st, done);
+    }
+done:
+    closedir(d);
+    return st;
+}
+
+/* Copies the compiled candidate into the runner's private directory: the
+ * runner sees that copy, never the compile cache it came from. A
+ * KernelBench-format file keeps its name's extension (the runner hosts it)
+ * and brings its built extensions. */
+static kbv_status copy_candidate(const char *from, const char *dir, char *to, size_t cap)
+{
+    size_t len = strlen(from);
+    const bool python = len > 3 && !strcmp(from + len - 3, ".py");
+    if (snprintf(to, cap, "%s/candidate.%s", dir, python ? "py" : "so") >= (int)cap)
+        return kbv_fail(KBV_ERR_INVALID, "private directory path too long: %s", dir);
+    KBV_TRY(copy_file(from, to));
+    return python ? copy_extensions(from, dir) : KBV_OK;
 }
 
 /* Starts the runner confined: stdin /dev/null, stdout and stderr into the
@@ -718,8 +767,12 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     double start_timeout = spec->start_timeout_s > 0 ? spec->start_timeout_s : 60.0;
     exchange(c, setup, sizeof *setup, KBV_MSG_SETUP, start_timeout, &rep);
     c->pass_fd = -1;
-    if (c->fault != KBV_FAULT_NONE)
+    if (c->fault != KBV_FAULT_NONE) {
         result_fault(c, res);
+    } else {
+        res->python = rep.python;
+        res->python.torch_patched[sizeof res->python.torch_patched - 1] = '\0';
+    }
     res->wall_ms = (now_s() - t0) * 1e3;
     *out = c;
     c = NULL;
@@ -754,6 +807,8 @@ static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flus
     for (int i = 0; i < rep->n_times; i++)
         c->device_ms += rep->times_ms[i];
     res->l2_persisting = rep->l2_persisting;
+    res->python = rep->python;
+    res->python.torch_patched[sizeof res->python.torch_patched - 1] = '\0';
     if (type == KBV_MSG_TRACE) {
         res->trace = rep->trace;
         kbv_child_trace *t = &res->trace;

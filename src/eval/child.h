@@ -60,6 +60,9 @@ typedef struct kbv_child_spec {
                                   its object (eval/symbols.h), so that the traced pass knows
                                   its launches; at most KBV_PROTO_MAX_KERNELS are sent */
     int n_kernels;
+    const char *python_init;   /* a KernelBench-format candidate: Python source setting
+                                  init_inputs from kbv's definition (kbv_render_init_inputs);
+                                  NULL for a C candidate */
     kbv_child *ahead;          /* a runner kbv_child_start_ahead started for this device, or
                                   NULL; always taken: it becomes this child, or is stopped
                                   when it cannot serve (gone, another device) */
@@ -74,6 +77,7 @@ typedef struct kbv_child_result {
     double wall_ms;            /* the whole request on the evaluator's clock */
     int l2_persisting;         /* calls after which a persisting-L2 setting was found (and reset) */
     kbv_child_trace trace;     /* kbv_child_trace_calls only */
+    kbv_child_python python;   /* a KernelBench-format candidate, as of this request */
 } kbv_child_result;
 
 _Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/paths.h"
+#include "eval/child.h"
 #include "core/vendor_libs.h"
 #include "record/candidate_file.h"
 #include "sandbox/filter.h"
@@ -40,7 +41,7 @@
 #define COMPILER_FILE_MAX_BYTES (256u << 20)
 #define DIRECTIVE_PREFIX "// kbv:"
 
-typedef enum lang { LANG_CUDA, LANG_C } lang;
+typedef enum lang { LANG_CUDA, LANG_C, LANG_PYTHON } lang;
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -316,8 +317,8 @@ static kbv_status program_path(const char *prog, char *out, size_t cap)
  * whole group is killed. A tool that cannot be started is an error; its
  * exit status is not. */
 static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s,
-                           const volatile sig_atomic_t *cancel, char *out, size_t cap,
-                           tool_run *run)
+                           const volatile sig_atomic_t *cancel, rlim_t limit_as, char *out,
+                           size_t cap, tool_run *run)
 {
     kbv_status st = KBV_OK;
     int pipefd[2] = {-1, -1};
@@ -340,7 +341,7 @@ static kbv_status run_tool(char *const argv[], const char *cwd, double timeout_s
     int fds[3] = {-1, pipefd[1], pipefd[1]};
     kbv_spawn sp = {.path = prog, .argv = argv, .envp = envp, .policy = &policy,
                     .cwd = cwd ? cwd : "/", .fds = fds, .n_fds = 3, .own_group = true,
-                    .filter = &tool_filter, .limit_as = compiler_memory_limit(),
+                    .filter = &tool_filter, .limit_as = limit_as,
                     .limit_fsize = COMPILER_FILE_MAX_BYTES, .nice = KBV_COMPILE_NICE};
     double start = now_s();
     KBV_TRY_GOTO(kbv_sandbox_spawn(&sp, &pid), st, done);
@@ -473,7 +474,8 @@ static kbv_status compiler_version(const char *compiler, char *out, size_t cap)
     }
     char *argv[] = {(char *)compiler, "--version", NULL};
     tool_run run;
-    KBV_TRY_GOTO(run_tool(argv, NULL, VERSION_TIMEOUT_S, NULL, out, cap, &run), st, done);
+    KBV_TRY_GOTO(run_tool(argv, NULL, VERSION_TIMEOUT_S, NULL, compiler_memory_limit(), out, cap,
+                          &run), st, done);
     if (run.timed_out || !WIFEXITED(run.wait_status) || WEXITSTATUS(run.wait_status) != 0)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOT_FOUND, "%s --version failed: %.200s", compiler, out);
     if (version_count < VERSION_SLOTS) {
@@ -741,10 +743,15 @@ static bool load_entry(const char *entry, kbv_compile_result *r)
     char path[PATH_MAX + 32];
     bool ok;
     snprintf(path, sizeof path, "%s/ok", entry);
+    /* a built object, or a KernelBench-format file kept as it is */
+    const char *artifact = "candidate.so";
     if (file_exists(path)) {
         ok = true;
         char so[PATH_MAX + 32];
-        snprintf(so, sizeof so, "%s/candidate.so", entry);
+        snprintf(so, sizeof so, "%s/candidate.py", entry);
+        if (file_exists(so))
+            artifact = "candidate.py";
+        snprintf(so, sizeof so, "%s/%s", entry, artifact);
         if (!file_exists(so))
             return false;  /* damaged by hand: kbv_compile reports it */
     } else {
@@ -769,7 +776,7 @@ static bool load_entry(const char *entry, kbv_compile_result *r)
         fclose(f);
     }
     r->ok = ok;
-    snprintf(r->so_path, sizeof r->so_path, "%s/candidate.so", entry);
+    snprintf(r->so_path, sizeof r->so_path, "%s/%s", entry, artifact);
     if (!ok)
         r->so_path[0] = '\0';
     return true;
@@ -788,9 +795,132 @@ static kbv_status lang_of(const char *path, lang *lg)
             *lg = LANG_C;
             return KBV_OK;
         }
+        if (strcmp(dot, ".py") == 0) {
+            *lg = LANG_PYTHON;
+            return KBV_OK;
+        }
     }
-    return kbv_fail(KBV_ERR_INVALID, "%s is not a candidate source: expected a .cu (CUDA) or .c "
-                    "(CPU) file", path);
+    return kbv_fail(KBV_ERR_INVALID, "%s is not a candidate source: expected a .cu (CUDA), .c "
+                    "(CPU) or KernelBench-format .py file", path);
+}
+
+/* The SHA-256 of the file at path (kbv-runner: the builder of extensions), hex. */
+static kbv_status file_sha256(const char *path, char out[65])
+{
+    char *data = NULL;
+    size_t len = 0;
+    KBV_TRY(read_file(path, 64u << 20, &data, &len));
+    unsigned char digest[32];
+    const void *parts[] = {data};
+    size_t lens[] = {len};
+    kbv_status st = sha256_parts(parts, lens, 1, digest);
+    free(data);
+    if (st == KBV_OK)
+        hex(digest, 32, out);
+    return st;
+}
+
+/* A KernelBench-format file: its entry holds the file as it was read (the
+ * runner gets the bytes the identity names, whatever happens to the run
+ * directory later) and, when it uses torch.utils.cpp_extension, the
+ * extensions its load_inline calls build, as ext/<key>.so: kbv-runner
+ * --build-extensions executes the file in the compiler sandbox, where
+ * processes may run (runner_python.h). The key: the file, the GPU
+ * architecture, the builder and the C++ compiler's version. */
+static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, const char *arch,
+                               const char *src, size_t src_len, kbv_compile_result *r)
+{
+    kbv_status st = KBV_OK;
+    static const char tag[] = "kbv-python-2";
+    const bool builds = strstr(src, "cpp_extension") != NULL;
+    const char *runner = kbv_runner_path();
+    char runner_sha[65] = "", version[VERSION_CAP] = "";
+    if (builds) {
+        KBV_TRY(file_sha256(runner, runner_sha));
+        KBV_TRY(compiler_version("c++", version, sizeof version));
+    }
+    unsigned char digest[32];
+    const void *parts[] = {tag, src, arch, runner_sha, version};
+    size_t lens[] = {sizeof tag, src_len, strlen(arch), strlen(runner_sha), strlen(version)};
+    KBV_TRY(sha256_parts(parts, lens, 5, digest));
+    hex(digest, 32, r->key);
+    char shard[PATH_MAX], entry[PATH_MAX + 80], tmp[PATH_MAX + 96] = "", path[PATH_MAX + 160];
+    char lock_path[PATH_MAX + 128] = "";
+    int lock_fd = -1;
+    if (snprintf(shard, sizeof shard, "%s/build/%.2s", cache, r->key) >= (int)sizeof shard)
+        return kbv_fail(KBV_ERR_INVALID, "cache path too long: %s", cache);
+    snprintf(entry, sizeof entry, "%s/%s", shard, r->key);
+    if (load_entry(entry, r)) {
+        r->cached = true;
+        return KBV_OK;
+    }
+    /* a PyTorch extension compiles torch's headers: far longer than a candidate */
+    double timeout = o->timeout_s > 0 ? o->timeout_s : 3 * KBV_COMPILE_DEFAULT_TIMEOUT_S;
+    KBV_TRY(mkdir_p(shard));
+    if (builds) {   /* one build of an entry at a time, as for compilers */
+        snprintf(lock_path, sizeof lock_path, "%s.lock", entry);
+        lock_fd = lock_entry(lock_path, timeout, o->cancel);
+        if (load_entry(entry, r)) {
+            r->cached = true;
+            goto done;
+        }
+    }
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-XXXXXX", shard, r->key);
+    if (!mkdtemp(tmp)) {
+        int err = errno;
+        tmp[0] = '\0';
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdtemp in %s: %s", shard, strerror(err));
+    }
+    snprintf(path, sizeof path, "%s/candidate.py", tmp);
+    KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
+    bool built = true;
+    double seconds = 0;
+    if (builds) {
+        snprintf(path, sizeof path, "%s/ext", tmp);
+        if (mkdir(path, 0755) != 0)
+            KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdir %s: %s", path, strerror(errno));
+        char *argv[] = {(char *)runner, "--build-extensions", "candidate.py", "ext",
+                        (char *)arch, NULL};
+        tool_run run;
+        /* PyTorch maps far more address space than a compiler */
+        KBV_TRY_GOTO(run_tool(argv, tmp, timeout, o->cancel, 4 * compiler_memory_limit(),
+                              r->log, sizeof r->log - 160, &run),
+                     st, done);
+        seconds = run.seconds;
+        if (run.cancelled || run.timed_out) {
+            appendf(r->log, sizeof r->log, "\nerror: extension build %s after %.1f s\n",
+                    run.cancelled ? "stopped" : "timed out", run.seconds);
+            goto done;   /* not cached */
+        }
+        built = WIFEXITED(run.wait_status) && WEXITSTATUS(run.wait_status) == 0;
+        if (WIFSIGNALED(run.wait_status))
+            appendf(r->log, sizeof r->log, "\nextension builder killed by signal %d\n",
+                    WTERMSIG(run.wait_status));
+    }
+    snprintf(path, sizeof path, "%s/compile.log", tmp);
+    KBV_TRY_GOTO(write_file(path, r->log, strlen(r->log)), st, done);
+    char secs[64];
+    int slen = snprintf(secs, sizeof secs, "%.3f\n", seconds);
+    snprintf(path, sizeof path, "%s/%s", tmp, built ? "ok" : "failed");
+    KBV_TRY_GOTO(write_file(path, secs, (size_t)slen), st, done);
+    if (rename(tmp, entry) == 0)
+        tmp[0] = '\0';
+    else if (errno != EEXIST && errno != ENOTEMPTY)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "rename %s -> %s: %s", tmp, entry, strerror(errno));
+    if (!load_entry(entry, r))
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cache entry %s is incomplete: remove it", entry);
+    r->seconds = seconds;
+done:
+    if (tmp[0]) {
+        kbv_status rm = kbv_sandbox_remove_dir(tmp);
+        if (rm != KBV_OK && st == KBV_OK)
+            st = kbv_relay_at(__FILE__, __LINE__, rm);
+    }
+    if (lock_fd >= 0) {
+        unlink(lock_path);
+        close(lock_fd);
+    }
+    return st;
 }
 
 kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
@@ -829,6 +959,14 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
         hex(digest, 32, r->sha256);
     }
 
+    if (lg == LANG_PYTHON) {
+        const char *cache = o->cache_dir ? o->cache_dir : kbv_cache_dir();
+        if (!cache)
+            KBV_TRY_GOTO(KBV_ERR_IO, st, done);
+        const char *arch = o->arch && *o->arch ? o->arch : KBV_COMPILE_DEFAULT_ARCH;
+        KBV_TRY_GOTO(python_entry(o, cache, arch, src, src_len, r), st, done);
+        goto done;
+    }
     flag_list flags;
     char why[512];
     if (!parse_flags_line(src, lg, o->vendor_libs, &flags, why, sizeof why)) {
@@ -903,7 +1041,8 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
 
     tool_run run;
-    KBV_TRY_GOTO(run_tool(args->v, tmp, timeout, o->cancel, r->log, sizeof r->log - 160, &run),
+    KBV_TRY_GOTO(run_tool(args->v, tmp, timeout, o->cancel, compiler_memory_limit(), r->log,
+                          sizeof r->log - 160, &run),
                  st, done);
     r->seconds = run.seconds;
     if (run.truncated)

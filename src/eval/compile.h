@@ -24,7 +24,11 @@
  * lock file left by a killed process is taken over by the next build). A
  * failed compilation is cached too (the same source fails the same way); a
  * compiler timeout is not (it may be the machine's load), nor a build
- * stopped through `cancel`. */
+ * stopped through `cancel`.
+ *
+ * A KernelBench-format .py file is kept in its entry as candidate.py, with
+ * the extensions its load_inline calls build as ext/<key>.so (kbv-runner
+ * --build-extensions, in the compilers' sandbox); so_path is candidate.py. */
 #ifndef KBV_COMPILE_H
 #define KBV_COMPILE_H
 
@@ -48,7 +52,8 @@ typedef struct kbv_compile_opts {
     const char *cache_dir;     /* NULL: kbv_cache_dir() */
     unsigned vendor_libs;      /* the vendor libraries the run allows (core/vendor_libs.h): they
                                   are linked where the object calls them; 0: none */
-    double timeout_s;          /* 0: KBV_COMPILE_DEFAULT_TIMEOUT_S */
+    double timeout_s;          /* 0: KBV_COMPILE_DEFAULT_TIMEOUT_S (3x for a KernelBench-format
+                                  file's extension builds) */
     const char *nvcc;          /* NULL: $KBV_NVCC, else "nvcc" on PATH, else /usr/local/cuda/bin/nvcc */
     const char *cc;            /* NULL: $CC, else "cc" */
     /* When not NULL and it turns nonzero (a signal handler sets it), the

@@ -129,7 +129,7 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     }
     set_correctness(&P[KBV_PROTO_STRICT], &vs.strict, strict_ok, s->plan.n);
     kbv_phase_enter(&s->clock, KBV_PHASE_AUDIT);
-    if (sample_wants(s, KBV_PROTO_STRICT) &&
+    if (sample_wants(s, KBV_PROTO_STRICT) && !s->python &&
         !protocol_binary_allowed(s, so_path, why, sizeof why)) {
         kbv_proto_add_flag(&P[KBV_PROTO_STRICT], "binary-allowlist");
         protocol_fail(&P[KBV_PROTO_STRICT], why);
@@ -196,6 +196,10 @@ kbv_status kbv_protocol_run(kbv_evaluator *ev, const kbv_graph *g, const char *p
     } else if (S->correct) {
         protocol_fail(S, rec->has_fault ? rec->fault_reason : "the candidate process is gone");
     }
+    /* a KernelBench-format file: what its runners saw over every call, the
+     * timed ones included (a failure found earlier keeps its reason) */
+    if (sample_wants(s, KBV_PROTO_STRICT) && s->python)
+        protocol_python_audits(s, S);
 
     kbv_phase_enter(&s->clock, KBV_PHASE_NONE);
     /* memory: the candidate's peak (its buffers included) against each baseline's */

@@ -159,7 +159,8 @@ static bool is_response(const char *name)
 
 /* The scan's notes on what of dir is not evaluated, and why. */
 static void scan_notes(FILE *notes, const char *dir, kbv_cand_kind want, int other_device,
-                       const kbv_name_list *python, const kbv_name_list *others)
+                       const kbv_name_list *python, const kbv_name_list *others,
+                       bool take_python)
 {
     if (other_device)
         fprintf(notes, "kbv: %s: skipping %d %s file%s (this run is on the %s)\n", dir,
@@ -175,8 +176,9 @@ static void scan_notes(FILE *notes, const char *dir, kbv_cand_kind want, int oth
     }
     if (others->n) {
         fprintf(notes, "kbv: %s: %d entr%s not evaluated, not named like a candidate "
-                       "(level_L_problem_P_sample_S.cu, .c or .failed.json): ", dir, others->n,
-                others->n == 1 ? "y" : "ies");
+                       "(level_L_problem_P_sample_S%s): ", dir, others->n,
+                others->n == 1 ? "y" : "ies",
+                take_python ? ".cu, .c, _kernel.py, .py or .failed.json" : ".cu, .c or .failed.json");
         kbv_name_list_print(notes, others);
         fprintf(notes, "\n");
     }
@@ -208,10 +210,11 @@ kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, 
                                              &kind)) {
             rs->not_candidates++;
             kbv_name_list_add(&others, name, entry_type_suffix(dirfd(d), e));
-        } else if (kind == KBV_CAND_KERNELBENCH_PY) {
+        } else if (kind == KBV_CAND_KERNELBENCH_PY && !rs->take_python) {
             rs->kernelbench_py++;
             kbv_name_list_add(&python, name, NULL);
-        } else if (kind != want && kind != KBV_CAND_GEN_FAILED) {
+        } else if (kind != want && kind != KBV_CAND_GEN_FAILED &&
+                   kind != KBV_CAND_KERNELBENCH_PY) {
             other_device++;   /* (a sample the model never produced fails on any device) */
         } else {
             /* whatever the entry is: reading it decides (record/candidate_file.h) */
@@ -225,7 +228,7 @@ kbv_status kbv_runset_scan(const char *dir, kbv_cand_kind want, kbv_runset *rs, 
     if (errno)
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "reading run directory %s: %s", dir, strerror(errno));
     if (notes)
-        scan_notes(notes, dir, want, other_device, &python, &others);
+        scan_notes(notes, dir, want, other_device, &python, &others, rs->take_python);
     rs->other_device += other_device;
     rs->n_dirs++;
     if (rs->n > first)   /* jobs is NULL until the first one */

@@ -6,8 +6,9 @@
  * entry of a run directory is accounted for: a candidate of the run's
  * device (whatever the entry is: a link, a directory or an empty file named
  * like a candidate is a sample that fails, see record/candidate_file.h), a
- * candidate for the other device, a KernelBench Python candidate (not
- * evaluated by this build), kbv generate's raw answer, a hidden file, or
+ * candidate for the other device, a KernelBench Python candidate (a job of
+ * either device where this build hosts Python, else counted aside), kbv
+ * generate's raw answer, a hidden file, or
  * something else. The scan looks at names and entry types only: it opens no
  * entry. */
 #ifndef KBV_RUNSET_H
@@ -23,7 +24,8 @@ typedef enum kbv_cand_kind {
     KBV_CAND_C = 1,
     KBV_CAND_GEN_FAILED = 2,  /* level_..._sample_S.failed.json: kbv generate got no code */
     KBV_CAND_KERNELBENCH_PY = 3,  /* level_..._sample_S_kernel.py or _sample_S.py: KernelBench's
-                                     own Python format, which this build does not evaluate */
+                                     own Python format (ModelNew), for either device, evaluated
+                                     where the runner hosts Python (kbv_runset.take_python) */
 } kbv_cand_kind;
 
 typedef struct kbv_job {
@@ -43,6 +45,8 @@ typedef struct kbv_runset {
     int not_candidates;   /* entries not named like a candidate */
     int responses;        /* kbv generate's raw answers (.response.json) */
     int hidden;           /* names starting with '.' */
+    bool take_python;     /* set before scanning: KernelBench Python candidates are jobs
+                             (this build's runner hosts them), not counted aside */
 } kbv_runset;
 
 /* Parses "level_1_problem_19_sample_0.cu"; false when the name does not match. */

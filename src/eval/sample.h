@@ -59,6 +59,8 @@ typedef struct sample {
     kbv_busy_meter busy;                                /* the device's share: rec->busy_s */
     kbv_record *rec;                                    /* gets what the runner printed and
                                                            the device time (NULL: neither) */
+    bool python;                                        /* a KernelBench-format candidate */
+    kbv_child_python python_seen;                       /* its runners' reports, the most of each */
 } sample;
 
 /* A stretch of the evaluator's own device work (eval/busy.h), charged to
@@ -149,6 +151,16 @@ kbv_status sample_judge_call(sample *s, int set, refs *r, kbv_draw_verdict *v,
 void note_child_fault(kbv_record *rec, const kbv_child_result *res, const char *when, char *buf,
                       size_t cap);
 kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_result *res);
+
+/* ---- KernelBench-format candidates (python_audits.c) ------------------- */
+
+/* Whether the built candidate at so_path is a KernelBench-format file. */
+bool sample_is_python(const char *so_path);
+/* Keeps what a runner's reply says of a KernelBench-format candidate. */
+void sample_note_python(sample *s, const kbv_child_result *res);
+/* Strict's audits of what the runner saw (torch-patched, no-custom-kernel,
+ * python-thread): each a flag and a failure of S. */
+void protocol_python_audits(sample *s, kbv_proto_result *S);
 kbv_status sample_child_prepare(sample *s, kbv_child_result *res);
 /* Stops the runner, keeping what it printed for the record. */
 void sample_child_stop(sample *s);

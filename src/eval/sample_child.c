@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "graph/torch_render.h"
+
 /* "crash: killed by SIGSEGV during D2", also kept as the record's fault. */
 void note_child_fault(kbv_record *rec, const kbv_child_result *res, const char *when, char *buf,
                       size_t cap)
@@ -37,6 +39,7 @@ kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_re
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
     s->l2_persisting += res->l2_persisting;
+    sample_note_python(s, res);
     return KBV_OK;
 }
 
@@ -46,6 +49,7 @@ kbv_status sample_child_prepare(sample *s, kbv_child_result *res)
     KBV_TRY(kbv_child_prepare(s->child, res));
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
+    sample_note_python(s, res);
     return KBV_OK;
 }
 
@@ -100,7 +104,12 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
     const kbv_symbols *syms = NULL;
     unsigned vendor_libs = 0;
     kernel_offsets k = {0};
-    if (sample_symbols(s, so_path, &syms) == KBV_OK) {
+    /* a KernelBench-format file: no object to read, its init inputs from kbv's definition */
+    char python_init[KBV_PROTO_PYTHON_INIT_MAX];
+    s->python = sample_is_python(so_path);
+    if (s->python) {
+        KBV_TRY(kbv_render_init_inputs(s->g, python_init, sizeof python_init));
+    } else if (sample_symbols(s, so_path, &syms) == KBV_OK) {
         vendor_libs = s->ev->opts.vendor_libs & kbv_symbols_vendor_needed(syms);
         kbv_symbols_each_kernel(syms, note_kernel, &k);
     } else {
@@ -118,12 +127,14 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
         .vendor_libs = vendor_libs,
         .kernels = k.offsets,
         .n_kernels = k.n,
+        .python_init = s->python ? python_init : NULL,
     };
     s->child_dead = false;
     KBV_TRY(services_sync(s));
     spec.ahead = s->ev->ahead;   /* taken, whatever happens */
     s->ev->ahead = NULL;
     KBV_TRY(kbv_child_start(&spec, &s->child, res));
+    sample_note_python(s, res);
     start_next_ahead(s);
     if (res->fault != KBV_FAULT_NONE) {
         s->child_dead = true;

@@ -30,10 +30,15 @@ static kbv_status traced_pass(sample *s, const char *so_path, kbv_record *rec,
         return KBV_OK;
     }
     s->l2_persisting += res.l2_persisting;
+    sample_note_python(s, &res);
+    /* a KernelBench-format file has no object of its own: its kernels are
+     * its extension's, and whether they ran is protocol_python_audits' */
     const kbv_symbols *syms = NULL;
-    KBV_TRY(sample_symbols(s, so_path, &syms));
+    if (!s->python)
+        KBV_TRY(sample_symbols(s, so_path, &syms));
     kbv_trace_verdict v;
-    kbv_trace_judge(&res.trace, &syms->functions, s->ev->opts.vendor_libs != 0, &v);
+    kbv_trace_judge(&res.trace, syms ? &syms->functions : NULL, s->ev->opts.vendor_libs != 0,
+                    &v);
     if (v.flag) {
         *flag = v.flag;
         snprintf(why, cap, "%s", v.reason);
@@ -64,6 +69,7 @@ static kbv_status race_run(sample *s, kbv_record *rec, double t_ms, const char *
         KBV_TRY_GOTO(kbv_child_call_noisy(s->child, 0, 1, (int)(noise_us * scale[i]), &res), st,
                      done);
         s->l2_persisting += res.l2_persisting;
+        sample_note_python(s, &res);
         if (res.fault != KBV_FAULT_NONE) {
             s->child_dead = true;
             note_child_fault(rec, &res, "the race run", why, cap);

@@ -83,7 +83,7 @@ void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, bool 
              "tell the candidate's kernels from theirs");
         return;
     }
-    for (int c = 0; c < t->calls; c++) {
+    for (int c = 0; own && c < t->calls; c++) {
         bool found = false;
         for (int i = 0; i < t->n_names && !found; i++)
             found = (t->call_names[c] >> i & 1u) && is_own(t, i, own, vendor_libs);

@@ -31,8 +31,9 @@ typedef struct kbv_trace_verdict {
     char reason[320];
 } kbv_trace_verdict;
 
-/* own: the functions the candidate's object defines (kbv_symbols.functions);
- * vendor_libs: the run allows vendor libraries. */
+/* own: the functions the candidate's object defines (kbv_symbols.functions),
+ * NULL when it has no object of its own (a KernelBench-format file: the
+ * own-kernel rule is not judged here); vendor_libs: the run allows vendor libraries. */
 void kbv_trace_judge(const kbv_child_trace *t, const kbv_symbol_list *own, bool vendor_libs,
                      kbv_trace_verdict *v);
 

@@ -124,6 +124,27 @@ bool kbv_extract_defines_forward(const char *src, size_t len)
     return false;
 }
 
+bool kbv_extract_defines_modelnew(const char *src, size_t len)
+{
+    static const char head[] = "class ModelNew";
+    const size_t n = sizeof head - 1;
+    for (size_t i = 0; i + n < len; i++) {
+        if ((i > 0 && src[i - 1] != '\n') || memcmp(src + i, head, n) != 0)
+            continue;
+        size_t k = i + n;
+        while (k < len && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        if (k < len && (src[k] == '(' || src[k] == ':'))
+            return true;
+    }
+    return false;
+}
+
+static bool is_python_language(const char *lang)
+{
+    return !*lang || !strcasecmp(lang, "python") || !strcasecmp(lang, "py");
+}
+
 /* Where the answer proper starts: after the last </think>, if any. */
 static size_t answer_start(const char *text)
 {
@@ -157,6 +178,12 @@ static char *copy_block(const char *text, size_t body, size_t body_end, size_t i
 
 kbv_status kbv_extract_code(const char *answer, kbv_extract_result *out)
 {
+    return kbv_extract_code_kind(answer, KBV_EXTRACT_CANDIDATE, out);
+}
+
+kbv_status kbv_extract_code_kind(const char *answer, kbv_extract_kind kind,
+                                 kbv_extract_result *out)
+{
     if (!answer || !out)
         return kbv_fail(KBV_ERR_INVALID, "extract: no answer or no result");
     memset(out, 0, sizeof *out);
@@ -189,8 +216,13 @@ kbv_status kbv_extract_code(const char *answer, kbv_extract_result *out)
             p = c.next;
         }
         out->n_blocks++;
-        if (is_candidate_language(lang) &&
-            kbv_extract_defines_forward(text + body, body_end - body)) {
+        const bool defines =
+            kind == KBV_EXTRACT_KERNELBENCH
+                ? is_python_language(lang) &&
+                      kbv_extract_defines_modelnew(text + body, body_end - body)
+                : is_candidate_language(lang) &&
+                      kbv_extract_defines_forward(text + body, body_end - body);
+        if (defines) {
             out->n_defining++;
             have_best = true;
             best_body = body;
@@ -206,9 +238,10 @@ kbv_status kbv_extract_code(const char *answer, kbv_extract_result *out)
         if (out->n_blocks == 0)
             snprintf(out->reason, sizeof out->reason, "no code block in the answer");
         else
-            snprintf(out->reason, sizeof out->reason,
-                     "%d code block%s, none in C/C++/CUDA defining kbv_forward", out->n_blocks,
-                     out->n_blocks == 1 ? "" : "s");
+            snprintf(out->reason, sizeof out->reason, "%d code block%s, none %s",
+                     out->n_blocks, out->n_blocks == 1 ? "" : "s",
+                     kind == KBV_EXTRACT_KERNELBENCH ? "in Python defining class ModelNew"
+                                                     : "in C/C++/CUDA defining kbv_forward");
         return KBV_OK;
     }
     out->code = copy_block(text, best_body, best_end, best_indent);

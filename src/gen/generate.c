@@ -121,6 +121,8 @@ static kbv_status sample_path(const kbv_gen_config *cfg, const kbv_problem_def *
 
 static const char *candidate_suffix(const kbv_gen_config *cfg)
 {
+    if (cfg->prompt.kernelbench)
+        return "_kernel.py";   /* KernelBench's own name for its format */
     return cfg->prompt.cpu ? ".c" : ".cu";
 }
 
@@ -170,7 +172,8 @@ static json_t *sample_record(const gen_run *run, const gen_job *job)
     return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:b, s:o*, s:s}",
                      "problem", key, "name", def->name, "level", def->level, "problem_id", def->id,
                      "sample", job->sample, "model", cfg->model, "api", kbv_api_name(cfg->api),
-                     "url", run->shown_url, "target", cfg->prompt.cpu ? "cpu" : "cuda",
+                     "url", run->shown_url, "target",
+                     cfg->prompt.kernelbench ? "kernelbench" : cfg->prompt.cpu ? "cpu" : "cuda",
                      "template", kbv_prompt_template_label(&cfg->prompt), "input_blind",
                      kbv_prompt_is_input_blind(def, &cfg->prompt), "vendor_libs", libs,
                      "precision", cfg->prompt.precision ? cfg->prompt.precision : "fp32");
@@ -188,7 +191,11 @@ static kbv_status record_answer(gen_run *run, const gen_job *job, const kbv_chat
     char path[4096], response_name[256];
 
     if (ans->content)
-        KBV_TRY_GOTO(kbv_extract_code(ans->content, &ex), st, done);
+        KBV_TRY_GOTO(kbv_extract_code_kind(ans->content,
+                                           cfg->prompt.kernelbench ? KBV_EXTRACT_KERNELBENCH
+                                                                   : KBV_EXTRACT_CANDIDATE,
+                                           &ex),
+                     st, done);
     else
         snprintf(ex.reason, sizeof ex.reason, "the answer has no text");
     bool cut = ans->truncated;

@@ -24,14 +24,15 @@ static const struct worked_example {
     {"L1/21", "runs/demo-b/level_1_problem_21_sample_0"},  /* Sigmoid, vectorised */
 };
 
-/* ABI.md's sections: its own example and the command-line hints are left
- * out of every prompt (the naive ReLU would hand L1/19 its answer, and the
- * prompt has a worked example); how candidates are judged is {judging}
+/* ABI.md's sections: its own example, the command-line hints and the rules
+ * of KernelBench-format files (another format, with how it is judged) are
+ * left out of every prompt (the naive ReLU would hand L1/19 its answer, and
+ * the prompt has a worked example); how candidates are judged is {judging}
  * alone, so that only a template that asks for it tells the model how it
  * will be tested. */
 static const char abi_judging[] = "## How you are judged";
 static const char *const abi_sections_left_out[] = {"## A complete example", "## Try it",
-                                                    abi_judging};
+                                                    "## KernelBench's own format", abi_judging};
 /* The section on vendor libraries goes only into the prompts of runs that
  * allow them, followed by the ones this run allows. */
 static const char abi_vendor[] = "## Vendor libraries";
@@ -56,7 +57,14 @@ static const char task_cpu[] =
     "in PyTorch. Answer with the complete source file in one ```c code block; when an answer "
     "holds several blocks, the last one that defines kbv_forward is taken.";
 
-/* What differs between a CUDA candidate and a C one for the CPU backend. */
+static const char task_kernelbench[] =
+    "Write a PyTorch module ModelNew with custom CUDA kernels (torch.utils.cpp_extension."
+    "load_inline) that computes what the PyTorch reference below defines, faster, in "
+    "KernelBench's format: one Python file. Answer with it in one ```python code block; when "
+    "an answer holds several blocks, the last one that defines class ModelNew is taken.";
+
+/* What differs between a CUDA candidate, a C one for the CPU backend and a
+ * KernelBench-format file. */
 static const struct target {
     const char *task;
     const char *language;   /* {language} */
@@ -68,7 +76,12 @@ static const struct target {
     {task_cuda, "CUDA C", "CUDA kernels", "cuda", KBV_PROMPT_DEFAULT_GPU, "cu"},
     {task_cpu, "C11", "C code for kbv's CPU backend", "c",
      "one CPU core (kbv's CPU backend; threads are not allowed)", "c"},
+    {task_kernelbench, "Python", "CUDA kernels", "python", KBV_PROMPT_DEFAULT_GPU, "py"},
 };
+
+/* KernelBench's own worked example (its src/prompts/), for the kernelbench format. */
+static const char kernelbench_example_reference[] = "prompts/kernelbench/model_ex_add.py";
+static const char kernelbench_example_candidate[] = "prompts/kernelbench/model_new_ex_add.py";
 
 /* A growing in-memory text: open_memstream with one cleanup. */
 typedef struct text {
@@ -226,9 +239,35 @@ typedef struct example {
     char *candidate;
 } example;
 
+/* KernelBench's example: its files as they are (element-wise addition is no
+ * problem of the suite, so no prompt contains its own answer). */
+static kbv_status example_load_kernelbench(example *ex)
+{
+    char path[4096];
+    ex->key = "KernelBench example";
+    ex->name = "elementwise_add";
+    KBV_TRY(kbv_data_path("KBV_EXAMPLES_DIR", "examples", kernelbench_example_candidate, path,
+                          sizeof path));
+    KBV_TRY(kbv_prompt_read_file(path, &ex->candidate));
+    trim_trailing_newlines(ex->candidate);
+    char *reference = NULL;
+    KBV_TRY(kbv_data_path("KBV_EXAMPLES_DIR", "examples", kernelbench_example_reference, path,
+                          sizeof path));
+    KBV_TRY(kbv_prompt_read_file(path, &reference));
+    kbv_status st = text_open(&ex->reference);
+    if (st == KBV_OK) {
+        fputs(reference, ex->reference.f);
+        st = text_finish(&ex->reference);
+    }
+    free(reference);
+    return st;
+}
+
 static kbv_status example_load(const kbv_problem_def *def, const struct target *tg, example *ex)
 {
     memset(ex, 0, sizeof *ex);
+    if (tg == &targets[2])
+        return example_load_kernelbench(ex);
     char key[32];
     kbv_problem_key(def, key, sizeof key);
     const struct worked_example *we = NULL;
@@ -276,7 +315,9 @@ bool kbv_prompt_is_input_blind(const kbv_problem_def *def, const kbv_prompt_opti
 
 const char *kbv_prompt_template_label(const kbv_prompt_options *opt)
 {
-    return opt->template_name ? opt->template_name : KBV_PROMPT_DEFAULT_TEMPLATE;
+    if (opt->template_name)
+        return opt->template_name;
+    return opt->kernelbench ? KBV_PROMPT_KERNELBENCH_TEMPLATE : KBV_PROMPT_DEFAULT_TEMPLATE;
 }
 
 /* A bundled template's name: letters, digits, '-' and '_'; anything else is
@@ -303,7 +344,7 @@ static kbv_status read_template(const kbv_prompt_options *opt, char **out)
         char dir[4096];
         KBV_TRY(kbv_data_path("KBV_PROMPTS_DIR", "prompts", NULL, dir, sizeof dir));
         return kbv_fail(KBV_ERR_NOT_FOUND,
-                        "no template '%s' (the bundled ones are default and informed, the .txt "
+                        "no template '%s' (the bundled ones are default, informed and kernelbench, the .txt "
                         "files in %s; a file of your own needs a path, e.g. ./%s)",
                         name, dir, name);
     }
@@ -361,7 +402,10 @@ kbv_status kbv_prompt_build(const kbv_problem_def *def, const kbv_prompt_options
         return kbv_fail(KBV_ERR_INTERNAL, "prompt: no problem, options or output");
     *out = NULL;
     kbv_status st = KBV_OK;
-    const struct target *tg = &targets[opt->cpu];
+    if (opt->cpu && opt->kernelbench)
+        return kbv_fail(KBV_ERR_INVALID, "prompt: KernelBench's format asks for CUDA kernels: "
+                        "--kernelbench goes without --cpu (its files run on either device)");
+    const struct target *tg = &targets[opt->kernelbench ? 2 : opt->cpu];
     char *tmpl = NULL, *abi_md = NULL, key[32], path[4096];
     text abi = {0}, judging = {0}, ref = {0}, ex_text = {0}, prompt = {0}, note = {0};
     example ex = {0};

@@ -23,6 +23,7 @@
 
 #define KBV_PROMPT_DEFAULT_GPU "NVIDIA H200 (sm_90a, 132 SMs, 141 GB HBM3e, 4.8 TB/s)"
 #define KBV_PROMPT_DEFAULT_TEMPLATE "default"
+#define KBV_PROMPT_KERNELBENCH_TEMPLATE "kernelbench"   /* the default with kernelbench */
 
 /* Files larger than this are not prompt material. */
 #define KBV_PROMPT_MAX_FILE ((size_t)1 << 20)
@@ -35,6 +36,9 @@ typedef enum kbv_prompt_blind {
 
 typedef struct kbv_prompt_options {
     bool cpu;                   /* a C candidate for the CPU backend instead of CUDA C */
+    bool kernelbench;           /* KernelBench's own format instead: a Python ModelNew with
+                                   load_inline, asked with the paper's prompt as it was (template
+                                   "kernelbench", KernelBench's own worked example) */
     kbv_prompt_blind input_blind;
     const char *template_name;  /* NULL: KBV_PROMPT_DEFAULT_TEMPLATE; a bare name
                                    ([A-Za-z0-9_-]+): a bundled template; else a file */

@@ -391,3 +391,29 @@ done:
     free(g);
     return st;
 }
+
+kbv_status kbv_render_init_inputs(const kbv_graph *g, char *buf, size_t cap)
+{
+    const kbv_problem_def *def = g->def;
+    size_t used = 0;
+    int n;
+#define RENDER(...)                                                                         \
+    do {                                                                                    \
+        n = snprintf(buf + used, cap - used, __VA_ARGS__);                                  \
+        if (n < 0 || (size_t)n >= cap - used)                                               \
+            return kbv_fail(KBV_ERR_INVALID, "init inputs of %s exceed %zu bytes", def->name, \
+                            cap);                                                           \
+        used += (size_t)n;                                                                  \
+    } while (0)
+    if (cap == 0)
+        return kbv_fail(KBV_ERR_INVALID, "no room for the init inputs");
+    buf[0] = '\0';
+    for (int d = 0; d < g->n_dims; d++)
+        RENDER("%s = %lld\n", def->dims[d].name, (long long)g->dims[d]);
+    RENDER("init_inputs = [");
+    for (int a = 0; a < KBV_DEF_MAX_INIT_ARGS && def->init_args[a].name; a++)
+        RENDER("%s%s", a ? ", " : "", def->init_args[a].value);
+    RENDER("]\n");
+#undef RENDER
+    return KBV_OK;
+}

@@ -12,6 +12,12 @@
 /* Prints the module for def with its dim constants at `size`. */
 kbv_status kbv_render_torch(const kbv_problem_def *def, kbv_size size, FILE *f);
 
+/* The init inputs of graph g (built at its size) as Python source for a
+ * KernelBench-format candidate: the dim constants, then
+ * "init_inputs = [...]" -- what get_init_inputs() returns, from kbv's own
+ * definition. Fails when it does not fit in cap bytes. */
+kbv_status kbv_render_init_inputs(const kbv_graph *g, char *buf, size_t cap);
+
 /* One node as the PyTorch expression its op template gives, e.g.
  * "torch.softmax(x, dim=1)"; params are written as self.<name>. */
 kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap);

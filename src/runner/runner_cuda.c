@@ -5,6 +5,7 @@
  * timed with events on it, and the candidate's own allocations are seen
  * through CUPTI memory activity records. */
 #include "runner/runner.h"
+#include "runner/runner_python.h"
 #include "runner/runner_trace.h"
 #include "runner/runner_vendor.h"
 
@@ -268,8 +269,15 @@ static kbv_child_fault cuda_init(runner *r, char *reason)
         s->ipc_open = true;
     }
     r->base = base;
-    if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess)
+    /* a KernelBench-format file's kernels are mostly launched with no stream:
+     * a blocking harness stream orders the legacy default stream's work with
+     * its own, inside its events (the traced pass accepts both) */
+    const bool python = runner_python_is_candidate(r->setup.candidate);
+    if ((err = cudaStreamCreateWithFlags(&s->stream, python ? cudaStreamDefault
+                                                            : cudaStreamNonBlocking)) !=
+        cudaSuccess)
         return setup_failed(err, "cudaStreamCreateWithFlags", reason);
+    runner_trace_allow_legacy(python);
     r->env.stream = s->stream;
     if ((err = cudaEventCreate(&s->start)) != cudaSuccess ||
         (err = cudaEventCreate(&s->end)) != cudaSuccess)

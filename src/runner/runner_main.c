@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runner/runner.h"
+#include "runner/runner_python.h"
 #include "runner/runner_sandbox.h"
 
 /* Under AddressSanitizer the runner must die of a candidate's SIGSEGV like
@@ -180,6 +181,8 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
         return KBV_FAULT_HARNESS;
     }
     r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
+    if (runner_python_is_candidate(r->setup.candidate))
+        return runner_python_load(r, reason);   /* a KernelBench-format file */
     r->so = dlopen(r->setup.candidate, RTLD_NOW | RTLD_LOCAL);
     if (!r->so) {
         const char *err = dlerror();
@@ -211,6 +214,7 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
 
 static kbv_child_fault setup(runner *r, char *reason)
 {
+    r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
     r->dev = r->setup.device < 0 ? &runner_cpu : &runner_cuda;
     kbv_child_fault f = r->dev->init(r, reason);
     if (f)
@@ -223,6 +227,10 @@ static kbv_child_fault setup(runner *r, char *reason)
     r->env.release = env_release;
     r->env.opaque = r;
     r->dev->track_begin(r);
+    /* a KernelBench-format file: the interpreter and torch come up first,
+     * like CUDA, kbv's own code before the candidate's */
+    if (runner_python_is_candidate(r->setup.candidate) && (f = runner_python_start(r, reason)))
+        return f;
     /* the allowlist goes on after CUDA is up and before the candidate loads,
      * and closes every path once it is loaded (KBV_SANDBOX=off: neither, for
      * debugging the harness itself) */
@@ -255,7 +263,10 @@ static kbv_child_fault do_prepare(runner *r, char *reason)
     int ret = r->prepare(&r->env, r->params, r->setup.n_params, &r->state);
     kbv_child_fault f = r->dev->sync_check(r, "kbv_prepare", reason);
     if (ret != 0) {
-        reason_set(reason, "kbv_prepare returned %d", ret);
+        if (runner_python_error())   /* a KernelBench-format file: the error in words */
+            reason_set(reason, "%s", runner_python_error());
+        else
+            reason_set(reason, "kbv_prepare returned %d", ret);
         return KBV_FAULT_RETURNED;
     }
     return f;
@@ -271,7 +282,10 @@ static kbv_child_fault one_call(runner *r, int set, kbv_proto_reply *rep)
     double ms = 0;
     kbv_child_fault f = r->dev->timer_stop(r, &ms, "kbv_forward", rep->reason);
     if (ret != 0) {
-        reason_set(rep->reason, "kbv_forward returned %d", ret);
+        if (runner_python_error())
+            reason_set(rep->reason, "%s", runner_python_error());
+        else
+            reason_set(rep->reason, "kbv_forward returned %d", ret);
         return KBV_FAULT_RETURNED;
     }
     if (f)
@@ -331,6 +345,7 @@ static kbv_child_fault do_trace(runner *r, const kbv_proto_request *q, kbv_proto
 
 static void send_reply(kbv_proto_reply *rep, uint32_t seq)
 {
+    runner_python_report(&rep->python);
     rep->sandbox_denied = runner_sandbox_denied(&rep->sandbox_syscall, rep->sandbox_path,
                                                 sizeof rep->sandbox_path);
     rep->h.magic = KBV_PROTO_MAGIC;
@@ -397,6 +412,9 @@ int main(int argc, char **argv)
     static runner r;  /* large (the setup message); zeroed */
     static kbv_proto_reply rep;
 
+    /* the compile step's builder of a KernelBench-format file's extensions */
+    if (argc == 5 && !strcmp(argv[1], "--build-extensions"))
+        return runner_python_build(argv[2], argv[3], argv[4]);
     if (argc == 3 && !strcmp(argv[1], KBV_RUNNER_WARM_ARG) && runner_cuda.warm)
         runner_cuda.warm(atoi(argv[2]));
     ssize_t n = recv_setup(&r.setup);

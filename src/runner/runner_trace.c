@@ -414,6 +414,8 @@ static struct {
     pthread_mutex_t lock;
     bool on;
     uint32_t harness_stream;
+    bool legacy_allowed, legacy_known;   /* runner_trace_allow_legacy */
+    uint32_t legacy_stream;
     traced rec[TRACE_MAX_RECORDS];
     int n, lost;
     uint64_t window[KBV_CHILD_MAX_CALLS][2];
@@ -429,6 +431,11 @@ static const CUpti_ActivityKind traced_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 #define N_KINDS (sizeof traced_kinds / sizeof traced_kinds[0])
 
+void runner_trace_allow_legacy(bool allow)
+{
+    trace.legacy_allowed = allow;
+}
+
 bool runner_trace_start(cudaStream_t harness, cudaStream_t probe_stream,
                         void (*probe)(void *ctx), void *probe_ctx)
 {
@@ -439,7 +446,12 @@ bool runner_trace_start(cudaStream_t harness, cudaStream_t probe_stream,
         return false;
     const bool probe_known =
         cuptiGetStreamIdEx(ctx, (CUstream)probe_stream, 0, &probe_id) == CUPTI_SUCCESS;
+    uint32_t legacy_id = 0;
+    const bool legacy_known = trace.legacy_allowed &&
+        cuptiGetStreamIdEx(ctx, (CUstream)NULL, 0, &legacy_id) == CUPTI_SUCCESS;
     pthread_mutex_lock(&trace.lock);
+    trace.legacy_known = legacy_known;
+    trace.legacy_stream = legacy_id;
     trace.on = true;
     trace.harness_stream = id;
     trace.probe_stream = probe_id;
@@ -606,7 +618,8 @@ void runner_trace_finish(kbv_child_trace *out)
             out->records--;
             continue;
         }
-        if (r->stream != trace.harness_stream) {
+        if (r->stream != trace.harness_stream &&
+            !(trace.legacy_known && r->stream == trace.legacy_stream)) {
             out->foreign_stream++;
             describe(out->first_offender, r, "ran on a stream of its own");
         }

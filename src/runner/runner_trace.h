@@ -35,6 +35,12 @@ void runner_trace_candidate(void *so, const uint64_t *kernels, int n_kernels);
  * kernel's record was found by its launch (the record itself is set aside). */
 bool runner_trace_start(cudaStream_t harness, cudaStream_t probe_stream,
                         void (*probe)(void *ctx), void *probe_ctx);
+/* Whether work on the legacy default stream counts as the harness stream's
+ * (set before runner_trace_start): for a KernelBench-format candidate,
+ * whose harness stream is a blocking one (runner_cuda.c), so that a kernel
+ * launched with <<<grid, block>>> and no stream is ordered with it and
+ * inside its events. */
+void runner_trace_allow_legacy(bool allow);
 /* Marks the beginning (end = false) or the end of call `call`'s window. */
 void runner_trace_mark(int call, bool end);
 /* One activity record from a completed buffer (any kind: others are ignored). */

@@ -56,6 +56,9 @@ kbv_status kbv_profile_runner(kbv_policy *p, const char *runner, const char *pri
     p->dev_shm = true;
     KBV_TRY(kbv_policy_add_system(p));
     KBV_TRY(kbv_policy_add_devices(p, gpu));
+    /* Debian's BLAS and LAPACK (PyTorch's, for KernelBench-format candidates)
+     * are links through /etc/alternatives */
+    KBV_TRY(kbv_policy_add_if_present(p, "/etc/alternatives", KBV_ACCESS_READ));
     KBV_TRY(kbv_policy_add(p, runner, KBV_ACCESS_READ | KBV_ACCESS_EXEC));
     KBV_TRY(kbv_policy_add(p, private_dir, KBV_ACCESS_READ | KBV_ACCESS_EXEC));
     KBV_TRY(add_hidden(p));

@@ -21,7 +21,7 @@
 #include "kbv/candidate.h"
 
 #define KBV_PROTO_MAGIC 0x6b627672u  /* "kbvr" */
-#define KBV_PROTO_VERSION 4u
+#define KBV_PROTO_VERSION 5u
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_RUNNER_WARM_ARG "--warm"
@@ -32,6 +32,7 @@
 #define KBV_CHILD_MAX_SETS 4      /* input buffer sets (rotation) */
 #define KBV_CHILD_MAX_CALLS 128   /* calls per request */
 #define KBV_PROTO_MAX_KERNELS 256 /* kernels of the candidate named in the setup */
+#define KBV_PROTO_PYTHON_INIT_MAX 2048  /* a KernelBench-format candidate's init inputs */
 
 /* Why a candidate failed at run time (KBV_FAULT_NONE: it did not). */
 typedef enum kbv_child_fault {
@@ -90,6 +91,17 @@ typedef struct kbv_child_trace {
     char name_module[KBV_TRACE_MAX_NAMES][KBV_TRACE_MODULE_MAX];  /* OTHER: its file's name */
 } kbv_child_trace;
 
+/* What the runner saw of a KernelBench-format candidate (all zero for a C
+ * candidate), inside the candidate's own interpreter: the evaluator's
+ * strict audits judge it (docs/THREATS.md says what it cannot see). */
+typedef struct kbv_child_python {
+    int32_t calls;                    /* calls of forward so far */
+    int32_t calls_without_extension;  /* of them: no function of a compiled extension ran */
+    int32_t has_extension;            /* the candidate loaded one (load_inline, load) */
+    int32_t threads_started;          /* Python threads alive beyond those at load */
+    char torch_patched[96];           /* the first torch callable it replaced, "" when none */
+} kbv_child_python;
+
 typedef enum kbv_proto_type {
     KBV_MSG_SETUP = 1,    /* evaluator -> runner: kbv_proto_setup */
     KBV_MSG_PREPARE,      /* kbv_proto_request: kbv_prepare on the params */
@@ -131,6 +143,10 @@ typedef struct kbv_proto_setup {
     kbv_proto_tensor inputs[KBV_CHILD_MAX_SETS][KBV_DEF_MAX_INPUTS];
     kbv_proto_tensor params[KBV_DEF_MAX_PARAMS];
     kbv_proto_tensor outputs[KBV_DEF_MAX_OUTPUTS];
+    /* KernelBench-format candidates (a .py candidate): Python source, from
+     * kbv's definition of the problem at the run's size, that sets
+     * init_inputs (what get_init_inputs() returns); "" for C candidates */
+    char python_init[KBV_PROTO_PYTHON_INIT_MAX];
 } kbv_proto_setup;
 
 typedef struct kbv_proto_request {
@@ -154,6 +170,7 @@ typedef struct kbv_proto_reply {
     int32_t pad;
     char sandbox_path[64];   /* the first one's path, when it named one ("" else) */
     kbv_child_trace trace;   /* TRACE */
+    kbv_child_python python; /* every reply */
 } kbv_proto_reply;
 
 /* Both ends are built from one tree, but the runner may be a stale binary

@@ -3,7 +3,8 @@
 every case against its expected verdicts.
 
 For the chosen device it takes the manifest rows whose file has that device's
-extension (.c on the CPU backend, .cu on a GPU), assembles temporary run
+extension (.c on the CPU backend, .cu on a GPU) or is a KernelBench-format .py
+(either device; named level_L_problem_N_sample_0_kernel.py), assembles temporary run
 directories -- one model directory per case, holding the case's file as
 level_L_problem_N_sample_0.<ext> -- and evaluates them with `kbv eval`, one
 invocation per group of rows with the same timeout_s and eval_args (rows with
@@ -11,9 +12,11 @@ a timeout get their own, so a hang costs seconds, not the default deadline).
 Then it prints one table row per case and a final line, and exits non-zero on
 any mismatch.
 
---manifest may be given more than once (default: manifest.tsv). A manifest
-may have an eval_args column: options of kbv eval for that row, separated by
-spaces, or "-" (vendor_manifest.tsv: the cases of --allow-vendor-libs).
+--manifest may be given more than once (default: manifest.tsv). A row's file
+is found in its manifest's directory (the example runs keep theirs beside
+their candidates: examples/runs/demo-l2/EXPECTED.tsv). A manifest may have an
+eval_args column: options of kbv eval for that row, separated by spaces, or
+"-" (vendor_manifest.tsv: the cases of --allow-vendor-libs).
 
 Expectations (manifest columns standard, verified, strict): PASS or FAIL.
 strict_reason: "-" or tokens separated by ';', all of which must hold. A token
@@ -45,6 +48,7 @@ KNOWN_FLAGS = {
     "binary-allowlist", "below-sol", "review-speedup", "trace-foreign-stream",
     "trace-outside-call", "trace-no-own-kernel", "trace-time-mismatch", "trace-incomplete",
     "l2-persisting", "race", "shape-specialised",
+    "torch-patched", "no-custom-kernel", "python-thread",   # KernelBench-format candidates
 }
 # Advisory flags an honest control may carry.
 HONEST_ADVISORY = {"review-speedup"}
@@ -65,13 +69,23 @@ def read_manifest(path):
                 continue
             if len(cols) != len(header):
                 sys.exit(f"{path}: {len(cols)} columns where the header has {len(header)}: {line}")
-            rows.append(dict(zip(header, cols)))
+            row = dict(zip(header, cols))
+            row["_dir"] = os.path.dirname(os.path.abspath(path))
+            rows.append(row)
     return rows
 
 
 def run_file_name(problem, ext):
     level, num = problem[1:].split("/")
+    if ext == "py":   # KernelBench's own name for its format
+        return f"level_{int(level)}_problem_{int(num)}_sample_0_kernel.py"
     return f"level_{int(level)}_problem_{int(num)}_sample_0.{ext}"
+
+
+def file_ext(row, device_ext):
+    """A row's candidate kind: the device's, or "py" (KernelBench's format,
+    run on either device)."""
+    return "py" if row["file"].endswith(".py") else device_ext
 
 
 def verdict(rec, proto):
@@ -150,7 +164,8 @@ def main():
     ext = "c" if args.device == "cpu" else "cu"
     rows = []
     for m in args.manifest or [os.path.join(HERE, "manifest.tsv")]:
-        rows += [r for r in read_manifest(m) if r["file"].endswith("." + ext)]
+        rows += [r for r in read_manifest(m)
+                 if r["file"].endswith("." + ext) or r["file"].endswith(".py")]
     names = [r["case"] for r in rows]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -187,8 +202,8 @@ def main():
         for r in firsts + rest:
             d = os.path.join(runs, r["case"])
             os.makedirs(d, exist_ok=True)
-            shutil.copyfile(os.path.join(HERE, r["file"]),
-                            os.path.join(d, run_file_name(r["problem"], ext)))
+            shutil.copyfile(os.path.join(r["_dir"], r["file"]),
+                            os.path.join(d, run_file_name(r["problem"], file_ext(r, ext))))
             dirs.append(d)
         out = os.path.join(work, f"results-{tag}.jsonl")
         if os.path.exists(out):
@@ -232,7 +247,8 @@ def main():
         reason = strict.get("reason") or ""
         flags = strict.get("flags") or []
         shown = shorten(reason, 90) + (f" [{', '.join(flags)}]" if flags else "")
-        lines.append((r["case"] + ("" if ext == "cu" else ".c"), shorten(r["hack"], 50),
+        shown_ext = {"cu": "", "c": ".c", "py": ".py"}[file_ext(r, ext)]
+        lines.append((r["case"] + shown_ext, shorten(r["hack"], 50),
                       verdict(rec, "standard"), verdict(rec, "verified"),
                       verdict(rec, "strict"), shown or "-", "yes" if ok else "NO: " + why))
         if is_honest(r):

@@ -71,8 +71,14 @@ relu 0 > "${S}_9.c"                                         # vanishes after pla
 truncate -s 5M "${S}_10.c"                                  # too large
 echo '{"reason": "no code block in the answer"}' > "${S}_11.failed.json"
 relu 0 > "${S}_12.cu"                                       # for the GPU
-echo 'class ModelNew: pass' > "${S}_13_kernel.py"           # KernelBench's format
-echo 'class ModelNew: pass' > "$RUN/level_1_problem_20_sample_0.py"
+# KernelBench's format: counted aside by a build whose runner hosts no Python
+# (a build that hosts it evaluates them: tests/e2e/kernelbench_cpu.sh)
+if "$KBV" eval --help | grep -q 'this build does not evaluate them'; then PYTHON=no; else PYTHON=yes; fi
+echo "# KernelBench-format candidates evaluated by this build: $PYTHON"
+if [ "$PYTHON" = no ]; then
+    echo 'class ModelNew: pass' > "${S}_13_kernel.py"
+    echo 'class ModelNew: pass' > "$RUN/level_1_problem_20_sample_0.py"
+fi
 relu 0 > "$RUN/level_9_problem_1_sample_0.c"                # no such problem
 echo '{}' > "${S}_0.response.json"
 echo notes > "$RUN/README.md"
@@ -127,8 +133,9 @@ PY
 
 # counts_add_up ERRFILE TOTAL EVALUATED UNUSABLE RESUMED: the start and end lines
 counts_add_up() {
-python3 - "$@" <<'PY'
+python3 - "$PYTHON" "$@" <<'PY'
 import re, sys
+python = sys.argv.pop(1) == "yes"
 err = open(sys.argv[1]).read()
 total, evaluated, unusable, resumed = map(int, sys.argv[2:6])
 start = re.search(r"^kbv eval: (\d+) candidates? in 1 run directory: (\d+) to evaluate, "
@@ -137,9 +144,10 @@ assert start, err
 n, plan, done_before, others, parts = int(start[1]), int(start[2]), int(start[3]), int(start[4]), start[5]
 assert n == total and plan + done_before == n, start[0]
 assert done_before == resumed, start[0]
-assert parts == ("1 .cu for the GPU, 2 KernelBench Python candidates, 3 not candidates, "
+py_part = "" if python else "2 KernelBench Python candidates, "
+assert parts == ("1 .cu for the GPU, " + py_part + "3 not candidates, "
                  "1 .response.json, 1 of a problem kbv does not have, 1 hidden"), parts
-assert others == 9, start[0]
+assert others == (7 if python else 9), start[0]
 end = re.search(r"^kbv eval: (\d+) candidates?: (\d+) evaluated(?: \((\d+) unusable files?: "
                 r"([^)]*)\))?, (\d+) could not be evaluated, (\d+) resumed$", err, re.M)
 assert end, err
@@ -149,9 +157,11 @@ assert (int(e_eval), int(e_failed), int(e_resumed)) == (evaluated, 0, resumed), 
 assert int(e_unusable or 0) == unusable, end[0]
 if breakdown:
     assert sum(int(x.split()[0]) for x in breakdown.split(", ")) == unusable, breakdown
-for word in ("KernelBench Python candidates not evaluated", "does not evaluate KernelBench",
-             "skipping 1 .cu file", "README.md", "logs (a directory)", "pipe (a fifo)",
-             "level_9_problem_1_sample_0.c"):
+words = ["skipping 1 .cu file", "README.md", "logs (a directory)", "pipe (a fifo)",
+         "level_9_problem_1_sample_0.c"]
+if not python:
+    words += ["KernelBench Python candidates not evaluated", "does not evaluate KernelBench"]
+for word in words:
     assert word in err, (word, err)
 assert err.count("\n[") == evaluated, err
 PY
@@ -243,10 +253,16 @@ echo 'class ModelNew: pass' > "$PY_RUN/level_1_problem_19_sample_0_kernel.py"
 echo 'class ModelNew: pass' > "$PY_RUN/level_1_problem_19_sample_1.py"
 timeout 120 "$KBV" eval "$PY_RUN" --out "$TMP/py.jsonl" "${COMMON[@]}" >/dev/null 2>"$TMP/py.err"
 rc=$?
-check "only KernelBench Python files: exit 1, saying this build does not evaluate them" \
-    bash -c "test $rc -eq 1 && grep -q 'nothing to evaluate' '$TMP/py.err' &&
-             grep -q 'does not evaluate KernelBench Python candidates' '$TMP/py.err' &&
-             ! test -s '$TMP/py.jsonl'"
+if [ "$PYTHON" = no ]; then
+    check "only KernelBench Python files: exit 1, saying this build does not evaluate them" \
+        bash -c "test $rc -eq 1 && grep -q 'nothing to evaluate' '$TMP/py.err' &&
+                 grep -q 'does not evaluate KernelBench Python candidates' '$TMP/py.err' &&
+                 ! test -s '$TMP/py.jsonl'"
+else
+    check "only KernelBench Python files: both evaluated, failing to load (no nn.Module)" \
+        bash -c "test $rc -eq 0 && test \$(grep -c 'ModelNew is not a torch.nn.Module' \
+                 '$TMP/py.jsonl') -eq 2"
+fi
 CU_RUN="$TMP/only-cu/gpu-model"
 mkdir -p "$CU_RUN"
 relu 0 > "$CU_RUN/level_1_problem_19_sample_0.cu"

@@ -84,6 +84,7 @@ gone() { # gone TEXT: no kbv process with TEXT left, after a moment
 # ---- run directories: the examples' C candidates, several sample numbers each ----
 for dir in "$SRC"/examples/runs/*/; do
     [ -d "$dir" ] || continue
+    ls "$dir"*.c >/dev/null 2>&1 || continue   # (demo-kernelbench: Python files alone)
     model=$(basename "$dir")
     mkdir -p "$TMP/runs/$model"
     for f in "$dir"*.c; do

@@ -2,6 +2,8 @@
 # The cheat corpus on the GPU: every .cu case of tests/cheats/manifest.tsv
 # (honest controls and one cheat per known hack) and of
 # tests/cheats/vendor_manifest.tsv (the same under kbv eval --allow-vendor-libs)
+# and, where the build hosts Python, the KernelBench-format files of
+# tests/cheats/kernelbench_manifest.tsv and kernelbench_gpu_manifest.tsv,
 # evaluated with `kbv eval --device cuda` at the full catalog shapes, each
 # compared with its expected verdicts and strict reason (tests/cheats/corpus.py
 # says how). Prints
@@ -11,7 +13,7 @@
 #   tests/gpu/cheats.sh [BUILD_DIR]        (default build; a carried build works)
 # Environment: OUT (logs, default out/gpu), SEED (default 7), SIZE (full|small,
 # default full), ONLY (comma-separated case names), VENDOR=0 (leave out
-# vendor_manifest.tsv), KBV_CACHE_DIR (default out/kbv-cache, shared with
+# vendor_manifest.tsv), KERNELBENCH=0 (leave out the KernelBench-format files), KBV_CACHE_DIR (default out/kbv-cache, shared with
 # tests/gpu/run.sh so baselines are measured once).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,5 +34,14 @@ args=(--kbv "$build/kbv" --device cuda --size "${SIZE:-full}" --seed "${SEED:-7}
 [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
 args+=(--manifest tests/cheats/manifest.tsv)
 [ "${VENDOR:-1}" != 0 ] && args+=(--manifest tests/cheats/vendor_manifest.tsv)
+# KernelBench-format files, where this build's runner hosts Python (KERNELBENCH=0 leaves them out)
+if [ "${KERNELBENCH:-1}" != 0 ]; then
+    if "$build/kbv" eval --help | grep -q 'kbv-runner hosts the interpreter'; then
+        args+=(--manifest tests/cheats/kernelbench_manifest.tsv
+               --manifest tests/cheats/kernelbench_gpu_manifest.tsv)
+    else
+        echo "cheats: this build hosts no Python: KernelBench-format cases not run" >&2
+    fi
+fi
 python3 tests/cheats/corpus.py "${args[@]}" | tee "$out/cheats.txt"
 exit "${PIPESTATUS[0]}"

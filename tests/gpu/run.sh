@@ -56,6 +56,21 @@ note "examples eval: $r ($(( $(date +%s) - t0 )) s)"
 cat "$out/demo.err" | tail -20 >&2
 cat "$out/demo.txt"
 
+# The level-2 examples (L2_EXAMPLES=0 skips; L2_EXAMPLES_TIMEOUT bounds it, seconds): demo-l2
+# (plain CUDA, each chain fused into one kernel) and demo-l2-vendor (cuBLAS / cuDNN kept, the
+# rest fused; --allow-vendor-libs), full size, each against its expected verdicts (EXPECTED.tsv
+# beside the candidates).
+if [ "${L2_EXAMPLES:-1}" != 0 ]; then
+    t0=$(date +%s)
+    timeout "${L2_EXAMPLES_TIMEOUT:-1200}" python3 tests/cheats/corpus.py --kbv "$(cd "$build" && pwd)/kbv" --device cuda \
+        --size full --seed 7 --work "$out/examples-l2" \
+        --manifest examples/runs/demo-l2/EXPECTED.tsv \
+        --manifest examples/runs/demo-l2-vendor/EXPECTED.tsv >"$out/examples-l2.txt" 2>&1
+    r=$?
+    note "level-2 examples: exit $r, $(tail -1 "$out/examples-l2.txt") ($(( $(date +%s) - t0 )) s)"
+    grep '^|' "$out/examples-l2.txt"
+fi
+
 # BF16 (the paper's appendix; BF16=0 skips): the bf16 examples end to end on the GPU
 # (every one correct under every protocol), kbv's CUDA bf16 baselines against
 # PyTorch's CUDA bf16 on every problem (small shapes), and the bf16 baselines'
@@ -91,7 +106,7 @@ fi
 # The cheat corpus (tests/cheats): each hack against the check that names it (CHEATS=0 skips).
 if [ "${CHEATS:-1}" != 0 ]; then
     t0=$(date +%s)
-    OUT="$out" timeout "${CHEATS_TIMEOUT:-600}" tests/gpu/cheats.sh "$build" >"$out/cheats.log" 2>&1
+    OUT="$out" timeout "${CHEATS_TIMEOUT:-1500}" tests/gpu/cheats.sh "$build" >"$out/cheats.log" 2>&1
     last=$(tail -1 "$out/cheats.log")
     case "$last" in cheats:*) ;; *) last="cheats: FAILED (see cheats.log)" ;; esac
     note "$last ($(( $(date +%s) - t0 )) s)"

@@ -4,7 +4,10 @@
  * size (odd sizes: the scalar paths) and at a mid size with the catalog's
  * proportions (multiples of 4: the 16-byte paths). Inputs and params are
  * drawn on the host and copied over, so derived inputs (scaled, softmax'd,
- * +-1, bool masks, float16) are exactly the CPU's. */
+ * +-1, bool masks, float16) are exactly the CPU's. The norm shapes below
+ * reach every path of the CUDA normalisations (cuda_norm_layout.h) the
+ * catalog's sizes take, and their edges, with random weights and biases so a
+ * misplaced channel shows. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,13 +191,13 @@ static void check_problem(const kbv_problem_def *def, const int64_t *dims, const
                                                        : 2e-5;
                 /* cumprod of randn: fp32 underflow and overflow make classes differ */
                 bool classes_free = def->id == 90 && modes[m] != KBV_MODE_FP64;
-                printf("   L1/%d %-6s %-11s%s out %d: rel %.2e%s\n", def->id, size,
+                printf("   L%d/%d %-6s %-11s%s out %d: rel %.2e%s\n", def->level, def->id, size,
                        kbv_mode_name(modes[m]), half ? " f16-in" : "", k, e,
                        bad ? " (class differences)" : "");
                 if (e > tol || (bad && !classes_free))
-                    fail_msg("L1/%d %s %s output %d: relative error %.3e (tolerance %.0e), %lld "
+                    fail_msg("L%d/%d %s %s output %d: relative error %.3e (tolerance %.0e), %lld "
                              "class differences",
-                             def->id, size, kbv_mode_name(modes[m]), k, e, tol, (long long)bad);
+                             def->level, def->id, size, kbv_mode_name(modes[m]), k, e, tol, (long long)bad);
                 free(got[k]);
             }
             kbv_backend_destroy(gpu);
@@ -233,6 +236,78 @@ static void test_problems_mid(void **state)
         mid_dims(def, dims);
         check_problem(def, dims, "mid");
     }
+}
+
+/* One normalisation of x [n, c] or [n, c, s] (level 0: not catalog problems).
+ * The id says which path and edge it reaches. */
+#define NORM_W(dim) {.name = "w", .dtype = KBV_F32, .shape = {dim}, .init = KBV_INIT_RANDN}
+#define NORM_B(dim) {.name = "b", .dtype = KBV_F32, .shape = {dim}, .init = KBV_INIT_RANDN}
+#define NORM_X2 {.name = "x", .dtype = KBV_F32, .shape = {"n", "c"}, .gen = KBV_GEN_RAND}
+#define NORM_X3 {.name = "x", .dtype = KBV_F32, .shape = {"n", "c", "s"}, .gen = KBV_GEN_RAND}
+#define NORM_DEF(ident, what, N, C, S, x, norm_op, ...)                                             \
+    {.level = 0, .id = ident, .name = what,                                                    \
+     .dims = {{"n", N, N}, {"c", C, C}, {"s", S, S}}, .inputs = {x},                           \
+     .params = {NORM_W("c"), NORM_B("c")},                                                      \
+     .nodes = {{.op = norm_op, .args = {"x", "w", "b"}, .out = "y", __VA_ARGS__}}}
+
+static const kbv_problem_def norm_shapes[] = {
+    /* batch norm, columns path: [N, C] with 16-byte columns, a partial last tile */
+    NORM_DEF(1, "batch_norm [777, 4100]", 777, 4100, 1, NORM_X2, KBV_OP_BATCH_NORM, .f = {1e-5, 0.1}),
+    /* ... single columns (C odd), fewer rows than a chunk */
+    NORM_DEF(2, "batch_norm [33, 1001]", 33, 1001, 1, NORM_X2, KBV_OP_BATCH_NORM, .f = {1e-5, 0.1}),
+    NORM_DEF(3, "batch_norm [333, 1001]", 333, 1001, 1, NORM_X2, KBV_OP_BATCH_NORM, .f = {1e-5, 0.1}),
+    /* ... spatial 7: a 16-byte vector straddles channels */
+    NORM_DEF(4, "batch_norm [130, 96, 7]", 130, 96, 7, NORM_X3, KBV_OP_BATCH_NORM, .f = {1e-5, 0.1}),
+    /* ... the largest spatial it takes; then the chunks path */
+    NORM_DEF(5, "batch_norm [64, 5, 255]", 64, 5, 255, NORM_X3, KBV_OP_BATCH_NORM, .f = {1e-5, 0.1}),
+    NORM_DEF(6, "batch_norm [16, 8, 256]", 16, 8, 256, NORM_X3, KBV_OP_BATCH_NORM, .f = {1e-5, 0.1}),
+    /* group norm, rows path: [N, C] (L2/37's groups of 64), w and b as vectors */
+    NORM_DEF(7, "group_norm [4096, 1024] / 16", 4096, 1024, 1, NORM_X2, KBV_OP_GROUP_NORM, .i = {16}, .f = {1e-5}),
+    /* ... groups of 3 single elements */
+    NORM_DEF(8, "group_norm [300, 96] / 32", 300, 96, 1, NORM_X2, KBV_OP_GROUP_NORM, .i = {32}, .f = {1e-5}),
+    /* ... 3 channels of 5 per group (scalar), 6 channels of 4 (vectors, w per element) */
+    NORM_DEF(9, "group_norm [50, 12, 5] / 4", 50, 12, 5, NORM_X3, KBV_OP_GROUP_NORM, .i = {4}, .f = {1e-5}),
+    NORM_DEF(10, "group_norm [64, 48, 4] / 8", 64, 48, 4, NORM_X3, KBV_OP_GROUP_NORM, .i = {8}, .f = {1e-5}),
+    /* ... one channel per group: x * alpha + beta */
+    NORM_DEF(11, "group_norm [40, 16, 8] / 16", 40, 16, 8, NORM_X3, KBV_OP_GROUP_NORM, .i = {16}, .f = {1e-5}),
+    /* ... the longest run it takes; then the chunks path */
+    NORM_DEF(12, "group_norm [64, 2048] / 1", 64, 2048, 1, NORM_X2, KBV_OP_GROUP_NORM, .i = {1}, .f = {1e-5}),
+    NORM_DEF(13, "group_norm [16, 2052] / 1", 16, 2052, 1, NORM_X2, KBV_OP_GROUP_NORM, .i = {1}, .f = {1e-5}),
+    /* ... chunks of 16384 across channels of 20000 (16-byte) and 20001 elements */
+    NORM_DEF(19, "group_norm [2, 6, 20000] / 2", 2, 6, 20000, NORM_X3, KBV_OP_GROUP_NORM, .i = {2}, .f = {1e-5}),
+    NORM_DEF(20, "group_norm [2, 6, 20001] / 2", 2, 6, 20001, NORM_X3, KBV_OP_GROUP_NORM, .i = {2}, .f = {1e-5}),
+    /* layer norm, rows path: L2/3's rows of 64, odd rows of 63, rows of 2048 */
+    NORM_DEF(14, "layer_norm [8192, 64]", 8192, 64, 1, NORM_X2, KBV_OP_LAYER_NORM, .f = {1e-5}),
+    NORM_DEF(15, "layer_norm [999, 63]", 999, 63, 1, NORM_X2, KBV_OP_LAYER_NORM, .f = {1e-5}),
+    NORM_DEF(16, "layer_norm [32, 2048]", 32, 2048, 1, NORM_X2, KBV_OP_LAYER_NORM, .f = {1e-5}),
+};
+
+static const kbv_problem_def instance_shapes[] = {
+    /* instance norm, rows path: single elements, vectors */
+    {.level = 0, .id = 17, .name = "instance_norm [20, 30, 49]",
+     .dims = {{"n", 20, 20}, {"c", 30, 30}, {"s", 49, 49}}, .inputs = {NORM_X3},
+     .nodes = {{.op = KBV_OP_INSTANCE_NORM, .args = {"x"}, .out = "y", .f = {1e-5}}}},
+    {.level = 0, .id = 18, .name = "instance_norm [8, 16, 64]",
+     .dims = {{"n", 8, 8}, {"c", 16, 16}, {"s", 64, 64}}, .inputs = {NORM_X3},
+     .nodes = {{.op = KBV_OP_INSTANCE_NORM, .args = {"x"}, .out = "y", .f = {1e-5}}}},
+};
+
+static void check_shape(const kbv_problem_def *def)
+{
+    int64_t dims[KBV_DEF_MAX_DIMS] = {0};
+    for (int d = 0; d < KBV_DEF_MAX_DIMS && def->dims[d].name; d++)
+        dims[d] = def->dims[d].full;
+    printf("  %s\n", def->name);
+    check_problem(def, dims, "shape");
+}
+
+static void test_norm_shapes(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof norm_shapes / sizeof norm_shapes[0]; k++)
+        check_shape(&norm_shapes[k]);
+    for (size_t k = 0; k < sizeof instance_shapes / sizeof instance_shapes[0]; k++)
+        check_shape(&instance_shapes[k]);
 }
 
 /* With KBV_NORM_TIMING set: each problem at the catalog's size, inputs drawn
@@ -326,6 +401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_problems_small),
         cmocka_unit_test(test_problems_mid),
+        cmocka_unit_test(test_norm_shapes),
         cmocka_unit_test(test_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

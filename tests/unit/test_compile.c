@@ -185,9 +185,27 @@ static void test_flags_line(void **state)
 static void test_not_a_candidate(void **state)
 {
     (void)state;
-    kbv_compile_opts o = {.source = write_source("model.py", "import torch\n")};
+    kbv_compile_opts o = {.source = write_source("model.txt", "import torch\n")};
     assert_int_equal(kbv_compile(&o, &res), KBV_ERR_INVALID);
-    assert_non_null(strstr(kbv_last_error(), "expected a .cu (CUDA) or .c"));
+    assert_non_null(strstr(kbv_last_error(), "expected a .cu (CUDA), .c (CPU) or"));
+
+    /* a KernelBench-format file: kept in its own entry as it was read, once */
+    o.source = write_source("model.py", "import torch\n");
+    assert_int_equal(kbv_compile(&o, &res), KBV_OK);
+    assert_true(res.ok);
+    assert_false(res.cached);
+    const char *base = strrchr(res.so_path, '/');
+    assert_non_null(base);
+    assert_string_equal(base, "/candidate.py");
+    FILE *kept = fopen(res.so_path, "r");
+    assert_non_null(kept);
+    char line[64] = "";
+    assert_non_null(fgets(line, sizeof line, kept));
+    fclose(kept);
+    assert_string_equal(line, "import torch\n");
+    assert_int_equal(kbv_compile(&o, &res), KBV_OK);
+    assert_true(res.ok);
+    assert_true(res.cached);
 
     o.source = write_source("empty.c", "");
     assert_int_equal(kbv_compile(&o, &res), KBV_ERR_INVALID);

@@ -184,6 +184,35 @@ static void test_defines_forward(void **state)
     assert_false(kbv_extract_defines_forward("kbv_forward(", 12));
 }
 
+/* KernelBench's format: the last python (or bare) block defining class ModelNew. */
+static void test_kernelbench_blocks(void **state)
+{
+    (void)state;
+    kbv_extract_result r;
+    const char *answer =
+        "Draft:\n```python\nclass Model(nn.Module):\n    pass\n```\n"
+        "```cpp\n// class ModelNew(\n```\n"
+        "Final:\n```python\nimport torch\nclass ModelNew(nn.Module):\n    pass\n```\n"
+        "```\nprint(1)\n```\n";
+    assert_int_equal(kbv_extract_code_kind(answer, KBV_EXTRACT_KERNELBENCH, &r), KBV_OK);
+    assert_non_null(r.code);
+    assert_string_equal(r.code, "import torch\nclass ModelNew(nn.Module):\n    pass\n");
+    assert_string_equal(r.language, "python");
+    assert_int_equal(r.n_blocks, 4);
+    assert_int_equal(r.n_defining, 1);
+    kbv_extract_result_free(&r);
+    /* the same answer holds no kbv candidate */
+    assert_int_equal(kbv_extract_code(answer, &r), KBV_OK);
+    assert_null(r.code);
+    assert_int_equal(kbv_extract_code_kind("```py\nx = 1\n```\n", KBV_EXTRACT_KERNELBENCH, &r),
+                     KBV_OK);
+    assert_null(r.code);
+    assert_non_null(strstr(r.reason, "none in Python defining class ModelNew"));
+    assert_true(kbv_extract_defines_modelnew("class ModelNew :\n", 16));
+    assert_false(kbv_extract_defines_modelnew("  class ModelNew(", 17));
+    assert_false(kbv_extract_defines_modelnew("class ModelNewer(", 17));
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -206,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_tilde_and_indented_fences),
         cmocka_unit_test(test_reasoning_dropped),
         cmocka_unit_test(test_defines_forward),
+        cmocka_unit_test(test_kernelbench_blocks),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -207,6 +207,31 @@ static void test_cpu_prompt(void **state)
     free(p);
 }
 
+/* KernelBench's own format: the paper's prompt as it was, KernelBench's
+ * worked example, nothing of kbv's ABI; not with --cpu. */
+static void test_kernelbench_prompt(void **state)
+{
+    (void)state;
+    kbv_prompt_options o = {.kernelbench = true, .input_blind = KBV_BLIND_DEFAULT};
+    assert_string_equal(kbv_prompt_template_label(&o), "kernelbench");
+    char *p = build("L1/19", o);
+    assert_true(!strncmp(p, "You write custom CUDA kernels to replace the pytorch operators", 62));
+    assert_non_null(strstr(p, "inline embedding custom CUDA operators in torch"));
+    assert_non_null(strstr(p, "elementwise_add_cuda"));        /* KernelBench's example */
+    assert_non_null(strstr(p, "load_inline("));
+    assert_non_null(strstr(p, "class Model(nn.Module)"));
+    assert_non_null(strstr(p, "Name your optimized output architecture ModelNew."));
+    assert_non_null(strstr(p, "torch.relu(x)"));                 /* the problem's reference */
+    assert_null(strstr(p, "kbv_forward"));
+    assert_null(strstr(p, "kbv/candidate.h"));
+    free(p);
+    kbv_prompt_options both = {.kernelbench = true, .cpu = true};
+    char *none = NULL;
+    const kbv_problem_def *def = kbv_problem_find("L1/19");
+    assert_int_equal(kbv_prompt_build(def, &both, &none), KBV_ERR_INVALID);
+    assert_null(none);
+}
+
 static void test_gpu_override(void **state)
 {
     (void)state;
@@ -451,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_informed_template),
         cmocka_unit_test(test_example_for_other_problems),
         cmocka_unit_test(test_cpu_prompt),
+        cmocka_unit_test(test_kernelbench_prompt),
         cmocka_unit_test(test_gpu_override),
         cmocka_unit_test(test_input_blind),
         cmocka_unit_test(test_input_blind_paper_problems),

@@ -193,6 +193,40 @@ static void test_scan_accounts_for_every_entry(void **state)
     kbv_runset_free(&rs);
 }
 
+/* Where the runner hosts Python, KernelBench-format files are jobs of
+ * either device, not counted aside. */
+static void test_scan_takes_python(void **state)
+{
+    (void)state;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/model-kb", root);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    touch(dir, "level_1_problem_19_sample_0_kernel.py");
+    touch(dir, "level_1_problem_19_sample_1.py");
+    touch(dir, "level_1_problem_19_sample_2.c");
+    touch(dir, "level_1_problem_19_sample_3.cu");
+    for (int gpu = 0; gpu < 2; gpu++) {
+        kbv_runset rs;
+        memset(&rs, 0, sizeof rs);
+        rs.take_python = true;
+        FILE *notes = tmpfile();
+        assert_int_equal(kbv_runset_scan(dir, gpu ? KBV_CAND_CUDA : KBV_CAND_C, &rs, notes),
+                         KBV_OK);
+        assert_int_equal(rs.n, 3);
+        assert_int_equal(rs.kernelbench_py, 0);
+        assert_int_equal(rs.other_device, 1);
+        assert_int_equal(rs.jobs[0].kind, KBV_CAND_KERNELBENCH_PY);
+        assert_int_equal(rs.jobs[1].kind, KBV_CAND_KERNELBENCH_PY);
+        assert_int_equal(rs.jobs[2].kind, gpu ? KBV_CAND_CUDA : KBV_CAND_C);
+        assert_int_equal(rs.jobs[2].sample, gpu ? 3 : 2);
+        char buf[2048];
+        read_notes(notes, buf, sizeof buf);
+        fclose(notes);
+        assert_null(strstr(buf, "KernelBench"));
+        kbv_runset_free(&rs);
+    }
+}
+
 static void test_name_list(void **state)
 {
     (void)state;
@@ -259,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_name_parse),
         cmocka_unit_test(test_scan_orders_and_filters),
         cmocka_unit_test(test_scan_accounts_for_every_entry),
+        cmocka_unit_test(test_scan_takes_python),
         cmocka_unit_test(test_name_list),
         cmocka_unit_test(test_scan_unreadable_dir),
         cmocka_unit_test(test_problem_set_parse),
