@@ -50,7 +50,10 @@ static void usage(FILE *f)
             "measured again. One line per finished sample goes to stderr; at the end a table\n"
             "per model (correct %%, speedup, Fast@1, fallback speedup, memory efficiency,\n"
             "memory-efficient %%, SOL fraction for each protocol) goes to stdout and the same\n"
-            "numbers to the summary.\n\n"
+            "numbers to the summary, followed by this run's pace: per device, the fraction\n"
+            "of the wall time it was busy (the candidate's calls, the checks, baselines)\n"
+            "and where the rest went by phase, and evaluations per device-hour (summary\n"
+            "\"pace\"; docs/REPORTS.md).\n\n"
             "Every file named like a candidate gets its record. A\n"
             "level_L_problem_P_sample_S.failed.json (kbv generate got no code) is a failed\n"
             "sample, and so is a candidate file that cannot be used: empty, binary, over\n"
@@ -101,6 +104,13 @@ static void usage(FILE *f)
             "                     the first pair set of SLURM_PROCID/SLURM_NTASKS,\n"
             "                     OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE;\n"
             "                     --shard 0/1 evaluates everything into RESULTS.jsonl\n"
+            "  --start-ahead auto|on|off  start the next candidate process (process, sandbox,\n"
+            "                     CUDA context) while the current candidate runs, and load\n"
+            "                     the next candidate into it (still one fresh process per\n"
+            "                     candidate); off: each when its candidate needs it. auto\n"
+            "                     (default): on a GPU, not on the CPU (there the start takes\n"
+            "                     cores from the candidate being evaluated). The verdicts are\n"
+            "                     the same either way\n"
             "  --workers K        evaluate in K worker processes, each job handed to the next\n"
             "                     free worker; this process alone writes the results file. On\n"
             "                     the CPU each worker evaluates on the CPU (K workers share the\n"
@@ -193,6 +203,11 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
             }
         } else if (!strcmp(arg, "--mpi")) {
             cfg->mpi = true;
+        } else if (!strcmp(arg, "--start-ahead") && a + 1 < argc) {
+            if (kbv_start_ahead_parse(argv[++a], &cfg->start_ahead) != KBV_OK) {
+                kbv_cli_error("kbv eval", NULL);
+                return 2;
+            }
         } else if (arg[0] == '-' && arg[1] != '\0') {
             fprintf(stderr, "kbv eval: unknown or incomplete option '%s' (see kbv eval --help)\n",
                     arg);
@@ -275,9 +290,10 @@ static kbv_status worker_evaluate(void *ctx, kbv_evaluator *ev, kbv_baseline_cac
     return KBV_OK;
 }
 
-static kbv_status worker_record(void *ctx, int i, const kbv_record *rec, double seconds)
+static kbv_status worker_record(void *ctx, int i, int device, const kbv_record *rec,
+                                double seconds)
 {
-    KBV_TRY(eval_run_received(ctx, i, rec, seconds));
+    KBV_TRY(eval_run_received(ctx, i, device, rec, seconds));
     return KBV_OK;
 }
 
@@ -312,7 +328,7 @@ static int evaluate_here(eval_run *run, kbv_evaluator *ev, kbv_baseline_cache *c
             run->failed++;
             continue;
         }
-        if (eval_run_done(run, i, rec, kbv_monotonic_s() - t0) != KBV_OK) {
+        if (eval_run_done(run, i, ev->opts.device, rec, kbv_monotonic_s() - t0) != KBV_OK) {
             eval_print_error("writing the results");
             status = 1;   /* nothing can be recorded: stop, what was written stays */
             break;
@@ -365,6 +381,7 @@ static int eval_local(eval_config *cfg)
     kbv_device_probe *probe = malloc(sizeof *probe);
     int n_workers = 0, devices[KBV_MAX_WORKERS];
     kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols,
+                          .start_ahead = cfg->start_ahead,
                           .gate = cfg->gate, .precision = cfg->ro.precision,
                           .vendor_libs = cfg->vendor_libs};
     if (!probe) {
@@ -465,6 +482,11 @@ static int eval_local(eval_config *cfg)
             fprintf(stderr, "kbv eval: %s\n", why);
     }
     bool stopped = false;
+    /* every device is held from here: its wall time, evaluators' start included */
+    if (eval_run_pace_start(&run, cfg, n_workers, devices, opts.device) != KBV_OK) {
+        eval_print_error("timing the run");
+        goto done;
+    }
     if (n_workers) {
         stopped = run.n_plan > 0 && evaluate_in_workers(&run, &opts, n_workers, devices) != 0;
     } else if (run.n_plan > 0) {

@@ -66,7 +66,7 @@ static void dispatched(void *ctx, int i)
 static kbv_status record(void *ctx, int i, const kbv_record *rec, double seconds)
 {
     coordinator_ctx *c = ctx;
-    KBV_TRY(eval_run_received(&c->run, i, rec, seconds));
+    KBV_TRY(eval_run_received(&c->run, i, KBV_PACE_ANY_DEVICE, rec, seconds));
     return KBV_OK;
 }
 
@@ -89,10 +89,14 @@ static int coordinate(const eval_config *cfg, const kbv_mpi_world *w, bool *abor
     kbv_mpi_coordinator_ops ops = {.plan = plan, .job_text = job_text, .dispatched = dispatched,
                                    .record = record, .failed = failed, .ctx = c};
     kbv_mpi_stats stats;
+    memset(&stats, 0, sizeof stats);
     int status = 1;
     fprintf(stderr, "kbv eval: MPI: %d rank%s; rank 0 hands out the jobs and writes %s\n",
             w->size, w->size == 1 ? "" : "s", cfg->out);
-    kbv_status st = kbv_mpi_coordinate(w, &ops, &stats);
+    /* the ranks' devices are not told apart: one lane of c->ranks evaluators */
+    kbv_status st = eval_run_pace_start(&c->run, cfg, c->ranks, NULL, KBV_PACE_ANY_DEVICE);
+    if (st == KBV_OK)
+        st = kbv_mpi_coordinate(w, &ops, &stats);
     /* a finalize could wait forever for a rank that is gone */
     *abort_all = st != KBV_OK || stats.lost > 0 || stats.signal != 0;
     if (st != KBV_OK) {
@@ -152,6 +156,7 @@ static int serve(const eval_config *cfg, const kbv_mpi_world *w, uint64_t seed)
 {
     kbv_eval_opts eo = {.call_timeout_s = cfg->ro.timeout_s, .run_seed = seed,
                         .protocols = cfg->protocols, .gate = cfg->gate,
+                        .start_ahead = cfg->start_ahead,
                         .precision = cfg->ro.precision,
                         .vendor_libs = cfg->vendor_libs};
     kbv_mpi_evaluator_ops ops = {.evaluate = evaluate};

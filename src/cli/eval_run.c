@@ -294,8 +294,29 @@ static void progress_line(int done, int total, const kbv_record *rec, double sec
     fprintf(stderr, "\n");
 }
 
-kbv_status eval_run_done(eval_run *run, int i, const kbv_record *rec, double seconds)
+kbv_status eval_run_pace_start(eval_run *run, const eval_config *cfg, int n_workers,
+                               const int *devices, int device)
 {
+    unsigned want = cfg->protocols ? cfg->protocols : KBV_PROTOCOLS_ALL;
+    run->protocols[0] = '\0';
+    if (want == KBV_PROTOCOLS_ALL)
+        snprintf(run->protocols, sizeof run->protocols, "all");
+    for (int p = 0; p < KBV_PROTO_COUNT && want != KBV_PROTOCOLS_ALL; p++)
+        if (want >> p & 1u) {
+            size_t at = strlen(run->protocols);
+            snprintf(run->protocols + at, sizeof run->protocols - at, "%s%s", at ? "," : "",
+                     kbv_protocol_name((kbv_protocol)p));
+        }
+    kbv_pace_start(&run->pace, run->protocols);
+    for (int w = 0; w < (n_workers > 0 ? n_workers : 1); w++)
+        KBV_TRY(kbv_pace_worker(&run->pace, n_workers > 0 && devices ? devices[w] : device));
+    return KBV_OK;
+}
+
+kbv_status eval_run_done(eval_run *run, int i, int device, const kbv_record *rec,
+                         double seconds)
+{
+    KBV_TRY(kbv_pace_add(&run->pace, device, rec));
     (void)i;
     KBV_TRY(kbv_results_append(&run->res, rec));
     run->evaluated++;
@@ -315,7 +336,8 @@ void eval_run_failed(eval_run *run, int i, const char *why)
     run->failed++;
 }
 
-kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double seconds)
+kbv_status eval_run_received(eval_run *run, int i, int device, const kbv_record *rec,
+                             double seconds)
 {
     kbv_record *want = malloc(sizeof *want);
     if (!want)
@@ -329,15 +351,17 @@ kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double
         eval_run_failed(run, i, "a worker returned the record of another sample or device");
         return KBV_OK;
     }
-    KBV_TRY(eval_run_done(run, i, rec, seconds));
+    KBV_TRY(eval_run_done(run, i, device, rec, seconds));
     return KBV_OK;
 }
 
 /* Metrics over the records of this device, size, gate, precision and vendor libraries, to
  * the table and the summary. */
 static int report(const char *out, const char *summary, const char *device, const char *size,
-                  kbv_gate gate, kbv_precision precision, unsigned vendor_libs)
+                  kbv_gate gate, kbv_precision precision, unsigned vendor_libs,
+                  const kbv_pace *pace)
 {
+    json_t *pace_json = NULL;
     char libs[64];
     kbv_record_list all, mine;
     memset(&mine, 0, sizeof mine);
@@ -378,6 +402,16 @@ static int report(const char *out, const char *summary, const char *device, cons
                              .n_records = mine.n,
                              .vendor_libs = kbv_vendor_format(vendor_libs, libs, sizeof libs)};
     kbv_table_print(stdout, &m, &info);
+    kbv_pace_print(stdout, pace);
+    kbv_pace_lane counted;
+    kbv_pace_total(pace, &counted);
+    if (counted.samples > 0) {
+        if (kbv_pace_json(pace, &pace_json) != KBV_OK) {
+            eval_print_error("the pace");
+            goto done;
+        }
+        info.pace = pace_json;
+    }
     if (kbv_summary_write(summary, &m, &info) != KBV_OK) {
         eval_print_error("writing the summary");
         goto done;
@@ -385,6 +419,7 @@ static int report(const char *out, const char *summary, const char *device, cons
     fprintf(stderr, "kbv eval: summary in %s\n", summary);
     status = 0;
 done:
+    json_decref(pace_json);
     kbv_metrics_free(&m);
     kbv_record_list_free(&mine);
     kbv_record_list_free(&all);
@@ -433,10 +468,11 @@ void eval_run_account(const eval_run *run)
 
 int eval_run_finish(eval_run *run, const eval_config *cfg)
 {
+    kbv_pace_stop(&run->pace);
     stop_compile_ahead(run);
     eval_run_account(run);
     int status = report(cfg->out, cfg->summary, run->device_name, run->size_name, run->gate,
-                        run->precision, run->vendor_libs);
+                        run->precision, run->vendor_libs, &run->pace);
     return run->failed ? 1 : status;
 }
 

@@ -12,6 +12,8 @@
 #include "core/status.h"
 #include "record/candidate_file.h"
 #include "eval/compile_ahead.h"
+#include "eval/protocol.h"
+#include "eval/pace.h"
 #include "eval/runset.h"
 #include "eval/shard.h"
 #include "graph/problem.h"
@@ -36,6 +38,7 @@ typedef struct eval_config {
     kbv_gate gate;                   /* --gate */
     unsigned vendor_libs;            /* --allow-vendor-libs (core/vendor_libs.h), 0: none */
     bool mpi;
+    kbv_start_ahead start_ahead;     /* --start-ahead */
 } eval_config;
 
 /* A sample to evaluate: its job in the run set and its problem. */
@@ -73,6 +76,8 @@ typedef struct eval_run {
     int unknown_problem;             /* named for problems this kbv does not have */
     kbv_compile_ahead pool;
     const char **sources;            /* the pool's: each planned job's source */
+    kbv_pace pace;                   /* this run's device time and where the wall time went */
+    char protocols[40];              /* the protocols evaluated, for the pace: "all", ... */
 } eval_run;
 
 /* An empty run (nothing open, no pool). */
@@ -108,14 +113,23 @@ void eval_run_reached(const eval_run *run, int i);
 /* The identity fields of position i's record (what resume compares). */
 void eval_run_identity(const eval_run *run, int i, kbv_record *rec);
 
-/* Appends position i's finished record and prints its progress line. An
- * error means nothing more can be recorded. */
-kbv_status eval_run_done(eval_run *run, int i, const kbv_record *rec, double seconds);
+/* Starts the pace's clock (eval/pace.h) for the protocols cfg evaluates,
+ * with n_workers evaluators on devices[] (devices NULL: all on device;
+ * n_workers 0: one in this process, on device). */
+kbv_status eval_run_pace_start(eval_run *run, const eval_config *cfg, int n_workers,
+                               const int *devices, int device);
+
+/* Appends position i's finished record, evaluated on device (a CUDA
+ * ordinal, -1 the CPU, KBV_PACE_ANY_DEVICE), counts it in the pace and
+ * prints its progress line. An error means nothing more can be recorded. */
+kbv_status eval_run_done(eval_run *run, int i, int device, const kbv_record *rec,
+                         double seconds);
 
 /* As eval_run_done, for a record evaluated elsewhere (a worker, a rank):
  * one that is not position i's sample on this device and size is refused
  * as a failure of that job. */
-kbv_status eval_run_received(eval_run *run, int i, const kbv_record *rec, double seconds);
+kbv_status eval_run_received(eval_run *run, int i, int device, const kbv_record *rec,
+                             double seconds);
 
 /* Position i could not be evaluated, and why (it is not recorded). */
 void eval_run_failed(eval_run *run, int i, const char *why);
@@ -123,8 +137,9 @@ void eval_run_failed(eval_run *run, int i, const char *why);
 /* Position i's candidate file. */
 const char *eval_run_path(const eval_run *run, int i);
 
-/* Stops the pool (reporting what it did), prints the accounting and the
- * metrics table, writes the summary. The exit status: 0, or 1 when something could
+/* Stops the pool (reporting what it did) and the pace's clock, prints the
+ * accounting, the metrics table and the pace, writes the summary (the pace
+ * in it as "pace" when this run evaluated something). The exit status: 0, or 1 when something could
  * not be evaluated or reported. */
 int eval_run_finish(eval_run *run, const eval_config *cfg);
 

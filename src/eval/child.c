@@ -45,6 +45,12 @@ struct kbv_child {
     char output[KBV_CHILD_OUTPUT_CAP];  /* what it printed, the head kept */
     size_t output_len;
     size_t output_dropped;    /* bytes beyond the cap */
+    double device_ms;         /* the calls' times the runner reported, summed */
+    int pass_fd;              /* sent with the next message (SCM_RIGHTS), then -1 */
+    bool ahead;               /* started by kbv_child_start_ahead, not set up yet */
+    bool spawning;            /* its spawn begun, not yet ended (pending) */
+    kbv_spawn_pending pending;
+    int device;               /* what it was started for (ahead: checked when taken) */
 };
 
 static const char *const fault_names[] = {
@@ -231,6 +237,11 @@ static void drain_output(kbv_child *c)
     }
 }
 
+double kbv_child_device_ms(const kbv_child *c)
+{
+    return c ? c->device_ms : 0;
+}
+
 const char *kbv_child_output(kbv_child *c, size_t *dropped)
 {
     if (!c) {
@@ -259,6 +270,30 @@ static const char *type_name(uint32_t type)
     }
 }
 
+/* Sends msg (whose header is filled here) and waits up to timeout_s for the
+ * reply. Every failure becomes the child's fault; a fault already present
+ * means no I/O at all. */
+/* send(), with fd (when not -1) passed along as SCM_RIGHTS. */
+static ssize_t send_with_fd(int sock, const void *msg, size_t len, int fd, int flags)
+{
+    if (fd < 0)
+        return send(sock, msg, len, MSG_NOSIGNAL | flags);
+    struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                        .msg_controllen = sizeof ctl.buf};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    return sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
+}
+
 /* Sends one message whose header is filled here (seq: the request's), before
  * the deadline; a runner that stops reading cannot hold the evaluator. On
  * failure the child has its fault and false is returned. */
@@ -271,9 +306,11 @@ static bool send_msg(kbv_child *c, void *msg, size_t len, uint32_t type, uint32_
     h->type = type;
     h->seq = seq;
     for (;;) {
-        ssize_t n = send(c->sock, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n == (ssize_t)len)
+        ssize_t n = send_with_fd(c->sock, msg, len, c->pass_fd, MSG_DONTWAIT);
+        if (n == (ssize_t)len) {
+            c->pass_fd = -1;   /* sent with this message */
             return true;
+        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -305,9 +342,7 @@ static bool send_msg(kbv_child *c, void *msg, size_t len, uint32_t type, uint32_
 static void await_reply(kbv_child *c, uint32_t type, double timeout_s, double deadline,
                         kbv_proto_reply *rep);
 
-/* Sends msg (whose header is filled here) and waits up to timeout_s for the
- * reply. Every failure becomes the child's fault; a fault already present
- * means no I/O at all. */
+
 static void exchange(kbv_child *c, void *msg, size_t len, uint32_t type, double timeout_s,
                      kbv_proto_reply *rep)
 {
@@ -594,23 +629,176 @@ static kbv_status copy_candidate(const char *from, const char *dir, char *to, si
 /* Starts the runner confined: stdin /dev/null, stdout and stderr into the
  * capture pipe, the protocol socket on fd 3, the arena's descriptor (when
  * there is one) on fd 4, nothing else. */
-static kbv_status spawn_runner(kbv_child *c, const char *runner, const kbv_child_spec *spec,
+static kbv_status spawn_runner(kbv_child *c, const char *runner, int device, int arena_fd,
                                int sock, int out_w, char *const envp[])
 {
     kbv_status st = KBV_OK;
     kbv_policy policy = {0};
-    KBV_TRY_GOTO(kbv_profile_runner(&policy, runner, c->dir, spec->device >= 0), st, done);
-    int fds[5] = {-1, out_w, out_w, sock, spec->arena->fd};
-    char *const argv[] = {(char *)runner, NULL};
+    KBV_TRY_GOTO(kbv_profile_runner(&policy, runner, c->dir, device >= 0), st, done);
+    int fds[5] = {-1, out_w, out_w, sock, arena_fd};
+    /* started ahead on a GPU: it brings CUDA up while it waits for its setup */
+    char ordinal[16];
+    snprintf(ordinal, sizeof ordinal, "%d", device);
+    char *const argv_plain[] = {(char *)runner, NULL};
+    char *const argv_warm[] = {(char *)runner, KBV_RUNNER_WARM_ARG, ordinal, NULL};
+    char *const *argv = c->ahead && device >= 0 ? argv_warm : argv_plain;
     kbv_spawn sp = {.path = runner, .argv = argv, .envp = envp, .policy = &policy,
-                    .cwd = c->dir, .fds = fds, .n_fds = spec->arena->fd >= 0 ? 5 : 4,
+                    .cwd = c->dir, .fds = fds, .n_fds = arena_fd >= 0 ? 5 : 4,
                     .own_group = true, .die_with_parent = true,
                     .limit_nofile = RUNNER_NOFILE};
-    KBV_TRY_GOTO(kbv_sandbox_spawn(&sp, &c->pid), st, done);
+    if (c->ahead) {
+        /* it confines itself and execs while the evaluator goes on: ended
+         * when it is taken (or stopped) */
+        KBV_TRY_GOTO(kbv_sandbox_spawn_begin(&sp, &c->pending), st, done);
+        c->spawning = true;
+        c->pid = c->pending.pid;
+    } else {
+        KBV_TRY_GOTO(kbv_sandbox_spawn(&sp, &c->pid), st, done);
+    }
     setpgid(c->pid, c->pid);  /* also here, so a kill(-pid) right away cannot miss */
 done:
     kbv_policy_free(&policy);
     return st;
+}
+
+/* A spawn begun ahead, ended after its runner was killed (the staging
+ * directory removed, the report pipe closed). */
+static void spawn_abandon(kbv_child *c)
+{
+    if (!c->spawning)
+        return;
+    pid_t ignored;
+    if (kbv_sandbox_spawn_end(&c->pending, &ignored) != KBV_OK)
+        kbv_clear_error();
+    c->spawning = false;
+}
+
+/* Kills and reaps its runner (if any), closes its descriptors, removes its
+ * private directory, frees it. */
+static void child_discard(kbv_child *c)
+{
+    if (!c)
+        return;
+    kill_and_reap(c, 0, NULL);
+    spawn_abandon(c);
+    if (c->sock >= 0)
+        close(c->sock);
+    if (c->err_fd >= 0)
+        close(c->err_fd);
+    if (c->dir[0])
+        kbv_sandbox_remove_dir(c->dir);
+    free(c);
+}
+
+/* A child with its private directory, no runner yet. */
+static kbv_status child_new(int device, kbv_child **out)
+{
+    *out = NULL;
+    kbv_child *c = calloc(1, sizeof *c);
+    if (!c)
+        return kbv_fail(KBV_ERR_NOMEM, "child state");
+    c->pid = -1;
+    c->sock = -1;
+    c->err_fd = -1;
+    c->pass_fd = -1;
+    c->device = device;
+    kbv_status st = kbv_sandbox_private_dir(c->dir, sizeof c->dir);
+    if (st != KBV_OK) {
+        free(c);
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    }
+    *out = c;
+    return KBV_OK;
+}
+
+/* The runner path as given (NULL: kbv_runner_path()), resolved. */
+static kbv_status runner_resolve(const char *given, char runner[PATH_MAX])
+{
+    const char *arg = given ? given : kbv_runner_path();
+    if (!realpath(arg, runner) || access(runner, X_OK) != 0)
+        return kbv_fail(KBV_ERR_NOT_FOUND, "runner %s: %s (set KBV_RUNNER)", arg,
+                        strerror(errno));
+    return KBV_OK;
+}
+
+/* Starts c's runner: its socket and capture pipe made, the arena's
+ * descriptor on fd 4 when arena_fd is not -1. */
+static kbv_status child_spawn(kbv_child *c, const char *runner, int arena_fd)
+{
+    kbv_status st = KBV_OK;
+    int sv[2] = {-1, -1}, op[2] = {-1, -1};
+    const char *envp[MAX_ENV + 2];
+    int n_env = 0;
+    for (char **e = environ; *e && n_env < MAX_ENV; e++)
+        if (env_kept(*e))
+            envp[n_env++] = *e;
+    envp[n_env++] = "CUDA_CACHE_DISABLE=1";   /* no JIT cache: the home is not there */
+    envp[n_env] = NULL;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "socketpair: %s", strerror(errno));
+    /* the runner's writes never block: what the pipe cannot take is dropped */
+    if (pipe2(op, O_CLOEXEC) != 0 || fcntl(op[1], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(op[0], F_SETFL, O_NONBLOCK) != 0)
+        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "pipe: %s", strerror(errno));
+    KBV_TRY_GOTO(spawn_runner(c, runner, c->device, arena_fd, sv[1], op[1],
+                              (char *const *)envp),
+                 st, done);
+    c->sock = sv[0];
+    sv[0] = -1;
+    c->err_fd = op[0];
+    op[0] = -1;
+done:
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+        if (op[i] >= 0)
+            close(op[i]);
+    }
+    return st;
+}
+
+kbv_status kbv_child_start_ahead(const char *runner_given, int device, kbv_child **out)
+{
+    char runner[PATH_MAX];
+    kbv_child *c = NULL;
+    *out = NULL;
+    KBV_TRY(runner_resolve(runner_given, runner));
+    KBV_TRY(child_new(device, &c));
+    c->ahead = true;
+    kbv_status st = child_spawn(c, runner, -1);
+    if (st != KBV_OK) {
+        child_discard(c);
+        return kbv_relay_at(__FILE__, __LINE__, st);
+    }
+    *out = c;
+    return KBV_OK;
+}
+
+/* spec's runner started ahead, when it can serve: for this device and still
+ * there. One that cannot is stopped. */
+static kbv_child *take_ahead(const kbv_child_spec *spec)
+{
+    kbv_child *a = spec->ahead;
+    if (!a)
+        return NULL;
+    if (a->spawning) {
+        /* it has long exec'd, as a rule: this returns at once */
+        pid_t pid;
+        kbv_status st = kbv_sandbox_spawn_end(&a->pending, &pid);
+        a->spawning = false;
+        if (st != KBV_OK) {
+            kbv_clear_error();   /* a fresh one is started instead, and says why */
+            a->pid = -1;         /* reaped by the end */
+        }
+    }
+    if (a->ahead && a->device == spec->device && a->pid > 0 && a->fault == KBV_FAULT_NONE &&
+        !has_exited(a->pid)) {
+        a->ahead = false;
+        return a;
+    }
+    child_discard(a);
+    return NULL;
 }
 
 kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_child_result *res)
@@ -620,34 +808,29 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     kbv_proto_setup *setup = NULL;
     kbv_proto_tensor *table = NULL;
     int n_table = 0;
-    int sv[2] = {-1, -1}, op[2] = {-1, -1};
-    const char *envp[MAX_ENV + 2];
     double t0 = now_s();
+    char runner[PATH_MAX];
 
     *out = NULL;
     result_reset(res);
-    if (!spec || !spec->candidate || !spec->arena || !spec->layout)
+    if (!spec || !spec->candidate || !spec->arena || !spec->layout) {
+        child_discard(spec ? spec->ahead : NULL);
         return kbv_fail(KBV_ERR_INVALID, "kbv_child_start: incomplete spec");
+    }
+    c = take_ahead(spec);
     if (spec->device < 0 && spec->arena->fd < 0)
-        return kbv_fail(KBV_ERR_INVALID, "kbv_child_start: a CPU run needs a memfd arena");
-    const char *runner_arg = spec->runner ? spec->runner : kbv_runner_path();
-    char runner[PATH_MAX];
-    if (!realpath(runner_arg, runner) || access(runner, X_OK) != 0)
-        return kbv_fail(KBV_ERR_NOT_FOUND, "runner %s: %s (set KBV_RUNNER)", runner_arg,
-                        strerror(errno));
-
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_INVALID, "kbv_child_start: a CPU run needs a memfd arena");
+    if (!c) {
+        KBV_TRY_GOTO(runner_resolve(spec->runner, runner), st, fail);
+        KBV_TRY_GOTO(child_new(spec->device, &c), st, fail);
+    }
     setup = malloc(sizeof *setup);
-    c = calloc(1, sizeof *c);
-    if (!setup || !c)
+    if (!setup)
         KBV_FAIL_GOTO(st, fail, KBV_ERR_NOMEM, "child state");
-    c->pid = -1;
-    c->sock = -1;
-    c->err_fd = -1;
     c->n_sets = spec->layout->n_sets;
     c->call_timeout_s = spec->call_timeout_s > 0 ? spec->call_timeout_s : 60.0;
     KBV_TRY_GOTO(build_setup(spec, setup), st, fail);
     KBV_TRY_GOTO(build_table(spec, &table, &n_table), st, fail);
-    KBV_TRY_GOTO(kbv_sandbox_private_dir(c->dir, sizeof c->dir), st, fail);
     if (access(spec->candidate, R_OK) != 0) {
         /* like a candidate that does not load: a fault, not kbv's error */
         set_fault(c, KBV_FAULT_LOAD, "cannot read the candidate %s: %s", spec->candidate,
@@ -659,33 +842,15 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     }
     KBV_TRY_GOTO(copy_candidate(spec->candidate, c->dir, setup->candidate,
                                 sizeof setup->candidate), st, fail);
-
-    int n_env = 0;
-    for (char **e = environ; *e && n_env < MAX_ENV; e++)
-        if (env_kept(*e))
-            envp[n_env++] = *e;
-    envp[n_env++] = "CUDA_CACHE_DISABLE=1";   /* no JIT cache: the home is not there */
-    envp[n_env] = NULL;
-
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "socketpair: %s", strerror(errno));
-    /* the runner's writes never block: what the pipe cannot take is dropped */
-    if (pipe2(op, O_CLOEXEC) != 0 || fcntl(op[1], F_SETFL, O_NONBLOCK) != 0 ||
-        fcntl(op[0], F_SETFL, O_NONBLOCK) != 0)
-        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "pipe: %s", strerror(errno));
-    KBV_TRY_GOTO(spawn_runner(c, runner, spec, sv[1], op[1], (char *const *)envp), st, fail);
-    close(sv[1]);
-    sv[1] = -1;
-    close(op[1]);
-    op[1] = -1;
-    c->sock = sv[0];
-    sv[0] = -1;
-    c->err_fd = op[0];
-    op[0] = -1;
+    if (c->pid > 0)
+        c->pass_fd = spec->arena->fd;   /* started ahead: the arena goes with the setup */
+    else
+        KBV_TRY_GOTO(child_spawn(c, runner, spec->arena->fd), st, fail);
 
     kbv_proto_reply rep;
     double start_timeout = spec->start_timeout_s > 0 ? spec->start_timeout_s : 60.0;
     exchange_setup(c, setup, table, n_table, start_timeout, &rep);
+    c->pass_fd = -1;
     if (c->fault != KBV_FAULT_NONE) {
         result_fault(c, res);
     } else {
@@ -696,22 +861,7 @@ kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **out, kbv_chil
     *out = c;
     c = NULL;
 fail:
-    if (c) {
-        kill_and_reap(c, 0, NULL);
-        if (c->sock >= 0)
-            close(c->sock);
-        if (c->err_fd >= 0)
-            close(c->err_fd);
-        if (c->dir[0])
-            kbv_sandbox_remove_dir(c->dir);
-        free(c);
-    }
-    for (int i = 0; i < 2; i++) {
-        if (sv[i] >= 0)
-            close(sv[i]);
-        if (op[i] >= 0)
-            close(op[i]);
-    }
+    child_discard(c);
     free(setup);
     free(table);
     return st;
@@ -739,6 +889,8 @@ static void request(kbv_child *c, uint32_t type, int set, int n_calls, bool flus
     }
     res->n_times = rep->n_times;
     memcpy(res->times_ms, rep->times_ms, sizeof res->times_ms[0] * (size_t)rep->n_times);
+    for (int i = 0; i < rep->n_times; i++)
+        c->device_ms += rep->times_ms[i];
     res->l2_persisting = rep->l2_persisting;
     res->python = rep->python;
     res->python.torch_patched[sizeof res->python.torch_patched - 1] = '\0';
@@ -821,8 +973,9 @@ void kbv_child_stop(kbv_child *c)
 {
     if (!c)
         return;
-    if (c->pid > 0 && c->fault == KBV_FAULT_NONE && c->sock >= 0) {
-        /* a healthy runner gets to call kbv_finish and exit by itself */
+    if (c->pid > 0 && c->fault == KBV_FAULT_NONE && c->sock >= 0 && !c->ahead) {
+        /* a healthy runner gets to call kbv_finish and exit by itself (one
+         * started ahead and never set up has loaded nothing: no grace) */
         kbv_proto_request req;
         memset(&req, 0, sizeof req);
         req.h.magic = KBV_PROTO_MAGIC;
@@ -834,6 +987,7 @@ void kbv_child_stop(kbv_child *c)
             kill_and_reap(c, grace, NULL);
     }
     kill_and_reap(c, 0, NULL);  /* faulted or unresponsive: no grace */
+    spawn_abandon(c);
     if (c->sock >= 0)
         close(c->sock);
     if (c->err_fd >= 0)

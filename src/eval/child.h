@@ -42,6 +42,8 @@ typedef struct kbv_child_layout {
     kbv_tensor *outputs;        /* n_outputs */
 } kbv_child_layout;
 
+typedef struct kbv_child kbv_child;
+
 typedef struct kbv_child_spec {
     const char *runner;        /* path of kbv-runner */
     const char *candidate;     /* path of the compiled .so */
@@ -61,9 +63,10 @@ typedef struct kbv_child_spec {
     const char *python_init;   /* a KernelBench-format candidate: Python source setting
                                   init_inputs from kbv's definition (kbv_render_init_inputs);
                                   NULL for a C candidate */
+    kbv_child *ahead;          /* a runner kbv_child_start_ahead started for this device, or
+                                  NULL; always taken: it becomes this child, or is stopped
+                                  when it cannot serve (gone, another device) */
 } kbv_child_spec;
-
-typedef struct kbv_child kbv_child;
 
 /* Result of one request. */
 typedef struct kbv_child_result {
@@ -80,7 +83,16 @@ typedef struct kbv_child_result {
 _Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
                "the runner's reasons fit kbv_child_result");
 
-/* Starts the runner and loads the candidate. A candidate that cannot load is
+/* Starts a runner ahead of its candidate: the process, its sandbox and
+ * private directory, and on a GPU (device >= 0) its CUDA context, made while
+ * the evaluator does something else. It knows nothing of any sample until
+ * kbv_child_start takes it (spec->ahead) and sends the setup, the arena and
+ * the candidate; until then it only waits. Each serves one candidate, as a
+ * fresh one does. runner NULL: kbv_runner_path(). Stop an unused one with
+ * kbv_child_stop. */
+kbv_status kbv_child_start_ahead(const char *runner, int device, kbv_child **out);
+
+/* Starts the runner (or takes spec->ahead) and loads the candidate. A candidate that cannot load is
  * not a harness error: it returns KBV_OK with *child set and res->fault. */
 kbv_status kbv_child_start(const kbv_child_spec *spec, kbv_child **child, kbv_child_result *res);
 
@@ -108,6 +120,11 @@ kbv_status kbv_child_memory(kbv_child *c, size_t *peak_bytes, kbv_child_result *
  * most KBV_CHILD_OUTPUT_CAP bytes, the head kept; "" when nothing), and how
  * many bytes beyond that were dropped. */
 const char *kbv_child_output(kbv_child *c, size_t *dropped);
+
+/* The sum of every call's time the runner reported since start (its clock:
+ * CUDA events around each kbv_forward, CLOCK_MONOTONIC on the CPU): the
+ * device time of the candidate's calls. */
+double kbv_child_device_ms(const kbv_child *c);
 
 /* kbv_finish, exit, reap (kill the process group if it does not exit). */
 void kbv_child_stop(kbv_child *c);

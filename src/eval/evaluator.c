@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/child.h"
 #include "eval/configs.h"
 #include "eval/device.h"
 #include "eval/precision.h"
@@ -57,10 +58,22 @@ void kbv_evaluator_destroy(kbv_evaluator *ev)
 {
     if (!ev)
         return;
+    kbv_child_stop(ev->ahead);
     for (int m = 0; m < KBV_MODE_COUNT; m++)
         kbv_backend_destroy(ev->be[m]);
     kbv_config_cache_free(ev->configs);
     free(ev);
+}
+
+kbv_status kbv_start_ahead_parse(const char *s, kbv_start_ahead *out)
+{
+    static const char *const names[] = {"auto", "on", "off"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *out = (kbv_start_ahead)i;
+            return KBV_OK;
+        }
+    return kbv_fail(KBV_ERR_PARSE, "--start-ahead '%s': expected auto, on or off", s);
 }
 
 kbv_status kbv_eval_opts_resolve(const char *device, const char *size, kbv_eval_opts *o)

@@ -11,12 +11,15 @@
  * baseline's (tf32; bf16 in a bf16 run). */
 kbv_status sample_poison_outputs(sample *s)
 {
-    for (int k = 0; k < s->g->n_outputs; k++)
-        KBV_TRY(s->svc->poison(s->svc, &s->out[k]));
-    return KBV_OK;
+    kbv_status st = KBV_OK;
+    sample_busy_enter(s);   /* enqueued: the sync before the call ends the stretch */
+    for (int k = 0; k < s->g->n_outputs && st == KBV_OK; k++)
+        st = s->svc->poison(s->svc, &s->out[k]);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
-static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_compare_stats *tf32)
+static kbv_status compare_each(sample *s, refs *r, kbv_compare_stats *cand, kbv_compare_stats *tf32)
 {
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_allclose_tol(s->out[k].dtype);
@@ -27,6 +30,14 @@ static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_c
                                 tol, &tf32[k]));
     }
     return KBV_OK;
+}
+
+static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_compare_stats *tf32)
+{
+    sample_busy_enter(s);   /* each comparison returns its statistics: synchronised */
+    kbv_status st = compare_each(s, r, cand, tf32);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
 /* Late writes: the outputs must not change once the call has returned (the
@@ -57,8 +68,11 @@ static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_leaderboard_stored_tol(s->out[k].dtype);
         const kbv_tensor *ref = r->ref ? &r->ref[k] : &r->klass[k];
-        KBV_TRY_GOTO(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]),
-                     st, done);
+        sample_busy_enter(s);
+        kbv_status cmp =
+            s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]);
+        sample_busy_leave(s);
+        KBV_TRY_GOTO(cmp, st, done);
     }
     kbv_judge_input in = {.n_outputs = s->g->n_outputs, .outputs = s->out, .cand = stats,
                           .tol = kbv_leaderboard_stored_tol(s->out[0].dtype)};

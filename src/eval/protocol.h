@@ -23,6 +23,20 @@
 #define KBV_STD_TIMED 100
 #define KBV_PROTOCOLS_ALL ((1u << KBV_PROTO_COUNT) - 1)
 
+/* Whether the evaluator starts the next candidate process (process, sandbox,
+ * CUDA context) while the current candidate runs, so that a candidate is
+ * loaded into a process already up (eval/child.h, kbv_child_start_ahead). */
+typedef enum kbv_start_ahead {
+    KBV_START_AHEAD_AUTO = 0,     /* on a GPU, where the CUDA context is worth making ahead;
+                                     not on the CPU, where the start would take cores from the
+                                     candidate being evaluated */
+    KBV_START_AHEAD_ON,
+    KBV_START_AHEAD_OFF,
+} kbv_start_ahead;
+
+/* "auto", "on", "off" */
+kbv_status kbv_start_ahead_parse(const char *s, kbv_start_ahead *out);
+
 typedef struct kbv_eval_opts {
     int device;                   /* CUDA ordinal; -1: the CPU backend */
     kbv_size size;
@@ -39,9 +53,12 @@ typedef struct kbv_eval_opts {
     unsigned vendor_libs;         /* the vendor libraries candidates may call (core/vendor_libs.h;
                                      kbv eval --allow-vendor-libs): linked, admitted by the binary
                                      allowlist, loaded before the sandbox closes; 0: none */
+    kbv_start_ahead start_ahead;  /* the next candidate process started while the current
+                                     one runs (kbv eval --start-ahead) */
 } kbv_eval_opts;
 
 typedef struct kbv_config_cache kbv_config_cache;
+struct kbv_child;
 
 typedef struct kbv_evaluator {
     kbv_eval_opts opts;
@@ -50,6 +67,8 @@ typedef struct kbv_evaluator {
     char arch[16];                /* what candidates are compiled for; "" on the CPU */
     size_t flush_bytes;
     kbv_config_cache *configs;    /* each problem's hidden configs, checked once (eval/configs.h) */
+    struct kbv_child *ahead;      /* the next candidate process, started ahead while the
+                                     current one runs (eval/child.h); NULL: none yet */
 } kbv_evaluator;
 
 kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out);

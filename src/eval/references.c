@@ -38,7 +38,7 @@ static kbv_status run_mode(sample *s, refs *r, kbv_mode m, const kbv_tensor *in,
     return KBV_OK;
 }
 
-kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
+static kbv_status refs_compute(sample *s, int set, bool with_reference, refs *r)
 {
     kbv_status st = KBV_OK;
     const kbv_precision_modes *pm = kbv_precision_modes_get(s->ev->opts.precision);
@@ -73,4 +73,12 @@ done:
     if (st != KBV_OK)
         sample_refs_release(s, r);
     return st;
+}
+
+kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
+{
+    sample_busy_enter(s);   /* every mode's run ends in a sync */
+    kbv_status st = refs_compute(s, set, with_reference, r);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }

@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "dist/draws.h"
+#include "eval/busy.h"
 #include "eval/child.h"
 #include "eval/phase.h"
 #include "eval/precision.h"
@@ -57,10 +58,20 @@ typedef struct sample {
     double sol_ms;                                      /* NAN when unknown (CPU runs) */
     double sol_floor_ms;                                /* below-sol's bound; NAN likewise */
     kbv_phase_clock clock;                              /* where the time goes: rec->phase_s */
-    kbv_record *rec;                                    /* gets what the runner printed */
+    kbv_busy_meter busy;                                /* the device's share: rec->busy_s */
+    kbv_record *rec;                                    /* gets what the runner printed and
+                                                           the device time (NULL: neither) */
     bool python;                                        /* a KernelBench-format candidate */
     kbv_child_python python_seen;                       /* its runners' reports, the most of each */
 } sample;
+
+/* A stretch of the evaluator's own device work (eval/busy.h), charged to
+ * the checks; stretches nest. */
+static inline void sample_busy_enter(sample *s) { kbv_busy_enter(&s->busy); }
+static inline void sample_busy_leave(sample *s)
+{
+    kbv_busy_leave(&s->busy, s->rec, KBV_BUSY_CHECKS);
+}
 
 /* Whether this run evaluates protocol p (kbv eval --protocols). */
 static inline bool sample_wants(const sample *s, kbv_protocol p)

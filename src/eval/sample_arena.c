@@ -117,10 +117,13 @@ kbv_status sample_make_layout(sample *s)
 
 kbv_status sample_hash_tensor(sample *s, const kbv_tensor *t, uint64_t *h)
 {
-    return s->svc->hash(s->svc, t->data, kbv_tensor_bytes(t), h);
+    sample_busy_enter(s);
+    kbv_status st = s->svc->hash(s->svc, t->data, kbv_tensor_bytes(t), h);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
-kbv_status sample_fill_set(sample *s, int set, const kbv_draw *d)
+static kbv_status fill_set(sample *s, int set, const kbv_draw *d)
 {
     for (int i = 0; i < s->g->n_inputs; i++) {
         KBV_TRY(s->svc->fill(s->svc, input_def(s, i), s->g->values[i].def_index, d,
@@ -130,8 +133,15 @@ kbv_status sample_fill_set(sample *s, int set, const kbv_draw *d)
     return KBV_OK;
 }
 
-/* Params from draw d, their hashes and the oracle's float64 copies. */
-kbv_status sample_fill_params(sample *s, const kbv_draw *d)
+kbv_status sample_fill_set(sample *s, int set, const kbv_draw *d)
+{
+    sample_busy_enter(s);
+    kbv_status st = fill_set(s, set, d);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
+static kbv_status fill_params(sample *s, const kbv_draw *d)
 {
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
     for (int j = 0; j < s->g->n_params; j++) {
@@ -156,8 +166,16 @@ kbv_status sample_fill_params(sample *s, const kbv_draw *d)
     return KBV_OK;
 }
 
-/* A few elements of the perturbable input of `set` changed at the same address. */
-kbv_status sample_perturb(sample *s, int set, uint64_t seed)
+/* Params from draw d, their hashes and the oracle's float64 copies. */
+kbv_status sample_fill_params(sample *s, const kbv_draw *d)
+{
+    sample_busy_enter(s);
+    kbv_status st = fill_params(s, d);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
+static kbv_status perturb(sample *s, int set, uint64_t seed)
 {
     int i = s->perturbable;
     kbv_tensor *t = &s->in[set][i];
@@ -180,8 +198,16 @@ kbv_status sample_perturb(sample *s, int set, uint64_t seed)
     return KBV_OK;
 }
 
-/* What the candidate broke, "" when nothing: inputs of `set`, params, guards. */
-kbv_status sample_integrity(sample *s, int set, char *why, size_t cap, bool *params_touched)
+/* A few elements of the perturbable input of `set` changed at the same address. */
+kbv_status sample_perturb(sample *s, int set, uint64_t seed)
+{
+    sample_busy_enter(s);
+    kbv_status st = perturb(s, set, seed);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
+static kbv_status integrity(sample *s, int set, char *why, size_t cap, bool *params_touched)
 {
     uint64_t h;
     why[0] = '\0';
@@ -206,4 +232,13 @@ kbv_status sample_integrity(sample *s, int set, char *why, size_t cap, bool *par
             snprintf(why, cap, "guard band %s overwritten", s->guard_where[q]);
     }
     return KBV_OK;
+}
+
+/* What the candidate broke, "" when nothing: inputs of `set`, params, guards. */
+kbv_status sample_integrity(sample *s, int set, char *why, size_t cap, bool *params_touched)
+{
+    sample_busy_enter(s);
+    kbv_status st = integrity(s, set, why, cap, params_touched);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }

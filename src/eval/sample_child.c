@@ -21,10 +21,20 @@ void note_child_fault(kbv_record *rec, const kbv_child_result *res, const char *
     }
 }
 
+/* Waits for what the evaluator enqueued on the services backend (fills,
+ * poison) before the candidate runs: the end of a stretch of its device work. */
+static kbv_status services_sync(sample *s)
+{
+    sample_busy_enter(s);
+    kbv_status st = s->svc->sync(s->svc);
+    sample_busy_leave(s);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+}
+
 kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_result *res)
 {
     /* fills and poison were enqueued on the services backend */
-    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(services_sync(s));
     KBV_TRY(kbv_child_call(s->child, set, n, flush, res));
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
@@ -35,7 +45,7 @@ kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_re
 
 kbv_status sample_child_prepare(sample *s, kbv_child_result *res)
 {
-    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(services_sync(s));
     KBV_TRY(kbv_child_prepare(s->child, res));
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
@@ -52,6 +62,7 @@ void sample_child_stop(sample *s)
     const char *printed = kbv_child_output(s->child, &dropped);
     if (s->rec && (printed[0] || dropped))
         kbv_record_add_output(s->rec, printed, dropped);
+    kbv_busy_add(s->rec, KBV_BUSY_CANDIDATE, kbv_child_device_ms(s->child) / 1e3);
     kbv_child_stop(s->child);
     s->child = NULL;
 }
@@ -67,6 +78,20 @@ static void note_kernel(const char *name, uint64_t value, void *ctx)
     kernel_offsets *k = ctx;
     if (k->n < KBV_PROTO_MAX_KERNELS && value)
         k->offsets[k->n++] = value;
+}
+
+/* The next candidate process, started while this one works: its start,
+ * sandbox and CUDA context are then ready when a candidate needs one
+ * (kbv_child_start_ahead), as opts.start_ahead says; a runner that could
+ * not be started ahead is started when needed instead. */
+static void start_next_ahead(sample *s)
+{
+    kbv_start_ahead how = s->ev->opts.start_ahead;
+    bool wanted = how == KBV_START_AHEAD_ON || (how == KBV_START_AHEAD_AUTO && s->ev->opts.device >= 0);
+    if (!wanted || s->ev->ahead)
+        return;
+    if (kbv_child_start_ahead(s->ev->opts.runner, s->ev->opts.device, &s->ev->ahead) != KBV_OK)
+        kbv_clear_error();
 }
 
 /* Starts (or restarts) the runner and prepares the candidate on the current params. */
@@ -105,9 +130,12 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
         .python_init = s->python ? python_init : NULL,
     };
     s->child_dead = false;
-    KBV_TRY(s->svc->sync(s->svc));
+    KBV_TRY(services_sync(s));
+    spec.ahead = s->ev->ahead;   /* taken, whatever happens */
+    s->ev->ahead = NULL;
     KBV_TRY(kbv_child_start(&spec, &s->child, res));
     sample_note_python(s, res);
+    start_next_ahead(s);
     if (res->fault != KBV_FAULT_NONE) {
         s->child_dead = true;
         return KBV_OK;

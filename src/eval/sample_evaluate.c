@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "record/candidate_file.h"
+#include "eval/busy.h"
 #include "eval/compile.h"
 #include "eval/phase.h"
 #include "eval/precision.h"
@@ -72,6 +73,7 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_candidate_file file = {0};
     kbv_phase_clock clock;
     kbv_phase_clock_start(&clock, rec, KBV_PHASE_NONE);
+    kbv_busy_add(rec, KBV_BUSY_CANDIDATE, 0);   /* busy_s is measured from here: all zero */
     if (base_out)
         for (int m = 0; m < KBV_MODE_COUNT; m++) {
             memset(&base_out[m], 0, sizeof base_out[m]);
@@ -130,11 +132,15 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
     kbv_phase_enter(&clock, KBV_PHASE_BASELINES);
+    double baselines_t0 = kbv_monotonic_s();
     KBV_TRY_GOTO(kbv_baselines_get(cache, ev->be,
                                    kbv_precision_modes_get(ev->opts.precision)->timed, g,
                                    rec->problem, ev->opts.size, ev->opts.run_seed, false, base,
                                    &fresh),
                  st, done);
+    /* measuring is device work throughout (the cache's one line written after it) */
+    if (fresh)
+        kbv_busy_add(rec, KBV_BUSY_BASELINES, kbv_monotonic_s() - baselines_t0);
     kbv_phase_enter(&clock, KBV_PHASE_NONE);
     if (base_out)
         memcpy(base_out, base, sizeof base);

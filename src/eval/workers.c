@@ -547,7 +547,7 @@ static kbv_status handle(pool *pl, int i)
             pl->ops->failed(pl->ops->ctx, h.job, why);
             goto done;
         }
-        KBV_TRY_GOTO(pl->ops->record(pl->ops->ctx, h.job, rec, seconds), st, done);
+        KBV_TRY_GOTO(pl->ops->record(pl->ops->ctx, h.job, s->device, rec, seconds), st, done);
     } else {
         fprintf(stderr, "kbv: %s sent an unexpected message (type %u, job %d)\n", name,
                 (unsigned)h.type, (int)h.job);

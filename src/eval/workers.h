@@ -63,8 +63,9 @@ typedef struct kbv_worker_ops {
     kbv_status (*evaluate)(void *ctx, kbv_evaluator *ev, kbv_baseline_cache *cache, int job,
                            kbv_record *rec);
     /* In the parent: a finished record, to be appended. An error stops the
-     * run (nothing more can be recorded). seconds: dispatch to result. */
-    kbv_status (*record)(void *ctx, int job, const kbv_record *rec, double seconds);
+     * run (nothing more can be recorded). device: the worker's (-1 the CPU);
+     * seconds: dispatch to result. */
+    kbv_status (*record)(void *ctx, int job, int device, const kbv_record *rec, double seconds);
     /* In the parent: job could not be evaluated, and why. */
     void (*failed)(void *ctx, int job, const char *why);
     /* In the parent: what job is, for messages (a candidate's path). */

@@ -18,6 +18,7 @@
 static const char *const proto_names[KBV_PROTO_COUNT] = {"standard", "verified", "strict"};
 static const char *const phase_names[KBV_PHASE_COUNT] = {"compile", "load", "baselines",
                                                          "correctness", "timing", "audit"};
+static const char *const busy_names[KBV_BUSY_COUNT] = {"candidate", "checks", "baselines"};
 
 const char *kbv_protocol_name(kbv_protocol p)
 {
@@ -65,6 +66,11 @@ const char *kbv_phase_name(kbv_phase p)
     return p >= 0 && p < KBV_PHASE_COUNT ? phase_names[p] : "?";
 }
 
+const char *kbv_busy_name(kbv_busy b)
+{
+    return b >= 0 && b < KBV_BUSY_COUNT ? busy_names[b] : "?";
+}
+
 void kbv_record_init(kbv_record *rec)
 {
     memset(rec, 0, sizeof *rec);
@@ -78,6 +84,8 @@ void kbv_record_init(kbv_record *rec)
     for (int k = 0; k < KBV_PHASE_COUNT; k++)
         rec->phase_s[k] = NAN;
     rec->total_s = NAN;
+    for (int k = 0; k < KBV_BUSY_COUNT; k++)
+        rec->busy_s[k] = NAN;
 }
 
 void kbv_proto_skip(kbv_proto_result *p, const char *why)
@@ -415,6 +423,12 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
             put(ph, "total", real_or_null(rec->total_s), &bad);
         put(o, "phase_s", ph, &bad);
     }
+    if (rec->has_busy) {
+        json_t *b = json_object();
+        for (int k = 0; b && k < KBV_BUSY_COUNT; k++)
+            put(b, busy_names[k], real_or_null(rec->busy_s[k]), &bad);
+        put(o, "busy_s", b, &bad);
+    }
     if (bad) {
         json_decref(o);
         /* json_string refuses invalid UTF-8: the likeliest cause here. */
@@ -595,6 +609,12 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
         for (int k = 0; k < KBV_PHASE_COUNT; k++)
             rec->phase_s[k] = get_num(ph, phase_names[k]);
         rec->total_s = get_num(ph, "total");
+    }
+    const json_t *busy = json_object_get(o, "busy_s");
+    if (json_is_object(busy)) {
+        rec->has_busy = true;
+        for (int k = 0; k < KBV_BUSY_COUNT; k++)
+            rec->busy_s[k] = get_num(busy, busy_names[k]);
     }
     return KBV_OK;
 }

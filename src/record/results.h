@@ -77,6 +77,20 @@ typedef enum kbv_phase {
 
 const char *kbv_phase_name(kbv_phase p);         /* "compile", "load", ... */
 
+/* Whose work kept the device busy during a sample (device seconds). They
+ * never overlap: the evaluator synchronises its own work before each call
+ * of the candidate. JSON: "busy_s", docs/REPORTS.md. */
+typedef enum kbv_busy {
+    KBV_BUSY_CANDIDATE = 0,          /* the candidate's calls, on the runner's clock (CUDA events
+                                        around each kbv_forward; CLOCK_MONOTONIC on the CPU) */
+    KBV_BUSY_CHECKS,                 /* the evaluator's device work for the draws: fills, poison,
+                                        the references and the float64 oracle, comparisons, hashes */
+    KBV_BUSY_BASELINES,              /* measuring the problem's baselines (0 on a cache hit) */
+    KBV_BUSY_COUNT
+} kbv_busy;
+
+const char *kbv_busy_name(kbv_busy b);           /* "candidate", "checks", "baselines" */
+
 /* One protocol's outcome. Absent quantities are NAN (null in JSON). */
 typedef struct kbv_proto_result {
     bool correct;
@@ -162,6 +176,8 @@ typedef struct kbv_record {
     bool has_phases;                 /* phase_s and total_s were measured */
     double phase_s[KBV_PHASE_COUNT]; /* wall seconds per kbv_phase */
     double total_s;                  /* the whole sample, compile to verdict */
+    bool has_busy;                   /* busy_s was measured */
+    double busy_s[KBV_BUSY_COUNT];   /* device seconds per kbv_busy */
 } kbv_record;
 
 /* A record with every quantity absent (NAN) and nothing correct. */

@@ -263,6 +263,8 @@ kbv_status kbv_summary_json(const kbv_metrics *m, const kbv_summary_info *info, 
             bad = 1;
     }
     put(o, "groups", groups, &bad);
+    if (info->pace)
+        put(o, "pace", json_incref(info->pace), &bad);
     if (bad) {
         json_decref(o);
         return kbv_fail(KBV_ERR_INVALID, "cannot encode the summary as JSON (invalid UTF-8 in a "

@@ -20,6 +20,7 @@ typedef struct kbv_summary_info {
     const char *precision;         /* the records' precision, "mixed", or NULL: not said */
     const char *vendor_libs;       /* the vendor libraries their runs allowed ("cublas,cudnn",
                                       "none"), "mixed", or NULL: not said */
+    json_t *pace;                  /* the run's pace (eval/pace.h), kept as given; NULL: none */
 } kbv_summary_info;
 
 void kbv_table_print(FILE *f, const kbv_metrics *m, const kbv_summary_info *info);

@@ -44,6 +44,10 @@ typedef struct runner_device {
     void (*trace_mark)(runner *r, int call, bool end);
     void (*trace_end)(runner *r, kbv_child_trace *out);
     void (*fini)(runner *r);
+    /* A runner started ahead of its candidate: brings the device up before
+     * the setup arrives (NULL: nothing to bring up). Failures are left for
+     * init to find and report. */
+    void (*warm)(int device);
 } runner_device;
 
 extern const runner_device runner_cpu;

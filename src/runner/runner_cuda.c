@@ -524,7 +524,18 @@ static void cuda_fini(runner *r)
     r->base = NULL;
 }
 
+/* The context cuda_init would make first, made while the runner waits for
+ * its setup; cuda_init's own cudaSetDevice and cudaFree then find it. */
+static void cuda_warm(int device)
+{
+    if (cudaSetDevice(device) == cudaSuccess)
+        (void)cudaFree(NULL);
+    (void)cudaGetLastError();
+}
+
 #else /* !KBV_HAVE_CUDA */
+
+static void cuda_warm(int device) { (void)device; }
 
 #include <stdio.h>
 
@@ -585,4 +596,5 @@ const runner_device runner_cuda = {
     .trace_mark = cuda_trace_mark,
     .trace_end = cuda_trace_end,
     .fini = cuda_fini,
+    .warm = cuda_warm,
 };

@@ -412,6 +412,40 @@ static void shutdown_runner(runner *r)
     free(r->outputs);
 }
 
+/* The setup message; a descriptor passed with it (a runner started ahead
+ * gets its arena so) is moved to KBV_PROTO_FD_ARENA, where a runner started
+ * for its candidate finds it from the start. */
+static ssize_t recv_setup(kbv_proto_setup *setup)
+{
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    ssize_t n;
+    struct iovec iov = {.iov_base = setup, .iov_len = sizeof *setup};
+    struct msghdr mh;
+    do {
+        memset(&mh, 0, sizeof mh);
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = sizeof ctl.buf;
+        n = recvmsg(KBV_PROTO_FD_SOCKET, &mh, MSG_TRUNC);
+    } while (n < 0 && errno == EINTR);
+    for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+            cm->cmsg_len != CMSG_LEN(sizeof(int)))
+            continue;
+        int fd;
+        memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+        if (fd != KBV_PROTO_FD_ARENA) {
+            dup2(fd, KBV_PROTO_FD_ARENA);
+            close(fd);
+        }
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     static runner r;  /* large (the setup message); zeroed */
@@ -420,11 +454,9 @@ int main(int argc, char **argv)
     /* the compile step's builder of a KernelBench-format file's extensions */
     if (argc == 5 && !strcmp(argv[1], "--build-extensions"))
         return runner_python_build(argv[2], argv[3], argv[4]);
-
-    ssize_t n;
-    while ((n = recv(KBV_PROTO_FD_SOCKET, &r.setup, sizeof r.setup, MSG_TRUNC)) < 0 &&
-           errno == EINTR)
-        ;
+    if (argc == 3 && !strcmp(argv[1], KBV_RUNNER_WARM_ARG) && runner_cuda.warm)
+        runner_cuda.warm(atoi(argv[2]));
+    ssize_t n = recv_setup(&r.setup);
     if (!header_ok(&r.setup.h, n, sizeof r.setup) || r.setup.h.type != KBV_MSG_SETUP) {
         fprintf(stderr, "kbv-runner: expected a setup message on fd %d (got %zd bytes); this "
                 "program is started by kbv\n", KBV_PROTO_FD_SOCKET, n);

@@ -149,26 +149,32 @@ static void child_main(const kbv_spawn *s, const kbv_spawn_plan *plan, int repor
 static void describe_failure(const kbv_spawn *s, const child_report *r, char *buf, size_t cap)
 {
     const char *step = (unsigned)r->step < STEP_COUNT ? step_names[r->step] : "an unknown step";
+    /* a spawn finished later (kbv_sandbox_spawn_end) no longer has its policy */
+    bool named = s && s->policy && r->index >= 0 && r->index < s->policy->n;
     if (r->step == STEP_JAIL) {
         const char *what = kbv_jail_step_name((kbv_jail_step)r->jail_step);
-        if (r->index >= 0 && r->index < s->policy->n)
+        if (named)
             snprintf(buf, cap, "%s (%s %s): %s", step, what, s->policy->v[r->index].path,
                      strerror(r->err));
         else
             snprintf(buf, cap, "%s (%s): %s", step, what, strerror(r->err));
-    } else if (r->index >= 0 && r->index < s->policy->n) {
+    } else if (named) {
         snprintf(buf, cap, "%s (%s): %s", step, s->policy->v[r->index].path, strerror(r->err));
     } else {
         snprintf(buf, cap, "%s: %s", step, strerror(r->err));
     }
 }
 
-kbv_status kbv_spawn_with_plan(const kbv_spawn *s, kbv_spawn_plan *plan, pid_t *out_pid)
+/* Clones the child, which confines itself and execs; returns at once. */
+static kbv_status spawn_begin(const kbv_spawn *s, kbv_spawn_plan *plan, kbv_spawn_pending *p)
 {
     kbv_status st = KBV_OK;
     int rp[2] = {-1, -1};
     pid_t pid = -1;
-    *out_pid = -1;
+    p->pid = -1;
+    p->report_fd = -1;
+    p->root[0] = '\0';
+    snprintf(p->path, sizeof p->path, "%s", s->path);
     plan->root[0] = '\0';
     plan->parent = getpid();
     plan->uid = getuid();
@@ -187,7 +193,7 @@ kbv_status kbv_spawn_with_plan(const kbv_spawn *s, kbv_spawn_plan *plan, pid_t *
         }
     }
     if (pipe2(rp, O_CLOEXEC) != 0)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "pipe: %s", strerror(errno));
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_IO, "pipe: %s", strerror(errno));
     if (plan->namespaces) {
         unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD;
         if (plan->user_ns)
@@ -198,55 +204,112 @@ kbv_status kbv_spawn_with_plan(const kbv_spawn *s, kbv_spawn_plan *plan, pid_t *
         pid = fork();
     }
     if (pid < 0)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_CHILD, "cannot start %s: %s%s", s->path, strerror(errno),
+        KBV_FAIL_GOTO(st, fail, KBV_ERR_CHILD, "cannot start %s: %s%s", s->path, strerror(errno),
                       plan->namespaces ? " (creating namespaces)" : "");
     if (pid == 0) {
         close(rp[0]);
         child_main(s, plan, rp[1]);
     }
     close(rp[1]);
-    rp[1] = -1;
+    p->pid = pid;
+    p->report_fd = rp[0];
+    snprintf(p->root, sizeof p->root, "%s", plan->root);
+    return KBV_OK;
+fail:
+    for (int i = 0; i < 2; i++)
+        if (rp[i] >= 0)
+            close(rp[i]);
+    if (plan->root[0])
+        rmdir(plan->root);
+    return st;
+}
+
+/* Waits until the child exec'd (its end of the report pipe closes) or
+ * reported the step that failed (then it is reaped). s: for naming the path
+ * of a failed step, or NULL. */
+static kbv_status spawn_end(const kbv_spawn *s, kbv_spawn_pending *p, pid_t *out_pid)
+{
+    kbv_status st = KBV_OK;
+    *out_pid = -1;
     child_report r;
     ssize_t n;
-    while ((n = read(rp[0], &r, sizeof r)) < 0 && errno == EINTR)
+    while ((n = read(p->report_fd, &r, sizeof r)) < 0 && errno == EINTR)
         ;
     if (n > 0) {
         /* it never ran the program: reap it here */
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
         char what[PATH_MAX + 256];
         if (n == (ssize_t)sizeof r)
             describe_failure(s, &r, what, sizeof what);
         else
             snprintf(what, sizeof what, "a partial report from the child");
-        KBV_FAIL_GOTO(st, done, KBV_ERR_CHILD, "sandbox: cannot start %s: %s", s->path, what);
+        st = kbv_fail(KBV_ERR_CHILD, "sandbox: cannot start %s: %s", p->path, what);
+    } else {
+        *out_pid = p->pid;
     }
-    *out_pid = pid;
-done:
-    for (int i = 0; i < 2; i++)
-        if (rp[i] >= 0)
-            close(rp[i]);
+    close(p->report_fd);
+    p->report_fd = -1;
+    p->pid = -1;
     /* the child has exec'd or died: its mounts never touched this directory */
-    if (plan->root[0])
-        rmdir(plan->root);
+    if (p->root[0])
+        rmdir(p->root);
+    p->root[0] = '\0';
     return st;
 }
 
-kbv_status kbv_sandbox_spawn(const kbv_spawn *s, pid_t *pid)
+kbv_status kbv_spawn_with_plan(const kbv_spawn *s, kbv_spawn_plan *plan, pid_t *out_pid)
+{
+    kbv_spawn_pending p;
+    *out_pid = -1;
+    KBV_TRY(spawn_begin(s, plan, &p));
+    KBV_TRY(spawn_end(s, &p, out_pid));
+    return KBV_OK;
+}
+
+/* The confinement this machine allows, as kbv_sandbox_spawn applies it. */
+static kbv_status plan_for_mode(const kbv_spawn *s, kbv_spawn *bare, kbv_spawn_plan *plan,
+                                const kbv_spawn **use)
 {
     const kbv_sandbox_mode *m = kbv_sandbox_mode_get();
     if (!m->off && !m->usable)
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s", m->why_not);
-    kbv_spawn_plan plan = {.namespaces = !m->off && m->namespaces,
-                           .user_ns = !m->off && m->user_ns,
-                           .landlock_abi = m->off ? 0 : m->landlock_abi};
+    memset(plan, 0, sizeof *plan);
+    plan->namespaces = !m->off && m->namespaces;
+    plan->user_ns = !m->off && m->user_ns;
+    plan->landlock_abi = m->off ? 0 : m->landlock_abi;
+    *use = s;
     if (m->off) {
         /* no confinement at all, and no seccomp program either */
-        kbv_spawn bare = *s;
-        bare.filter = NULL;
-        KBV_TRY(kbv_spawn_with_plan(&bare, &plan, pid));
-        return KBV_OK;
+        *bare = *s;
+        bare->filter = NULL;
+        *use = bare;
     }
-    KBV_TRY(kbv_spawn_with_plan(s, &plan, pid));
+    return KBV_OK;
+}
+
+kbv_status kbv_sandbox_spawn_begin(const kbv_spawn *s, kbv_spawn_pending *p)
+{
+    kbv_spawn bare;
+    kbv_spawn_plan plan;
+    const kbv_spawn *use;
+    KBV_TRY(plan_for_mode(s, &bare, &plan, &use));
+    KBV_TRY(spawn_begin(use, &plan, p));
+    return KBV_OK;
+}
+
+kbv_status kbv_sandbox_spawn_end(kbv_spawn_pending *p, pid_t *pid)
+{
+    KBV_TRY(spawn_end(NULL, p, pid));
+    return KBV_OK;
+}
+
+kbv_status kbv_sandbox_spawn(const kbv_spawn *s, pid_t *pid)
+{
+    kbv_spawn bare;
+    kbv_spawn_plan plan;
+    const kbv_spawn *use;
+    KBV_TRY(plan_for_mode(s, &bare, &plan, &use));
+    KBV_TRY(kbv_spawn_with_plan(use, &plan, pid));
     return KBV_OK;
 }

@@ -11,6 +11,7 @@
 #ifndef KBV_SANDBOX_SPAWN_H
 #define KBV_SANDBOX_SPAWN_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -56,5 +57,21 @@ typedef struct kbv_spawn {
 /* Starts s->path confined; *pid is its process id (and group, with
  * own_group) as this process sees it. */
 kbv_status kbv_sandbox_spawn(const kbv_spawn *s, pid_t *pid);
+
+/* A spawn begun and not yet finished: the child confines itself and execs
+ * while this process goes on. */
+typedef struct kbv_spawn_pending {
+    pid_t pid;
+    int report_fd;             /* closes when the child exec'd; a report when a step failed */
+    char root[PATH_MAX];       /* the jail's staging directory, removed at the end */
+    char path[PATH_MAX];       /* the program, for messages */
+} kbv_spawn_pending;
+
+/* kbv_sandbox_spawn in two halves: begin clones the child and returns at
+ * once (nothing of s is needed after it); end waits until the child exec'd
+ * and gives its pid, or the step that failed (the child is reaped then).
+ * Every begun spawn is ended, also one whose child was killed meanwhile. */
+kbv_status kbv_sandbox_spawn_begin(const kbv_spawn *s, kbv_spawn_pending *p);
+kbv_status kbv_sandbox_spawn_end(kbv_spawn_pending *p, pid_t *pid);
 
 #endif

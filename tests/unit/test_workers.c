@@ -83,13 +83,16 @@ static kbv_status fake_evaluate(void *ctx, kbv_evaluator *ev, kbv_baseline_cache
 }
 
 /* Runs in the parent. */
-static kbv_status fake_record(void *ctx, int job, const kbv_record *rec, double seconds)
+static kbv_status fake_record(void *ctx, int job, int device, const kbv_record *rec,
+                              double seconds)
 {
     fixture *fx = ctx;
     if (getpid() == fx->parent)
         fx->recorder_pid_ok++;
     if (job < 0 || job >= N_JOBS || rec->sample != job || seconds < 0)
         return kbv_fail(KBV_ERR_INVALID, "record of job %d is sample %d", job, rec->sample);
+    if (device != -1)   /* every worker here is on the CPU */
+        return kbv_fail(KBV_ERR_INVALID, "record of job %d from device %d", job, device);
     fx->recorded[job]++;
     fx->worker_pids[job] = atoi(rec->model + strlen("worker-"));
     if (rec->proto[KBV_PROTO_STRICT].correct != (job % 2 == 0))
@@ -231,10 +234,12 @@ static kbv_status evaluate_without_results(void *ctx, kbv_evaluator *ev, kbv_bas
     return KBV_OK;
 }
 
-static kbv_status accept_record(void *ctx, int job, const kbv_record *rec, double seconds)
+static kbv_status accept_record(void *ctx, int job, int device, const kbv_record *rec,
+                                double seconds)
 {
     (void)ctx;
     (void)job;
+    (void)device;
     (void)rec;
     (void)seconds;
     return KBV_OK;
