@@ -261,6 +261,28 @@ static bool has_conv(const kbv_graph *g)
     return false;
 }
 
+/* Tensors for a graph's inputs, params and outputs, as many as it has
+ * (level 3 has hundreds of params). */
+typedef struct tensor_sets {
+    kbv_tensor *in, *params, *out;
+} tensor_sets;
+
+static tensor_sets sets_new(const kbv_graph *g)
+{
+    tensor_sets t = {calloc((size_t)g->n_inputs + 1, sizeof(kbv_tensor)),
+                     calloc((size_t)g->n_params + 1, sizeof(kbv_tensor)),
+                     calloc((size_t)g->n_outputs + 1, sizeof(kbv_tensor))};
+    assert_true(t.in && t.params && t.out);
+    return t;
+}
+
+static void sets_free(tensor_sets *t)
+{
+    free(t->in);
+    free(t->params);
+    free(t->out);
+}
+
 static void check_problem(const kbv_problem *def)
 {
     char key[32];
@@ -274,19 +296,37 @@ static void check_problem(const kbv_problem *def)
     kbv_backend *cpu64 = NULL, *cpu32 = NULL;
     ok(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu64));
     ok(kbv_cpu_backend_create(KBV_MODE_FP32, &cpu32));
-    kbv_tensor in64[KBV_STATIC_MAX_INPUTS], p64[KBV_STATIC_MAX_PARAMS], out64[KBV_STATIC_MAX_OUTPUTS];
-    kbv_tensor in32[KBV_STATIC_MAX_INPUTS], p32[KBV_STATIC_MAX_PARAMS];
+    tensor_sets s64 = sets_new(g), s32 = sets_new(g);
+    kbv_tensor *in64 = s64.in, *p64 = s64.params, *out64 = s64.out;
+    kbv_tensor *in32 = s32.in, *p32 = s32.params;
     draw_all(cpu64, g, &draw, in64, p64);
     draw_all(cpu32, g, &draw, in32, p32);
     ok(kbv_graph_run(g, cpu64, in64, p64, out64));
-    double *oracle[KBV_STATIC_MAX_OUTPUTS], *strict_out[KBV_STATIC_MAX_OUTPUTS] = {0};
+    double **oracle = calloc((size_t)g->n_outputs + 1, sizeof *oracle);
+    double **strict_out = calloc((size_t)g->n_outputs + 1, sizeof *strict_out);
+    assert_true(oracle && strict_out);
     for (int o = 0; o < g->n_outputs; o++)
         oracle[o] = host_doubles(cpu64, &out64[o]);
+    /* the CPU's float32 error: deep nets amplify rounding (ResNet-101 at the small
+     * size, batch norm over two samples: 6e-4), which a fixed bound cannot know */
+    double *cpu32_err = calloc((size_t)g->n_outputs + 1, sizeof *cpu32_err);
+    assert_non_null(cpu32_err);
+    {
+        kbv_tensor *out32 = s32.out;
+        ok(kbv_graph_run(g, cpu32, in32, p32, out32));
+        for (int o = 0; o < g->n_outputs; o++) {
+            double *got = host_doubles(cpu32, &out32[o]);
+            cpu32_err[o] = rel_l2(got, oracle[o], numel_of(&out32[o]));
+            free(got);
+        }
+        release_all(cpu32, out32, g->n_outputs);
+    }
 
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         kbv_backend *gpu = NULL;
         ok(kbv_cuda_backend_create(0, modes[m], &gpu));
-        kbv_tensor in[KBV_STATIC_MAX_INPUTS], params[KBV_STATIC_MAX_PARAMS], out[KBV_STATIC_MAX_OUTPUTS];
+        tensor_sets sg = sets_new(g);
+        kbv_tensor *in = sg.in, *params = sg.params, *out = sg.out;
         draw_all(gpu, g, &draw, in, params);
         if (modes[m] == KBV_MODE_FP32) {
             for (int i = 0; i < g->n_inputs; i++) {
@@ -311,7 +351,15 @@ static void check_problem(const kbv_problem *def)
             /* fp32 is PyTorch's default: cuDNN may use TF32 (allow_tf32 is on) */
             const kbv_mode judged = modes[m] == KBV_MODE_FP32 && has_conv(g) ? KBV_MODE_TF32
                                                                              : modes[m];
-            assert_true(err < tolerance(judged, carried));
+            /* TF32's unit roundoff is 2^13 float32's: amplified as float32's is */
+            const double amplified = 8.0 * cpu32_err[o] * (judged == KBV_MODE_TF32 ? 8192.0 : 1.0);
+            const double bound = modes[m] == KBV_MODE_FP64
+                                     ? tolerance(judged, carried)
+                                     : fmax(tolerance(judged, carried), amplified);
+            if (!(err < bound))
+                print_message("%s %s output %d: rel L2 %.3g over %.3g (the CPU's float32: %.3g)\n",
+                              key, gpu->name, o, err, bound, cpu32_err[o]);
+            assert_true(err < bound);
             if (modes[m] == KBV_MODE_FP32_STRICT)
                 strict_out[o] = got;
             else
@@ -322,6 +370,7 @@ static void check_problem(const kbv_problem *def)
         release_all(gpu, out, g->n_outputs);
         release_all(gpu, in, g->n_inputs);
         release_all(gpu, params, g->n_params);
+        sets_free(&sg);
         /* everything this test allocated is back; the cuBLAS workspace may stay */
         assert_true(gpu->mem.current == 0 || gpu->mem.current == (size_t)32 << 20);
         kbv_backend_destroy(gpu);
@@ -331,11 +380,16 @@ static void check_problem(const kbv_problem *def)
         free(oracle[o]);
         free(strict_out[o]);
     }
+    free(oracle);
+    free(strict_out);
+    free(cpu32_err);
     release_all(cpu64, out64, g->n_outputs);
     release_all(cpu64, in64, g->n_inputs);
     release_all(cpu64, p64, g->n_params);
     release_all(cpu32, in32, g->n_inputs);
     release_all(cpu32, p32, g->n_params);
+    sets_free(&s64);
+    sets_free(&s32);
     kbv_backend_destroy(cpu64);
     kbv_backend_destroy(cpu32);
     kbv_graph_free(g);
