@@ -218,8 +218,10 @@ bool runner_python_is_candidate(const char *path)
     return n > 3 && !strcmp(path + n - 3, ".py");
 }
 
-/* The interpreter, isolated from the environment: Debian's prefix, the
- * system's site packages, no bytecode written (nothing may be written). */
+/* The interpreter, isolated from the environment, as if started from the
+ * program kbv was built against: its prefix and site packages (a virtual
+ * environment's, when that program is one's) found from that path; no
+ * bytecode written (nothing may be written). */
 static kbv_child_fault start_interpreter(char *reason)
 {
     PyConfig config;
@@ -228,7 +230,10 @@ static kbv_child_fault start_interpreter(char *reason)
     config.install_signal_handlers = 0;   /* SIGSYS and the rest stay the runner's */
     config.buffered_stdio = 0;
     config.site_import = 1;
-    PyStatus status = PyConfig_SetBytesString(&config, &config.home, KBV_PYTHON_HOME);
+    PyStatus status = PyConfig_SetBytesString(&config, &config.program_name,
+                                              KBV_PYTHON_EXECUTABLE);
+    if (!PyStatus_Exception(status))
+        status = PyConfig_SetBytesString(&config, &config.executable, KBV_PYTHON_EXECUTABLE);
     if (!PyStatus_Exception(status))
         status = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);

@@ -1,4 +1,5 @@
 #include "sandbox/policy.h"
+#include "kbv_build_config.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -163,6 +164,23 @@ kbv_status kbv_policy_hide(kbv_policy *p, const char *path)
     return KBV_OK;
 }
 
+/* Each absolute directory of a ':'-separated list, where it exists. */
+static kbv_status add_path_list(kbv_policy *p, const char *list, unsigned access)
+{
+    if (!list || !*list)
+        return KBV_OK;
+    char *copy = strdup(list);
+    if (!copy)
+        return kbv_fail(KBV_ERR_NOMEM, "path list %s", list);
+    kbv_status st = KBV_OK;
+    for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && st == KBV_OK;
+         d = strtok_r(NULL, ":", &save))
+        if (d[0] == '/')
+            st = kbv_policy_add_if_present(p, d, access);
+    free(copy);
+    return st;
+}
+
 kbv_status kbv_policy_add_system(kbv_policy *p)
 {
     static const char *const trees[] = {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin",
@@ -175,19 +193,9 @@ kbv_status kbv_policy_add_system(kbv_policy *p)
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         KBV_TRY(kbv_policy_add_if_present(p, files[i], KBV_ACCESS_READ));
     /* the libraries kbv itself was started with (a carried build, CUDA's) */
-    const char *llp = getenv("LD_LIBRARY_PATH");
-    if (llp && *llp) {
-        char *copy = strdup(llp);
-        if (!copy)
-            return kbv_fail(KBV_ERR_NOMEM, "LD_LIBRARY_PATH");
-        kbv_status st = KBV_OK;
-        for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && st == KBV_OK;
-             d = strtok_r(NULL, ":", &save))
-            if (d[0] == '/')
-                st = kbv_policy_add_if_present(p, d, ro);
-        free(copy);
-        KBV_TRY(st);
-    }
+    KBV_TRY(add_path_list(p, getenv("LD_LIBRARY_PATH"), ro));
+    /* the hosted interpreter's own trees (a virtual environment outside /usr) */
+    KBV_TRY(add_path_list(p, KBV_PYTHON_TREES, ro));
     return KBV_OK;
 }
 
