@@ -16,6 +16,7 @@
 
 #include "runner/runner.h"
 #include "runner/runner_python.h"
+#include "runner/runner_vendor.h"
 #include "runner/runner_sandbox.h"
 
 /* Under AddressSanitizer the runner must die of a candidate's SIGSEGV like
@@ -263,8 +264,14 @@ static kbv_child_fault setup(runner *r, char *reason)
     r->dev->track_begin(r);
     /* a KernelBench-format file: the interpreter and torch come up first,
      * like CUDA, kbv's own code before the candidate's */
-    if (runner_python_is_candidate(r->setup.candidate) && (f = runner_python_start(r, reason)))
-        return f;
+    if (runner_python_is_candidate(r->setup.candidate)) {
+        if ((f = runner_python_start(r, reason)))
+            return f;
+        /* torch calls cuBLAS and cuDNN for the candidate's PyTorch ops, as a
+         * C candidate allowed them would, and they load parts of themselves
+         * on first use: made ready in the load stage, as those are */
+        r->setup.vendor_libs |= runner_vendor_loaded();
+    }
     /* the allowlist goes on after CUDA is up and before the candidate loads,
      * and closes every path once it is loaded (KBV_SANDBOX=off: neither, for
      * debugging the harness itself) */

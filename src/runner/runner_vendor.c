@@ -97,6 +97,17 @@ kbv_child_fault runner_vendor_load_parts(unsigned mask, int cuda_version, char *
     return KBV_FAULT_NONE;
 }
 
+unsigned runner_vendor_loaded(void)
+{
+    unsigned mask = 0;
+    for (int l = 0; l < KBV_VENDOR_COUNT; l++) {
+        found_lib f = {.stem = kbv_vendor_get((kbv_vendor_lib)l)->soname_stem};
+        if (dl_iterate_phdr(find_loaded, &f))
+            mask |= 1u << l;
+    }
+    return mask;
+}
+
 #ifdef KBV_HAVE_CUDA
 
 #if __has_include(<cudnn.h>)

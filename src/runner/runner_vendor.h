@@ -26,4 +26,8 @@ kbv_child_fault runner_vendor_prepare(unsigned mask, char *reason);
  * names NVRTC's files. */
 kbv_child_fault runner_vendor_load_parts(unsigned mask, int cuda_version, char *reason);
 
+/* The vendor libraries loaded in this process now (a mask): PyTorch's,
+ * once a KernelBench-format file's interpreter has imported torch. */
+unsigned runner_vendor_loaded(void);
+
 #endif

@@ -16,7 +16,9 @@ any mismatch.
 is found in its manifest's directory (the example runs keep theirs beside
 their candidates: examples/runs/demo-l2/EXPECTED.tsv). A manifest may have an
 eval_args column: options of kbv eval for that row, separated by spaces, or
-"-" (vendor_manifest.tsv: the cases of --allow-vendor-libs).
+"-" (vendor_manifest.tsv: the cases of --allow-vendor-libs), and a device
+column: cpu or cuda for a KernelBench-format file that runs on one device only
+(a C++ loop over host memory; a CUDA kernel), "-" for either.
 
 Expectations (manifest columns standard, verified, strict): PASS or FAIL.
 strict_reason: "-" or tokens separated by ';', all of which must hold. A token
@@ -165,7 +167,8 @@ def main():
     rows = []
     for m in args.manifest or [os.path.join(HERE, "manifest.tsv")]:
         rows += [r for r in read_manifest(m)
-                 if r["file"].endswith("." + ext) or r["file"].endswith(".py")]
+                 if (r["file"].endswith("." + ext) or r["file"].endswith(".py"))
+                 and r.get("device", "-") in ("-", args.device)]
     names = [r["case"] for r in rows]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:

@@ -20,6 +20,11 @@ summary=()
 note() { summary+=("$1"); echo "== $1" >&2; }
 export KBV_CACHE_DIR=${KBV_CACHE_DIR:-$PWD/out/kbv-cache} KBV_INCLUDE_DIR=$PWD/include
 export LD_LIBRARY_PATH=$PWD/$build/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
+# a carried runner's libpython, only where this machine has none of its own
+for lib in "$build"/lib-python/*; do
+    [ -e "$lib" ] && ! ldconfig -p | grep -q "$(basename "$lib")" &&
+        export LD_LIBRARY_PATH=$PWD/$build/lib-python:$LD_LIBRARY_PATH && break
+done
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader >"$out/gpu.txt" 2>&1
 note "gpu: $(head -1 "$out/gpu.txt")"
@@ -69,6 +74,23 @@ if [ "${L2_EXAMPLES:-1}" != 0 ]; then
     r=$?
     note "level-2 examples: exit $r, $(tail -1 "$out/examples-l2.txt") ($(( $(date +%s) - t0 )) s)"
     grep '^|' "$out/examples-l2.txt"
+fi
+
+# KernelBench-format files on the GPU (KB_EXAMPLES=0 skips): examples/runs/demo-kernelbench-cuda,
+# CUDA kernels through load_inline and the format's exploits, each against its expected
+# verdicts, where this build's runner hosts Python.
+if [ "${KB_EXAMPLES:-1}" != 0 ]; then
+    t0=$(date +%s)
+    if "$build/kbv" eval --help | grep -q 'kbv-runner hosts the interpreter'; then
+        timeout "${KB_EXAMPLES_TIMEOUT:-600}" python3 tests/cheats/corpus.py --kbv "$(cd "$build" && pwd)/kbv" \
+            --device cuda --size full --seed 7 --work "$out/examples-kb" \
+            --manifest examples/runs/demo-kernelbench-cuda/EXPECTED.tsv >"$out/examples-kb.txt" 2>&1
+        r=$?
+        note "KernelBench-format examples: exit $r, $(tail -1 "$out/examples-kb.txt") ($(( $(date +%s) - t0 )) s)"
+        grep '^|' "$out/examples-kb.txt"
+    else
+        note "KernelBench-format examples: not run (this build's runner hosts no Python)"
+    fi
 fi
 
 # BF16 (the paper's appendix; BF16=0 skips): the bf16 examples end to end on the GPU
