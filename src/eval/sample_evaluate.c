@@ -12,6 +12,7 @@
 #include "eval/busy.h"
 #include "eval/compile.h"
 #include "eval/phase.h"
+#include "eval/sample.h"
 #include "eval/precision.h"
 #include "sandbox/spawn.h"
 
@@ -91,6 +92,8 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     rec->precision = ev->opts.precision;
     rec->vendor_libs = ev->opts.vendor_libs;
     snprintf(rec->sandbox, sizeof rec->sandbox, "%s", kbv_sandbox_mode_get()->describe);
+    snprintf(rec->params, sizeof rec->params, "%s",
+             sample_is_python(path) ? "state_dict" : "arguments");
     /* the identity, and the candidate's own failures before any compiler
      * sees it: empty, binary, a link, gone... (record/candidate_file.h) */
     KBV_TRY_GOTO(kbv_candidate_file_read(path, &file), st, done);

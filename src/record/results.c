@@ -415,6 +415,8 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
     }
     put(o, "output", string_or_null(rec->output), &bad);
     put(o, "sandbox", string_or_null(rec->sandbox), &bad);
+    if (rec->params[0])
+        put(o, "params", jstr(rec->params), &bad);
     if (rec->has_phases) {
         json_t *ph = json_object();
         for (int k = 0; ph && k < KBV_PHASE_COUNT; k++)
@@ -603,6 +605,7 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
     }
     get_str(o, "output", rec->output, sizeof rec->output);
     get_str(o, "sandbox", rec->sandbox, sizeof rec->sandbox);
+    get_str(o, "params", rec->params, sizeof rec->params);
     const json_t *ph = json_object_get(o, "phase_s");
     if (json_is_object(ph)) {
         rec->has_phases = true;

@@ -173,6 +173,10 @@ typedef struct kbv_record {
     char fault_reason[512];
     char output[KBV_RECORD_LOG_CAP + 1];  /* what the candidate printed (stdout, stderr) */
     char sandbox[160];               /* the confinement it ran under, as kbv_sandbox_mode says */
+    /* how the candidate got the problem's parameters: "arguments" (kbv_forward's, the ABI) or
+     * "state_dict" (a KernelBench-format ModelNew's, loaded by name; KernelBench seeds the
+     * module's construction instead); "" in records of an earlier kbv */
+    char params[16];
     bool has_phases;                 /* phase_s and total_s were measured */
     double phase_s[KBV_PHASE_COUNT]; /* wall seconds per kbv_phase */
     double total_s;                  /* the whole sample, compile to verdict */

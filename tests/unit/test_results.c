@@ -174,8 +174,10 @@ static void test_phases_and_skipped_round_trip(void **state)
     a->phase_s[KBV_PHASE_BASELINES] = NAN;           /* not measured: null */
     a->total_s = 4.5;
     kbv_proto_skip(&a->proto[KBV_PROTO_STRICT], "not evaluated (kbv eval --protocols)");
+    snprintf(a->params, sizeof a->params, "state_dict");
     json_t *o;
     assert_int_equal(kbv_record_to_json(a, &o), KBV_OK);
+    assert_string_equal(json_string_value(json_object_get(o, "params")), "state_dict");
     const json_t *ph = json_object_get(o, "phase_s");
     assert_true(json_is_object(ph));
     assert_int_equal(json_object_size(ph), KBV_PHASE_COUNT + 1);
@@ -189,6 +191,7 @@ static void test_phases_and_skipped_round_trip(void **state)
     assert_null(json_object_get(verified, "evaluated"));   /* only written when false */
 
     assert_int_equal(kbv_record_from_json(o, back), KBV_OK);
+    assert_string_equal(back->params, "state_dict");
     assert_true(back->has_phases);
     for (int k = 0; k < KBV_PHASE_COUNT; k++)
         if (k != KBV_PHASE_BASELINES)
