@@ -52,6 +52,31 @@ def verdicts(results):
     return out
 
 
+def partial_pace(results, wall):
+    """The summary's pace figures from the records of a stopped run: its wall time
+    so far, the device seconds and phases its recorded samples report (the sample
+    in flight when it stopped is lost: its time counts as other)."""
+    recs = []
+    if os.path.exists(results):
+        with open(results) as f:
+            for line in f:
+                try:
+                    recs.append(json.loads(line))
+                except ValueError:
+                    pass   # the line being written when the run stopped
+    busy = {b: sum((r.get("busy_s") or {}).get(b) or 0 for r in recs) for b in BUSY}
+    phases = {p: sum((r.get("phase_s") or {}).get(p) or 0 for r in recs)
+              for p in PHASES if p not in ("other", "idle")}
+    total = sum((r.get("phase_s") or {}).get("total") or 0 for r in recs)
+    w = wall if wall > 0 else float("nan")
+    wall_by = {p: v / w for p, v in phases.items()}
+    wall_by["other"] = max(0.0, total - sum(phases.values())) / w
+    wall_by["idle"] = max(0.0, wall - total) / w
+    return {"samples": len(recs), "wall_s": wall, "busy": sum(busy.values()) / w,
+            "busy_by": {b: v / w for b, v in busy.items()}, "wall_by": wall_by,
+            "evaluations_per_device_hour": 3600.0 * len(recs) / w, "partial": True}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(REPO, "build"), help="the build directory (kbv, kbv-runner)")
@@ -62,6 +87,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "out", "pace"))
     ap.add_argument("--warm", action="store_true",
                     help="one cache for every set (builds and baselines found after the first)")
+    ap.add_argument("--timeout", type=float, default=0,
+                    help="stop each set's kbv eval after this many seconds and report the "
+                         "samples it recorded (marked partial); 0: no limit")
     ap.add_argument("extra", nargs="*", help="more kbv eval arguments (after --)")
     a = ap.parse_args()
     sets = [s for s in a.sets.split(",") if s]
@@ -91,13 +119,25 @@ def main():
         say("pace: " + " ".join(cmd))
         t0 = time.monotonic()
         with open(os.path.join(d, "kbv.log"), "w") as log:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+            try:
+                rc = proc.wait(timeout=a.timeout or None)
+                stopped = False
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                rc = proc.wait()
+                stopped = True
         wall = time.monotonic() - t0
         summary = results + ".summary.json"
-        if rc != 0 or not os.path.exists(summary):
+        if stopped:
+            say("pace: kbv eval --protocols %s stopped after %.0f s (--timeout): the samples it "
+                "recorded, partial" % (SETS[s], wall))
+            pace = {"total": partial_pace(results, wall)}
+        elif rc != 0 or not os.path.exists(summary):
             say("pace: kbv eval --protocols %s exited %d after %.0f s; see %s/kbv.log" % (SETS[s], rc, wall, d))
             return 1
-        pace = json.load(open(summary))["pace"]
+        else:
+            pace = json.load(open(summary))["pace"]
         with open(os.path.join(d, "verdicts.tsv"), "w") as f:
             for key, v in sorted(verdicts(results).items()):
                 f.write("%s\t%s\n" % (key, "\t".join(v)))
@@ -115,8 +155,9 @@ def main():
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     for s, t in rows:
-        print("pace: %s: %d samples, device busy %.1f%% of %.1f s, %.0f evaluations per device-hour"
-              % (s, t["samples"], 100 * t["busy"], t["wall_s"], t["evaluations_per_device_hour"]))
+        print("pace: %s: %d samples, device busy %.1f%% of %.1f s, %.0f evaluations per device-hour%s"
+              % (s, t["samples"], 100 * t["busy"], t["wall_s"], t["evaluations_per_device_hour"],
+                 " (partial: stopped by --timeout)" if t.get("partial") else ""))
     return 0
 
 
