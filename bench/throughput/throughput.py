@@ -75,8 +75,9 @@ NOT_DEFAULT = {
 }
 # what one KernelBench-format sample costs, for the plan (H200 host, 16 cores: one
 # load_inline build alone, its CPU time over its compiler processes, a KernelBench sample's
-# fresh process with its extension built, a kbv evaluation of the file)
-EST_BUILD_S, EST_BUILD_CPU_S, EST_KB_EVAL_S, EST_KBV_PY_S = 50.0, 70.0, 8.0, 3.0
+# fresh process with its extension built, plus its CPU draws: six sets of inputs, about
+# 2.5 ns an element each; a kbv evaluation of the file)
+EST_BUILD_S, EST_BUILD_CPU_S, EST_KB_EVAL_S, EST_KB_DRAW_S, EST_KBV_PY_S = 50.0, 70.0, 6.0, 2.5e-9, 3.0
 
 
 class Budget:
@@ -329,18 +330,20 @@ def kb_format_files(a, cands, refs, budget, env):
     return sorted(kb, key=lambda k: input_elements(refs[k.key]) if k.key in refs else float("inf"))
 
 
-def plan_kb_count(a, n, left, cores, kbv_rows):
-    """How many KernelBench-format candidates the budget left holds: a batch of builds per
-    evaluator that builds (max of one build alone and the batch's CPU time over the cores),
-    a fresh process per KernelBench sample, two kbv evaluations per file; 15% kept aside."""
+def plan_kb_count(a, kb, refs, left, cores, kbv_rows):
+    """How many of the KernelBench-format candidates kb (smallest inputs first) the budget
+    left holds: a batch of builds per evaluator (the longer of one build alone and the
+    batch's CPU time over the cores), a fresh process per KernelBench sample with its CPU
+    draws, two kbv evaluations per file; a tenth kept aside."""
     def cost(k):
-        build = max(EST_BUILD_S, k * EST_BUILD_CPU_S / max(1, cores))
-        kb = build + k * EST_KB_EVAL_S if a.device == "cuda" else build
-        return kb + (build + 2 * k * EST_KBV_PY_S if kbv_rows else 0.0)
+        build = max(EST_BUILD_S, k * EST_BUILD_CPU_S / max(1, cores)) if k else 0.0
+        draws = sum(6 * EST_KB_DRAW_S * input_elements(refs[c.key]) for c in kb[:k] if c.key in refs)
+        kb_side = build + (k * EST_KB_EVAL_S + draws if a.device == "cuda" else 0.0)
+        return kb_side + (build + 2 * k * EST_KBV_PY_S if kbv_rows else 0.0)
     if a.kb_count is not None:
-        return min(n, a.kb_count), cost(min(n, a.kb_count))
-    k = n
-    while k > 0 and cost(k) > 0.85 * left:
+        return min(len(kb), a.kb_count), cost(min(len(kb), a.kb_count))
+    k = len(kb)
+    while k > 0 and cost(k) > 0.9 * left:
         k -= 1
     return k, cost(k)
 
@@ -509,6 +512,11 @@ def report(all_rows, baselines, a):
         why = ("KernelBench evaluates on CUDA only" if a.device == "cpu" else
                "its batch build did not run or no sample finished (see above)")
         summary.append(f"throughput: no comparison with KernelBench's batch build: {why}")
+        for k in ("kbv, KernelBench format, cold", "kbv, KernelBench format, warm"):
+            if ok.get(k):
+                t = means[k]["total"]
+                summary.append(f"throughput: {k}: {t:.2f} s per verified evaluation "
+                               f"({per_hour(t):.0f}/GPU-h, n={len(ok[k])})")
     if getattr(a, "kb_build", None):
         wall, n, n_ok, rc = a.kb_build
         summary.append(f"throughput: KernelBench's batch build: {n_ok}/{n} load_inline builds over "
@@ -649,7 +657,7 @@ def main():
         if not hosts_python:
             say("== kbv, KernelBench format: skipped: this kbv's runner hosts no Python "
                 "(built without libpython3 and PyTorch; kbv eval --help says so)")
-        n, est = plan_kb_count(a, len(kb), budget.left(), cores, hosts_python)
+        n, est = plan_kb_count(a, kb, refs, budget.left(), cores, hosts_python)
         say(f"== KernelBench-format rows: {n} of {len(kb)} candidates (estimated {est:.0f} s of "
             f"{budget.left():.0f} s left" + (", --kb-count" if a.kb_count is not None else "") + ")")
         kb = kb[:n]
