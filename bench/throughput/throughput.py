@@ -503,7 +503,7 @@ def report(all_rows, baselines, a):
         tb = mean([r["total"] for r in ok[batch] if r["kernel"] in common])
         ck = mean([r["total"] - r["compile"] for r in ok[k] if r["kernel"] in common])
         cb = mean([r["total"] - r["compile"] for r in ok[batch] if r["kernel"] in common])
-        what = "the same KernelBench-format files" if "KernelBench format" in k else "the same kernels as .cu"
+        what = "the same KernelBench-format files" if "KernelBench format" in k else "the same kernels, kbv's own ABI (.cu)"
         summary.append(f"throughput: {k}: {tk:.2f} s per verified evaluation ({per_hour(tk):.0f}/GPU-h) "
                        f"against {batch} {tb:.2f} s ({per_hour(tb):.0f}/GPU-h): {tb / tk:.1f}x; "
                        f"excluding compile {ck:.2f} s against {cb:.2f} s: {cb / ck:.1f}x "
@@ -611,7 +611,7 @@ def main():
     if a.kb_format_candidates is None and a.device == "cpu":
         a.kb_format_candidates = sorted(glob.glob(os.path.join(REPO, "examples", "runs", "demo-kernelbench",
                                                                "level_*_sample_0_kernel.py")))
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     a.kb_workers = max(1, min(cores, a.kb_workers or cores))
 
     env = dict(os.environ)
