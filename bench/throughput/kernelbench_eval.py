@@ -341,6 +341,17 @@ def set_seed(seed):
     torch.cuda.manual_seed(seed)
 
 
+# KernelBench evaluates on CUDA alone; --cpu is a dry run of the same steps on the CPU
+# (no synchronisation, the wall clock for the timing), for a machine without a GPU
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device=device)
+
+
+def to_device(x, device):
+    return x.cuda(device=device) if device.type == "cuda" else x
+
+
 def load_custom_model(model_custom_src, context, build_directory):
     if build_directory:
         context["BUILD_DIRECTORY"] = build_directory
@@ -354,10 +365,11 @@ def load_custom_model(model_custom_src, context, build_directory):
 def reuse_built_extensions(build_directory, used):
     """load_inline as it behaves when its build is current: the library that the batch build
     (`build`) left in <build_directory>/<name>/ is imported, nothing compiled. PyTorch's own
-    load_inline asks ninja first, which is a no-op when its dependency records are sound; on
-    a toolchain where they are not, the kept build is redone in every evaluation (seen on the
-    H200 with CUDA 13), and the batch build would be paid twice. A name with no library falls
-    through to PyTorch's load_inline (a build)."""
+    load_inline asks ninja first, which is a no-op only when nothing looks newer than the
+    build: PyTorch 1.13 rewrites main.cpp on every call, so a fresh process rebuilds (108 s
+    against 0.01 s imported, for a C++ extension on the CPU), and on the H200 with CUDA 13
+    a kept CUDA build was redone too; the batch build would then be paid twice. A name with
+    no library falls through to PyTorch's load_inline (a build)."""
     import importlib.util
     import torch.utils.cpp_extension as cpp_extension
     original = cpp_extension.load_inline
@@ -379,9 +391,14 @@ def reuse_built_extensions(build_directory, used):
 def time_execution_with_cuda_event(kernel_fn, *args, num_warmup=3, num_trials=100, device=None):
     for _ in range(num_warmup):
         kernel_fn(*args)
-        torch.cuda.synchronize(device=device)
+        synchronize(device)
     elapsed_times = []
     for _ in range(num_trials):
+        if device.type != "cuda":
+            t = time.perf_counter()
+            kernel_fn(*args)
+            elapsed_times.append((time.perf_counter() - t) * 1e3)
+            continue
         start_event = torch.cuda.Event(enable_timing=True)
         end_event = torch.cuda.Event(enable_timing=True)
         start_event.record()
@@ -397,8 +414,8 @@ def get_timing_stats(elapsed_times):
             "min": min(elapsed_times), "max": max(elapsed_times), "num_trials": len(elapsed_times)}
 
 
-def to_device(inputs, device):
-    return [x.cuda(device=device) if isinstance(x, torch.Tensor) else x for x in inputs]
+def inputs_to_device(inputs, device):
+    return [to_device(x, device) if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def run_and_check_correctness(original_model, new_model, get_inputs, metadata, num_correct_trials,
@@ -409,16 +426,16 @@ def run_and_check_correctness(original_model, new_model, get_inputs, metadata, n
     with torch.no_grad():
         for trial in range(num_correct_trials):
             set_seed(trial_seeds[trial])
-            inputs = to_device(get_inputs(), device)
+            inputs = inputs_to_device(get_inputs(), device)
             set_seed(trial_seeds[trial])
-            model = original_model.cuda(device=device)
+            model = to_device(original_model, device)
             set_seed(trial_seeds[trial])
-            model_new = new_model.cuda(device=device)
+            model_new = to_device(new_model, device)
             output = model(*inputs)
-            torch.cuda.synchronize(device=device)
+            synchronize(device)
             try:
                 output_new = model_new(*inputs)
-                torch.cuda.synchronize(device=device)
+                synchronize(device)
             except Exception as e:  # a runtime error fails the sample, as in KernelBench
                 metadata["runtime_error"] = str(e)[:300]
                 return False
@@ -442,7 +459,7 @@ def evaluate(a):
     phase = {"compile": 0.0, "load": 0.0, "correctness": 0.0, "timing": 0.0}
     result = {"compiled": False, "correctness": False, "runtime_ms": None, "metadata": {},
               "phase_s": phase, "import_torch_s": TORCH_IMPORTED - STARTED}
-    device = torch.device(f"cuda:{a.device}")
+    device = torch.device("cpu") if a.cpu else torch.device(f"cuda:{a.device}")
     t = time.monotonic()
     with open(a.ref) as f:
         ref_src = f.read()
@@ -458,10 +475,11 @@ def evaluate(a):
         reuse_built_extensions(a.build_dir, reused)
         result["extensions_reused"] = reused
     torch.set_printoptions(precision=4, threshold=10, edgeitems=3, linewidth=80)
-    torch.cuda.set_device(device)
-    result["metadata"]["hardware"] = torch.cuda.get_device_name(device=device)
-    # the architecture to build for, as KernelBench's set_gpu_arch sets it
-    os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % torch.cuda.get_device_capability(device))
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+        result["metadata"]["hardware"] = torch.cuda.get_device_name(device=device)
+        # the architecture to build for, as KernelBench's set_gpu_arch sets it
+        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % torch.cuda.get_device_capability(device))
     context = {}
     Model, get_init_inputs, get_inputs = load_reference(ref_src)
     set_seed(a.seed)
@@ -475,7 +493,7 @@ def evaluate(a):
     try:
         os.environ["TORCH_USE_CUDA_DSA"] = "1"
         ModelNew = load_custom_model(custom_src, context, a.build_dir)
-        torch.cuda.synchronize(device=device)
+        synchronize(device)
     except Exception as e:
         phase["compile"] += time.monotonic() - t
         result["metadata"]["compilation_error"] = str(e)[-2000:]
@@ -488,9 +506,9 @@ def evaluate(a):
         with torch.no_grad():
             set_seed(a.seed)
             custom_model = ModelNew(*init_inputs)
-            original_model = original_model.cuda(device=device)
-            custom_model = custom_model.cuda(device=device)
-            torch.cuda.synchronize(device=device)
+            original_model = to_device(original_model, device)
+            custom_model = to_device(custom_model, device)
+            synchronize(device)
     except RuntimeError as e:
         phase["load"] += time.monotonic() - t
         result["metadata"]["runtime_error"] = str(e)[:300]
@@ -505,11 +523,11 @@ def evaluate(a):
 
     if result["correctness"]:
         t = time.monotonic()
-        torch.cuda.synchronize(device=device)
+        synchronize(device)
         set_seed(a.seed)
-        inputs = to_device(get_inputs(), device)
-        model_new = custom_model.cuda(device=device)
-        torch.cuda.synchronize(device=device)
+        inputs = inputs_to_device(get_inputs(), device)
+        model_new = to_device(custom_model, device)
+        synchronize(device)
         times = time_execution_with_cuda_event(model_new, *inputs, num_trials=a.perf_trials,
                                                device=device)
         stats = get_timing_stats(times)
@@ -519,10 +537,11 @@ def evaluate(a):
 
     t = time.monotonic()
     del context
-    with torch.cuda.device(device):
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats(device=device)
-        torch.cuda.synchronize(device=device)
+    if device.type == "cuda":
+        with torch.cuda.device(device):
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats(device=device)
+            torch.cuda.synchronize(device=device)
     phase["load"] += time.monotonic() - t
     return result
 
@@ -600,6 +619,8 @@ def main():
     e.add_argument("--build-dir", required=True, help="TORCH_EXTENSIONS_DIR of this sample")
     e.add_argument("--out", required=True, help="the result, JSON")
     e.add_argument("--device", type=int, default=0)
+    e.add_argument("--cpu", action="store_true",
+                   help="a dry run on the CPU (KernelBench evaluates on CUDA alone)")
     e.add_argument("--seed", type=int, default=42)
     e.add_argument("--correct-trials", type=int, default=5)
     e.add_argument("--perf-trials", type=int, default=100)

@@ -15,7 +15,8 @@
 # scripts/gpu_bundle.sh makes it (default: build). --device cpu is a dry run on the CPU
 # backend: kbv's rows on .c candidates at small sizes, kbv's KernelBench-format rows and
 # KernelBench's batch build on examples/runs/demo-kernelbench's honest files (C++ through
-# load_inline), KernelBench's evaluation skipped (CUDA only). Results: OUT/throughput.tsv
+# load_inline), their evaluation by kernelbench_eval.py's CPU dry run (KernelBench itself
+# evaluates on CUDA alone). Results: OUT/throughput.tsv
 # (default out/throughput), logs OUT/kbv.log and OUT/kernelbench.log; the last lines
 # printed, "throughput: ...", are the summary. PYTHON picks the interpreter (it needs torch).
 set -uo pipefail
