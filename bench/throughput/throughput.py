@@ -43,7 +43,9 @@ import torch, CUDA init, building the models, cleanup, exit).
 
 Evaluations per GPU-hour = 3600 / mean seconds per candidate, the GPU held throughout;
 "excl. compile" is the same without the compile column, as when builds run on other
-machines' CPU cores. Ratios are over the kernels both configurations finished.
+machines' CPU cores. Ratios are over the kernels both configurations finished; a cold kbv
+row is set against the batch build's whole cost, a warm one against KernelBench with its
+builds kept (the batch row less its share of the build).
 
 The whole run stays within --budget seconds. The KernelBench-format rows cost most
 (two batches of load_inline builds, about 50 s each alone, and a fresh Python process
