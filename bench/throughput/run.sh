@@ -9,7 +9,8 @@
 #
 #   bench/throughput/run.sh [BUILD_DIR] [--device cuda|cpu] [--budget S] [--out DIR]
 #                           [--candidates FILE...] [--kb-count N] [--kb-workers P]
-#                           [--skip-kernelbench] ...
+#                           [--part all|kbv|kernelbench] [--skip-kernelbench] ...
+#   bench/throughput/run.sh --merge DIR... --out DIR     (one table of --part runs)
 #
 # BUILD_DIR: kbv, kbv-runner and libkbv.so, with lib/ for bundled libraries as
 # scripts/gpu_bundle.sh makes it (default: build). --device cpu is a dry run on the CPU

@@ -333,7 +333,7 @@ def kb_format_files(a, cands, refs, budget, env):
     return sorted(kb, key=lambda k: input_elements(refs[k.key]) if k.key in refs else float("inf"))
 
 
-def plan_kb_count(a, kb, refs, left, cores, kbv_rows):
+def plan_kb_count(a, kb, refs, left, cores, kbv_rows, kb_rows=True):
     """How many of the KernelBench-format candidates kb (smallest inputs first) the budget
     left holds: a batch of builds per evaluator (the longer of one build alone and the
     batch's CPU time over the cores), a fresh process per KernelBench sample with its CPU
@@ -341,7 +341,7 @@ def plan_kb_count(a, kb, refs, left, cores, kbv_rows):
     def cost(k):
         build = max(EST_BUILD_S, k * EST_BUILD_CPU_S / max(1, cores)) if k else 0.0
         draws = sum(6 * EST_KB_DRAW_S * input_elements(refs[c.key]) for c in kb[:k] if c.key in refs)
-        kb_side = build + k * EST_KB_EVAL_S + draws
+        kb_side = build + k * EST_KB_EVAL_S + draws if kb_rows else 0.0
         return kb_side + (build + 2 * k * EST_KBV_PY_S if kbv_rows else 0.0)
     if a.kb_count is not None:
         return min(len(kb), a.kb_count), cost(min(len(kb), a.kb_count))
@@ -596,7 +596,15 @@ def main():
     ap.add_argument("--skip-kernelbench", action="store_true",
                     help="no KernelBench-format rows (neither kbv's nor KernelBench's)")
     ap.add_argument("--skip-all-protocols", action="store_true", help="no 'kbv warm, all protocols' row")
+    ap.add_argument("--part", choices=("all", "kbv", "kernelbench"), default="all",
+                    help="kbv: kbv's rows alone; kernelbench: KernelBench's alone (two runs, each "
+                         "within a time limit, joined by --merge)")
+    ap.add_argument("--merge", nargs="+", metavar="DIR",
+                    help="no evaluation: the table and summary of the runs in these --out "
+                         "directories (their rows.json), written to --out")
     a = ap.parse_args()
+    if a.merge:
+        return merge(a)
     budget = Budget(a.budget)
     a.build = os.path.abspath(a.build)
     a.kbv = os.path.join(a.build, "kbv")
@@ -638,17 +646,20 @@ def main():
         say("== kbv: this kbv has no --protocols: its rows evaluate all three protocols")
     rows = []
 
-    keys = sorted({c.key for c in cands} | {Candidate(p).key for p in a.kb_format_candidates or []})
-    cmd = [a.kbv, "baseline", "--problems", ",".join(keys), "--device", a.device]
-    cmd += ["--size", "small"] if a.device == "cpu" else []
-    rc, secs = run(cmd, os.path.join(a.out, "kbv.log"), min(budget.left(), a.kbv_timeout), env)
-    status = "ok" if rc == 0 else "timed out" if rc is None else f"FAILED, exit {rc}"
-    say(f"== kbv baselines: {status}, {secs:.1f} s for {len(keys)} problems"
-        + ("" if rc == 0 else f": {tail(os.path.join(a.out, 'kbv.log'))}"))
-    baselines = (secs, len(keys), status)
+    kbv_part, kb_part = a.part in ("all", "kbv"), a.part in ("all", "kernelbench")
+    baselines = None
+    if kbv_part:
+        keys = sorted({c.key for c in cands} | {Candidate(p).key for p in a.kb_format_candidates or []})
+        cmd = [a.kbv, "baseline", "--problems", ",".join(keys), "--device", a.device]
+        cmd += ["--size", "small"] if a.device == "cpu" else []
+        rc, secs = run(cmd, os.path.join(a.out, "kbv.log"), min(budget.left(), a.kbv_timeout), env)
+        status = "ok" if rc == 0 else "timed out" if rc is None else f"FAILED, exit {rc}"
+        say(f"== kbv baselines: {status}, {secs:.1f} s for {len(keys)} problems"
+            + ("" if rc == 0 else f": {tail(os.path.join(a.out, 'kbv.log'))}"))
+        baselines = (secs, len(keys), status)
 
-    rows += kbv_eval(a, "kbv cold", cands, run_dirs, protocols, budget, env, cold=True)
-    rows += kbv_eval(a, "kbv warm", cands, run_dirs, protocols, budget, env, cold=False)
+        rows += kbv_eval(a, "kbv cold", cands, run_dirs, protocols, budget, env, cold=True)
+        rows += kbv_eval(a, "kbv warm", cands, run_dirs, protocols, budget, env, cold=False)
 
     a.gpu_name = a.device
     warm = os.path.join(a.out, "kbv_warm.jsonl")
@@ -659,15 +670,15 @@ def main():
     if not a.skip_kernelbench:
         refs = kb_prepare(a, cands + [Candidate(p) for p in a.kb_format_candidates or []], budget, env)
         kb = kb_format_files(a, cands, refs, budget, env)
-        if not hosts_python:
+        if not hosts_python and kbv_part:
             say("== kbv, KernelBench format: skipped: this kbv's runner hosts no Python "
                 "(built without libpython3 and PyTorch; kbv eval --help says so)")
-        n, est = plan_kb_count(a, kb, refs, budget.left(), cores, hosts_python)
+        n, est = plan_kb_count(a, kb, refs, budget.left(), cores, hosts_python and kbv_part, kb_part)
         say(f"== KernelBench-format rows: {n} of {len(kb)} candidates (estimated {est:.0f} s of "
             f"{budget.left():.0f} s left" + (", --kb-count" if a.kb_count is not None else "") + ")")
         kb = kb[:n]
         if kb:
-            if hosts_python:
+            if hosts_python and kbv_part:
                 # the .cu rows' builds kept aside while the cache is cold for these, then back
                 builds = os.path.join(env["KBV_CACHE_DIR"], "build")
                 if os.path.isdir(builds):
@@ -687,12 +698,43 @@ def main():
                 if os.path.isdir(builds + ".cu"):
                     shutil.rmtree(builds, ignore_errors=True)
                     os.rename(builds + ".cu", builds)
-            rows += kb_batch(a, kb, refs, budget, env, a.kb_workers)
-            if a.kb_one_at_a_time and a.device == "cuda":
+            if kb_part:
+                rows += kb_batch(a, kb, refs, budget, env, a.kb_workers)
+            if kb_part and a.kb_one_at_a_time and a.device == "cuda":
                 rows += kb_one_at_a_time(a, kb, refs, budget, env, a.kb_one_at_a_time)
     # what strict adds, in the time left
-    if not a.skip_all_protocols and protocols and budget.left() > 10:
+    if kbv_part and not a.skip_all_protocols and protocols and budget.left() > 10:
         rows += kbv_eval(a, "kbv warm, all protocols", cands, run_dirs, None, budget, env, cold=False)
+    state = {k: getattr(a, k, None) for k in MERGED_STATE}
+    with open(os.path.join(a.out, "rows.json"), "w") as f:
+        json.dump({"rows": rows, "baselines": baselines, "state": state}, f, indent=1)
+    report(rows, baselines, a)
+    return 0
+
+
+MERGED_STATE = ("gpu_name", "device", "compile_ahead", "kbv_compile_jobs", "kb_workers", "kb_build")
+
+
+def merge(a):
+    """One table of several runs (--part kbv and --part kernelbench, say), from their
+    rows.json; a run's state (the GPU's name, the batch build) is taken from the first
+    that has it."""
+    rows, baselines, state = [], None, {}
+    for d in a.merge:
+        with open(os.path.join(d, "rows.json")) as f:
+            part = json.load(f)
+        rows += part["rows"]
+        baselines = baselines or part["baselines"]
+        for k, v in part["state"].items():
+            if v is not None and (k not in state or (k == "gpu_name" and state[k] in ("cuda", "cpu"))):
+                state[k] = v
+        if part["state"].get("kb_build"):   # the workers are those of the run that built
+            state["kb_build"], state["kb_workers"] = part["state"]["kb_build"], part["state"]["kb_workers"]
+    for k in MERGED_STATE:
+        setattr(a, k, state.get(k))
+    a.gpu_name = a.gpu_name or a.device
+    a.out = os.path.abspath(a.out)
+    os.makedirs(a.out, exist_ok=True)
     report(rows, baselines, a)
     return 0
 
