@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""One candidate evaluated the way KernelBench evaluates a sample, timed by phase.
+"""Samples evaluated the way KernelBench evaluates them, timed by phase.
 
-The throughput benchmark (bench/throughput/run.sh) runs this once per sample, each
-time in a fresh Python process, to compare kbv's cost per evaluation with
-KernelBench's on the same kernels.
+The throughput benchmark (bench/throughput/run.sh) runs `build` once for a batch of
+samples (KernelBench's build_cache over num_cpu_workers processes), then `eval` once per
+sample, each time in a fresh Python process, to compare kbv's cost per evaluation with
+KernelBench's at its best on the same KernelBench-format files.
 
 What is followed, from ScalingIntelligence/KernelBench:
   src/eval.py
@@ -39,7 +40,17 @@ What is followed, from ScalingIntelligence/KernelBench:
   scripts/eval_from_generations.py  evaluate_single_sample, batch_eval: a fresh process
                                     per sample (multiprocessing with the "spawn" start
                                     method: a new interpreter that imports torch),
-                                    build directory <cache>/<run>/<problem>/<sample>
+                                    build directory <cache>/<run>/<problem>/<sample>;
+                                    with build_cache, compile.batch_compile first
+  src/kernelbench/compile.py        batch_compile: a multiprocessing Pool of
+                                    num_cpu_workers "spawn" workers, one task per
+                                    sample (apply_async), each compile_single_sample:
+                                    set_gpu_arch, then build_compile_cache
+                                    (src/kernelbench/eval.py): TORCH_USE_CUDA_DSA=1,
+                                    output captured, load_custom_model with the
+                                    sample's build directory, whose load_inline
+                                    calls build; no retry here (KernelBench retries a
+                                    build past its timeout)
 
 Where KernelBench does more, this does less, so its cost is a lower bound: a spawned
 worker also imports KernelBench's own modules (numpy, pydantic, datasets, ...), and
@@ -47,20 +58,24 @@ the newest src/kernelbench/timing.py thrashes the L2 cache before every timed tr
 the timing here is the warm-cache one above, the protocol kbv's standard and verified
 reproduce.
 
-The kernel is a kbv candidate (.cu against include/kbv/candidate.h), the same file kbv
-evaluates. KernelBench expects a ModelNew whose CUDA code load_inline builds, so this
-script writes that source: the reference (kbv show --torch), then a ModelNew whose
+The kernel is a kbv candidate (.cu against include/kbv/candidate.h). KernelBench expects
+a ModelNew whose CUDA code load_inline builds, so this script writes that source (which
+kbv then evaluates too, as a KernelBench-format file): the reference (kbv show --torch), then a ModelNew whose
 cuda_sources are the candidate's text between a short binding (torch headers before,
 and after it a function that allocates the outputs with torch and calls kbv_forward on
 PyTorch's current stream, scratch from PyTorch's caching allocator, kbv_prepare once
 when the candidate has it), built by load_inline with the candidate's allowed nvcc
-flags and -O3 as kbv builds it. Its parameters are the reference's, built under the
-same seed as KernelBench requires of a ModelNew, passed in state_dict order.
+flags and -O3 as kbv builds it. ModelNew is a subclass of the reference's Model: its
+parameters are the reference's, built under the same seed as KernelBench requires of a
+ModelNew, under the same state_dict names (kbv loads its own by name), passed to the
+kernel in state_dict order.
 
   kernelbench_eval.py describe REF.py...     inputs, outputs, parameters -> REF.py.json
   kernelbench_eval.py source --ref REF.py --candidate C.cu --include DIR   (prints it)
-  kernelbench_eval.py eval   --ref REF.py --candidate C.cu --include DIR
-                             --build-dir DIR --out RESULT.json
+  kernelbench_eval.py sources JOBS.json --include DIR      (many, in one process)
+  kernelbench_eval.py build JOBS.json --workers P --out RESULT.json   (batch build)
+  kernelbench_eval.py eval   --ref REF.py (--kernel K.py | --candidate C.cu --include DIR)
+                             --build-dir DIR [--reuse-build] --out RESULT.json
 """
 import time
 
@@ -246,24 +261,24 @@ kbv_candidate = load_inline(
 )
 
 
-class ModelNew(nn.Module):
+class ModelNew(Model):
     def __init__(self, *init_inputs):
-        super().__init__()
-        # the reference's parameters and buffers, built under the same seed: state_dict order
-        self.weights = Model(*init_inputs)
-        self.scalars = {{}}
+        # the reference's parameters and buffers, built under the same seed, under the same
+        # state_dict names (an evaluator that loads its own parameters by name finds them)
+        super().__init__(*init_inputs)
+        self.kbv_scalars = {{}}
 
-    def scalar(self, x, like):
+    def kbv_scalar(self, x, like):
         key = (type(x), x)
-        if key not in self.scalars:
+        if key not in self.kbv_scalars:
             dtype = {{bool: torch.bool, int: torch.int64}}.get(type(x), torch.float32)
-            self.scalars[key] = torch.tensor(x, dtype=dtype, device=like)
-        return self.scalars[key]
+            self.kbv_scalars[key] = torch.tensor(x, dtype=dtype, device=like)
+        return self.kbv_scalars[key]
 
     def forward(self, *args):
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cuda"))
-        inputs = [a if isinstance(a, torch.Tensor) else self.scalar(a, device) for a in args]
-        outs = kbv_candidate.kbv_bench_forward(inputs, list(self.weights.state_dict().values()))
+        inputs = [a if isinstance(a, torch.Tensor) else self.kbv_scalar(a, device) for a in args]
+        outs = kbv_candidate.kbv_bench_forward(inputs, list(self.state_dict().values()))
         return outs[0] if len(outs) == 1 else tuple(outs)
 '''
 
@@ -326,6 +341,17 @@ def set_seed(seed):
     torch.cuda.manual_seed(seed)
 
 
+# KernelBench evaluates on CUDA alone; --cpu is a dry run of the same steps on the CPU
+# (no synchronisation, the wall clock for the timing), for a machine without a GPU
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device=device)
+
+
+def to_device(x, device):
+    return x.cuda(device=device) if device.type == "cuda" else x
+
+
 def load_custom_model(model_custom_src, context, build_directory):
     if build_directory:
         context["BUILD_DIRECTORY"] = build_directory
@@ -336,12 +362,43 @@ def load_custom_model(model_custom_src, context, build_directory):
     return context.get("ModelNew")
 
 
+def reuse_built_extensions(build_directory, used):
+    """load_inline as it behaves when its build is current: the library that the batch build
+    (`build`) left in <build_directory>/<name>/ is imported, nothing compiled. PyTorch's own
+    load_inline asks ninja first, which is a no-op only when nothing looks newer than the
+    build: PyTorch 1.13 rewrites main.cpp on every call, so a fresh process rebuilds (108 s
+    against 0.01 s imported, for a C++ extension on the CPU), and on the H200 with CUDA 13
+    a kept CUDA build was redone too; the batch build would then be paid twice. A name with
+    no library falls through to PyTorch's load_inline (a build)."""
+    import importlib.util
+    import torch.utils.cpp_extension as cpp_extension
+    original = cpp_extension.load_inline
+
+    def load_inline(name, *args, **kwargs):
+        lib = os.path.join(build_directory, name, name + ".so")
+        if not os.path.exists(lib):
+            used.append((name, False))
+            return original(name, *args, **kwargs)
+        spec = importlib.util.spec_from_file_location(name, lib)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        used.append((name, True))
+        return module
+
+    cpp_extension.load_inline = load_inline
+
+
 def time_execution_with_cuda_event(kernel_fn, *args, num_warmup=3, num_trials=100, device=None):
     for _ in range(num_warmup):
         kernel_fn(*args)
-        torch.cuda.synchronize(device=device)
+        synchronize(device)
     elapsed_times = []
     for _ in range(num_trials):
+        if device.type != "cuda":
+            t = time.perf_counter()
+            kernel_fn(*args)
+            elapsed_times.append((time.perf_counter() - t) * 1e3)
+            continue
         start_event = torch.cuda.Event(enable_timing=True)
         end_event = torch.cuda.Event(enable_timing=True)
         start_event.record()
@@ -357,8 +414,8 @@ def get_timing_stats(elapsed_times):
             "min": min(elapsed_times), "max": max(elapsed_times), "num_trials": len(elapsed_times)}
 
 
-def to_device(inputs, device):
-    return [x.cuda(device=device) if isinstance(x, torch.Tensor) else x for x in inputs]
+def inputs_to_device(inputs, device):
+    return [to_device(x, device) if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def run_and_check_correctness(original_model, new_model, get_inputs, metadata, num_correct_trials,
@@ -369,16 +426,16 @@ def run_and_check_correctness(original_model, new_model, get_inputs, metadata, n
     with torch.no_grad():
         for trial in range(num_correct_trials):
             set_seed(trial_seeds[trial])
-            inputs = to_device(get_inputs(), device)
+            inputs = inputs_to_device(get_inputs(), device)
             set_seed(trial_seeds[trial])
-            model = original_model.cuda(device=device)
+            model = to_device(original_model, device)
             set_seed(trial_seeds[trial])
-            model_new = new_model.cuda(device=device)
+            model_new = to_device(new_model, device)
             output = model(*inputs)
-            torch.cuda.synchronize(device=device)
+            synchronize(device)
             try:
                 output_new = model_new(*inputs)
-                torch.cuda.synchronize(device=device)
+                synchronize(device)
             except Exception as e:  # a runtime error fails the sample, as in KernelBench
                 metadata["runtime_error"] = str(e)[:300]
                 return False
@@ -402,18 +459,27 @@ def evaluate(a):
     phase = {"compile": 0.0, "load": 0.0, "correctness": 0.0, "timing": 0.0}
     result = {"compiled": False, "correctness": False, "runtime_ms": None, "metadata": {},
               "phase_s": phase, "import_torch_s": TORCH_IMPORTED - STARTED}
-    device = torch.device(f"cuda:{a.device}")
+    device = torch.device("cpu") if a.cpu else torch.device(f"cuda:{a.device}")
     t = time.monotonic()
     with open(a.ref) as f:
         ref_src = f.read()
-    with open(a.describe) as f:
-        desc = json.load(f)
-    custom_src = custom_source(ref_src, a.candidate, desc, a.include)
+    if a.kernel:   # a KernelBench-format file as it is, the one kbv evaluates too
+        with open(a.kernel) as f:
+            custom_src = f.read()
+    else:
+        with open(a.describe) as f:
+            desc = json.load(f)
+        custom_src = custom_source(ref_src, a.candidate, desc, a.include)
+    if a.reuse_build:
+        reused = []
+        reuse_built_extensions(a.build_dir, reused)
+        result["extensions_reused"] = reused
     torch.set_printoptions(precision=4, threshold=10, edgeitems=3, linewidth=80)
-    torch.cuda.set_device(device)
-    result["metadata"]["hardware"] = torch.cuda.get_device_name(device=device)
-    # the architecture to build for, as KernelBench's set_gpu_arch sets it
-    os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % torch.cuda.get_device_capability(device))
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+        result["metadata"]["hardware"] = torch.cuda.get_device_name(device=device)
+        # the architecture to build for, as KernelBench's set_gpu_arch sets it
+        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % torch.cuda.get_device_capability(device))
     context = {}
     Model, get_init_inputs, get_inputs = load_reference(ref_src)
     set_seed(a.seed)
@@ -427,7 +493,7 @@ def evaluate(a):
     try:
         os.environ["TORCH_USE_CUDA_DSA"] = "1"
         ModelNew = load_custom_model(custom_src, context, a.build_dir)
-        torch.cuda.synchronize(device=device)
+        synchronize(device)
     except Exception as e:
         phase["compile"] += time.monotonic() - t
         result["metadata"]["compilation_error"] = str(e)[-2000:]
@@ -440,9 +506,9 @@ def evaluate(a):
         with torch.no_grad():
             set_seed(a.seed)
             custom_model = ModelNew(*init_inputs)
-            original_model = original_model.cuda(device=device)
-            custom_model = custom_model.cuda(device=device)
-            torch.cuda.synchronize(device=device)
+            original_model = to_device(original_model, device)
+            custom_model = to_device(custom_model, device)
+            synchronize(device)
     except RuntimeError as e:
         phase["load"] += time.monotonic() - t
         result["metadata"]["runtime_error"] = str(e)[:300]
@@ -457,11 +523,11 @@ def evaluate(a):
 
     if result["correctness"]:
         t = time.monotonic()
-        torch.cuda.synchronize(device=device)
+        synchronize(device)
         set_seed(a.seed)
-        inputs = to_device(get_inputs(), device)
-        model_new = custom_model.cuda(device=device)
-        torch.cuda.synchronize(device=device)
+        inputs = inputs_to_device(get_inputs(), device)
+        model_new = to_device(custom_model, device)
+        synchronize(device)
         times = time_execution_with_cuda_event(model_new, *inputs, num_trials=a.perf_trials,
                                                device=device)
         stats = get_timing_stats(times)
@@ -471,12 +537,52 @@ def evaluate(a):
 
     t = time.monotonic()
     del context
-    with torch.cuda.device(device):
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats(device=device)
-        torch.cuda.synchronize(device=device)
+    if device.type == "cuda":
+        with torch.cuda.device(device):
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats(device=device)
+            torch.cuda.synchronize(device=device)
     phase["load"] += time.monotonic() - t
     return result
+
+
+# ---- KernelBench's batch pre-compile (src/kernelbench/compile.py) ----------------------
+
+def compile_single_sample(kernel_path, build_dir):
+    """compile_single_sample and build_compile_cache: the sample's file executed with its
+    build directory as TORCH_EXTENSIONS_DIR, TORCH_USE_CUDA_DSA=1, output captured; its
+    load_inline calls are the builds. Runs in a pool worker."""
+    import contextlib
+    import io
+    t = time.monotonic()
+    buffer = io.StringIO()
+    try:
+        with open(kernel_path) as f:
+            src = f.read()
+        os.environ["TORCH_USE_CUDA_DSA"] = "1"
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            load_custom_model(src, {}, build_dir)
+        return True, time.monotonic() - t, ""
+    except Exception as e:  # a failed build is the sample's compile error, as in KernelBench
+        return False, time.monotonic() - t, (buffer.getvalue() + f"\n{type(e).__name__}: {e}")[-2000:]
+
+
+def batch_compile(jobs, workers):
+    """batch_compile: every sample's build over `workers` processes started with the
+    "spawn" method (each a new interpreter importing torch), tasks handed out as workers
+    free up; returns the step's wall time and each sample's result."""
+    import multiprocessing as mp
+    t = time.monotonic()
+    ctx = mp.get_context("spawn")
+    results = []
+    with ctx.Pool(workers) as pool:
+        pending = [(job, pool.apply_async(compile_single_sample, (job["kernel"], job["build_dir"])))
+                   for job in jobs]
+        for job, r in pending:
+            ok, seconds, error = r.get()
+            results.append({"kernel": job["kernel"], "build_dir": job["build_dir"], "compiled": ok,
+                            "seconds": seconds, "error": error})
+    return time.monotonic() - t, results
 
 
 # ---- command line ---------------------------------------------------------------------
@@ -491,13 +597,30 @@ def main():
         p = sub.add_parser(name)
         p.add_argument("--ref", required=True, help="the reference (kbv show KEY --torch)")
         p.add_argument("--describe", help="its description (default: REF.py.json, from describe)")
-        p.add_argument("--candidate", required=True, help="the kbv candidate .cu")
+        p.add_argument("--candidate", required=name == "source", help="the kbv candidate .cu")
         p.add_argument("--include", default=os.environ.get("KBV_INCLUDE_DIR", "include"),
                        help="the directory holding kbv/candidate.h")
+    s = sub.add_parser("sources", help="several sources in one process: JOBS.json is a list of "
+                                       "{ref, describe, candidate, out}")
+    s.add_argument("jobs")
+    s.add_argument("--include", default=os.environ.get("KBV_INCLUDE_DIR", "include"))
+    b = sub.add_parser("build", help="KernelBench's batch pre-compile: JOBS.json is a list of "
+                                     "{kernel, build_dir}; the result (wall time, each sample's "
+                                     "build) goes to --out")
+    b.add_argument("jobs")
+    b.add_argument("--workers", type=int, required=True, help="num_cpu_workers")
+    b.add_argument("--out", required=True)
     e = sub.choices["eval"]
+    e.add_argument("--kernel", help="a KernelBench-format file to evaluate as it is (instead of "
+                                    "--candidate)")
+    e.add_argument("--reuse-build", action="store_true",
+                   help="import the extensions a batch build left in --build-dir instead of "
+                        "asking load_inline (see reuse_built_extensions)")
     e.add_argument("--build-dir", required=True, help="TORCH_EXTENSIONS_DIR of this sample")
     e.add_argument("--out", required=True, help="the result, JSON")
     e.add_argument("--device", type=int, default=0)
+    e.add_argument("--cpu", action="store_true",
+                   help="a dry run on the CPU (KernelBench evaluates on CUDA alone)")
     e.add_argument("--seed", type=int, default=42)
     e.add_argument("--correct-trials", type=int, default=5)
     e.add_argument("--perf-trials", type=int, default=100)
@@ -518,7 +641,33 @@ def main():
                 json.dump(desc, f, indent=1)
             print(path + ".json")
         return 1 if failed == len(a.refs) else 0
+    if a.cmd == "sources":
+        with open(a.jobs) as f:
+            jobs = json.load(f)
+        failed = 0
+        for job in jobs:
+            try:
+                with open(job["ref"]) as f, open(job["describe"]) as g:
+                    src = custom_source(f.read(), job["candidate"], json.load(g), a.include)
+                os.makedirs(os.path.dirname(os.path.abspath(job["out"])), exist_ok=True)
+                with open(job["out"], "w") as f:
+                    f.write(src)
+            except (OSError, ValueError, KeyError) as e:
+                print(f"{job.get('candidate')}: no source: {type(e).__name__}: {e}", file=sys.stderr)
+                failed += 1
+        return 1 if failed else 0
+    if a.cmd == "build":
+        with open(a.jobs) as f:
+            jobs = json.load(f)
+        if torch.cuda.is_available():   # KernelBench's set_gpu_arch: the evaluating GPU's alone
+            os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % torch.cuda.get_device_capability(0))
+        wall, results = batch_compile(jobs, a.workers)
+        with open(a.out, "w") as f:
+            json.dump({"workers": a.workers, "wall_s": wall, "results": results}, f, indent=1)
+        return 0
     a.describe = a.describe or a.ref + ".json"
+    if a.cmd == "eval" and bool(a.kernel) == bool(a.candidate):
+        ap.error("eval takes --kernel or --candidate, one of them")
     if a.cmd == "source":
         with open(a.ref) as f, open(a.describe) as g:
             sys.stdout.write(custom_source(f.read(), a.candidate, json.load(g), a.include))

@@ -1,13 +1,33 @@
 #!/usr/bin/env python3
-"""Evaluation throughput: seconds per candidate, by phase, for kbv and for a minimal
-KernelBench-style evaluator (kernelbench_eval.py) on the same kernels and one GPU.
+"""Evaluation throughput: seconds per verified evaluation, by phase, for kbv and for
+KernelBench's evaluator at its best (a stand-in following its code, kernelbench_eval.py),
+on the same kernels and one GPU.
 
-Configurations (the verified protocol; KernelBench's own protocol for KernelBench):
-  kbv cold           `kbv eval --protocols verified` with an empty compile cache
-  kbv warm           the same again, every build cached
-  kbv warm, all      all three protocols (strict included), builds cached
-  KernelBench cold   one fresh Python process per sample, empty TORCH_EXTENSIONS_DIR
-  KernelBench warm   the same again, the sample's extension already built
+The kernels are kbv candidates (.cu); each is also written as a KernelBench-format file
+(`kernelbench_eval.py sources`: the reference module and a ModelNew whose load_inline
+builds the kernel), OUT/kb-runs/<model>/level_L_problem_P_sample_S_kernel.py, and both
+evaluators take those very files.
+
+Configurations (kbv: the verified protocol; KernelBench: its own protocol):
+  kbv cold                       `kbv eval --protocols verified` on the .cu files, empty
+                                 compile cache (kbv's own ABI)
+  kbv warm                       the same again, every build cached
+  kbv, KernelBench format, cold  the same on the KernelBench-format files, empty compile
+                                 cache: kbv's compile-ahead pool (--compile-jobs) builds
+                                 their load_inline extensions on the CPU cores while the GPU
+                                 evaluates (only where kbv-runner hosts Python)
+  kbv, KernelBench format, warm  the same again, the extensions cached
+  KernelBench, batch build (P workers)
+                                 scripts/eval_from_generations.py with build_cache: every
+                                 sample's load_inline first built by P parallel CPU worker
+                                 processes (src/kernelbench/compile.py batch_compile), the
+                                 wall time of that step shared equally over the samples (the
+                                 compile column), then each sample evaluated in a fresh
+                                 process with its extension built
+  KernelBench, one at a time     (--kb-one-at-a-time N) a fresh process per sample that
+                                 builds its own extension, empty build directory
+  kbv warm, all protocols        all three protocols (strict included) on the .cu files,
+                                 builds cached, in the time left
 
 Baselines: kbv measures each problem's baselines once per GPU model and caches them,
 as KernelBench measures its reference times once (scripts/generate_baseline_time.py);
@@ -15,19 +35,23 @@ both are per problem, not per candidate, so they are measured first (`kbv baseli
 and reported on a line of their own. kbv's rows then find them cached.
 
 kbv's per-candidate cost is its record's total (phase_s.total) plus an equal share of
-what the `kbv eval` process spent outside the samples (start, CUDA and backends,
-results): the "other" column. KernelBench's is the wall time of its process, start to
-exit; its "load" column is everything but compile, correctness and timing (interpreter
-start, import torch, CUDA init, building the models, cleanup, exit).
+what the `kbv eval` process spent outside the samples (start, CUDA and backends, the
+wait for builds not yet done, results): the "other" column. KernelBench's is the wall
+time of the sample's process, start to exit, plus its share of the batch build; its
+"load" column is everything but compile, correctness and timing (interpreter start,
+import torch, CUDA init, building the models, cleanup, exit).
 
 Evaluations per GPU-hour = 3600 / mean seconds per candidate, the GPU held throughout;
-"excl. compile" is the same without the compile phase, as when builds run on CPU cores
-ahead of the GPU (kbv's compile cache, KernelBench's build_cache). Ratios are over the
-candidates both evaluators finished, so a budget that stops KernelBench early still
-compares like with like.
+"excl. compile" is the same without the compile column, as when builds run on other
+machines' CPU cores. Ratios are over the kernels both configurations finished; a cold kbv
+row is set against the batch build's whole cost, a warm one against KernelBench with its
+builds kept (the batch row less its share of the build).
 
-The whole run stays within --budget seconds: KernelBench is slow at full shapes (it
-draws inputs on the CPU), so its rows cover the candidates that fit, in order.
+The whole run stays within --budget seconds. The KernelBench-format rows cost most
+(two batches of load_inline builds, about 50 s each alone, and a fresh Python process
+per KernelBench sample), so, unless --kb-count says, they cover the candidates an
+estimate says fit in what the budget leaves after kbv's .cu rows, smallest inputs
+first; the plan is printed.
 """
 import argparse
 import glob
@@ -43,7 +67,19 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PHASES = ("compile", "load", "baselines", "correctness", "timing", "audit")
-NAME_RE = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)\.(cu|c)$")
+NAME_RE = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)(_kernel)?\.(cu|c|py)$")
+# run directories of examples/runs/ that the default list leaves out, and why
+NOT_DEFAULT = {
+    "demo-bf16": "bfloat16 kernels, for --precision bf16 runs",
+    "demo-l2-vendor": "cuBLAS/cuDNN kernels: kbv eval --allow-vendor-libs, and load_inline would "
+                      "need the libraries linked",
+    "demo-kernelbench": "KernelBench-format files (the CPU run's --kb-format-candidates)",
+}
+# what one KernelBench-format sample costs, for the plan (H200 host, 16 cores: one
+# load_inline build alone, its CPU time over its compiler processes, a KernelBench sample's
+# fresh process with its extension built, plus its CPU draws: six sets of inputs, about
+# 2.5 ns an element each; a kbv evaluation of the file)
+EST_BUILD_S, EST_BUILD_CPU_S, EST_KB_EVAL_S, EST_KB_DRAW_S, EST_KBV_PY_S = 50.0, 70.0, 6.0, 2.5e-9, 3.0
 
 
 class Budget:
@@ -88,12 +124,14 @@ class Candidate:
     def __init__(self, path):
         m = NAME_RE.search(os.path.basename(path))
         if not m:
-            raise ValueError(f"{path}: not a level_L_problem_P_sample_S.cu/.c file")
+            raise ValueError(f"{path}: not a level_L_problem_P_sample_S .cu, .c or _kernel.py file")
         self.src = os.path.abspath(path)
         self.model = os.path.basename(os.path.dirname(self.src))
         self.level, self.problem_id, self.sample = int(m.group(1)), int(m.group(2)), int(m.group(3))
         self.key = f"L{self.level}/{self.problem_id}"
         self.name = f"{self.model}/{os.path.basename(path)}"
+        # the kernel, whatever its file: a .cu and the KernelBench-format file made of it
+        self.kernel = f"{self.model}/level_{self.level}_problem_{self.problem_id}_sample_{self.sample}"
         self.staged = None
 
 
@@ -109,7 +147,8 @@ def stage(cands, runs_dir):
 
 
 def row(config, cand, status, verdict="", **phases):
-    r = {"config": config, "candidate": cand.name, "problem": cand.key, "status": status,
+    r = {"config": config, "candidate": cand.name, "kernel": cand.kernel, "problem": cand.key,
+         "status": status,
          "verdict": verdict, "compile_cached": phases.pop("compile_cached", "")}
     for k in PHASES + ("other", "total"):
         r[k] = phases.get(k)
@@ -200,7 +239,9 @@ def kb_prepare(a, cands, budget, env):
     return described
 
 
-def kb_rows_of(config, cand, result_path, rc, wall):
+def kb_rows_of(config, cand, result_path, rc, wall, share=0.0):
+    """A KernelBench sample's row: its process's wall time, plus `share` of a batch build
+    (in the compile column)."""
     if rc is None:
         return row(config, cand, "timed out (budget)")
     try:
@@ -219,7 +260,12 @@ def kb_rows_of(config, cand, result_path, rc, wall):
     phases = {"compile": ph["compile"], "correctness": ph["correctness"], "timing": ph["timing"],
               "baselines": 0.0, "audit": 0.0}
     phases["load"] = wall - sum(phases.values())  # interpreter, import torch, CUDA, models, exit
-    return row(config, cand, "ok", verdict, other=0.0, total=wall, **phases)
+    phases["compile"] += share
+    reused = res.get("extensions_reused")
+    cached = "" if reused is None else "reused" if reused and all(r for _, r in reused) else "rebuilt"
+    r = row(config, cand, "ok", verdict, other=0.0, total=wall + share, compile_cached=cached, **phases)
+    r["build_share"] = share
+    return r
 
 
 def input_elements(ref):
@@ -238,73 +284,154 @@ def input_elements(ref):
     return total
 
 
-def kb_eval(a, cands, refs, budget, env):
-    """Each candidate cold (empty build directory) then warm (the same directory again),
-    smallest inputs first, while the budget lasts. KernelBench draws inputs on the CPU,
-    so its cost grows with their size: what the budget leaves out is its slowest."""
-    rows = {"KernelBench cold": [], "KernelBench warm": []}
-    failures, needed = 0, a.kb_min_left
-    order = sorted(cands, key=lambda c: input_elements(refs[c.key]) if c.key in refs else float("inf"))
-    for c in order:
-        if c.key not in refs:
-            for cfg in rows:
-                rows[cfg].append(row(cfg, c, "no reference"))
-            continue
-        if budget.left() < needed or failures >= 2:
-            why = "two failures in a row" if failures >= 2 else "budget spent"
-            for cfg in rows:
-                rows[cfg].append(row(cfg, c, f"not run ({why})"))
-            continue
-        spent = 0.0
-        # KernelBench's build directory: <cache>/<run>/<problem>/<sample>
-        build = os.path.join(a.out, "torch-ext", c.model, str(c.problem_id), str(c.sample))
-        shutil.rmtree(build, ignore_errors=True)
-        os.makedirs(build)
-        for cfg in rows:
-            result = os.path.join(a.out, "kernelbench", f"{cfg.split()[1]}-{c.model}-{os.path.basename(c.src)}.json")
-            os.makedirs(os.path.dirname(result), exist_ok=True)
-            if os.path.exists(result):
-                os.remove(result)
-            if cfg.endswith("warm") and rows["KernelBench cold"][-1]["status"] != "ok":
-                rows[cfg].append(row(cfg, c, "not run (cold run failed)"))
-                continue
-            cmd = [a.python, os.path.join(HERE, "kernelbench_eval.py"), "eval", "--ref", refs[c.key],
-                   "--candidate", c.staged, "--include", a.include, "--build-dir", build,
-                   "--out", result, "--perf-trials", str(a.kb_perf_trials)]
-            log = os.path.join(a.out, "kernelbench.log")
-            rc, wall = run(cmd, log, min(budget.left(), a.kb_timeout), env)
-            spent += wall
-            r = kb_rows_of(cfg, c, result, rc, wall)
-            rows[cfg].append(r)
-            say(f"== {cfg} {c.name}: {r['status']}" + (f", {wall:.1f} s" if r["status"] == "ok" else
-                                                       f": {tail(log, 2)}" if r["status"].startswith("no result")
-                                                       else ""))
-            failures = 0 if r["status"] == "ok" else failures + 1
-        # the next has inputs at least as large: it needs at least as long
-        needed = max(a.kb_min_left, 1.1 * spent)
-    return rows["KernelBench cold"] + rows["KernelBench warm"]
-
-
-def kb_sources_only(a, cands, refs, env):
-    """A run without a GPU: writes the load_inline source of every candidate, which
-    checks the wrapping; nothing is compiled or timed."""
-    n = 0
+def kb_sources(a, cands, refs, budget, env, runs):
+    """KernelBench-format files made from .cu candidates (`kernelbench_eval.py sources`,
+    one process): runs/<model>/level_L_problem_P_sample_S_kernel.py."""
+    jobs, kb = [], []
     for c in cands:
-        cu = os.path.splitext(c.src)[0] + ".cu"   # the GPU twin of a .c candidate
+        cu = os.path.splitext(c.src)[0] + ".cu"   # a .c candidate's GPU twin
         if c.key not in refs or not os.path.exists(cu):
             continue
-        out = os.path.join(a.out, "kernelbench", f"source-{c.model}-{os.path.basename(cu)}.py")
+        k = Candidate(os.path.join(runs, c.model, os.path.basename(c.kernel) + "_kernel.py"))
+        k.staged = k.src
+        jobs.append({"ref": refs[c.key], "describe": refs[c.key] + ".json", "candidate": cu,
+                     "out": k.src})
+        kb.append(k)
+    path = runs + ".json"
+    with open(path, "w") as f:
+        json.dump(jobs, f, indent=1)
+    log = os.path.join(a.out, "kernelbench.log")
+    run([a.python, os.path.join(HERE, "kernelbench_eval.py"), "sources", path, "--include", a.include],
+        log, min(budget.left(), 300), env)
+    written = [k for k in kb if os.path.exists(k.src)]
+    if len(written) < len(kb):
+        say(f"== KernelBench-format: {len(kb) - len(written)} sources not written: {tail(log)}")
+    return written
+
+
+def kb_format_files(a, cands, refs, budget, env):
+    """The KernelBench-format files both evaluators take, in OUT/kb-runs/<model>/: on a GPU
+    made from the .cu candidates, on the CPU the --kb-format-candidates as they are (the .cu
+    twins' files are written aside, OUT/kb-sources-gpu/, and only parsed: a check of the
+    wrapping). Smallest inputs first."""
+    runs = os.path.join(a.out, "kb-runs")
+    shutil.rmtree(runs, ignore_errors=True)
+    if a.kb_format_candidates:
+        kb = [Candidate(p) for p in a.kb_format_candidates]
+        stage(kb, runs)
+        if a.device == "cpu":
+            aside = os.path.join(a.out, "kb-sources-gpu")
+            shutil.rmtree(aside, ignore_errors=True)
+            twins = kb_sources(a, cands, refs, budget, env, aside)
+            for t in twins:
+                with open(t.src) as f:
+                    compile(f.read(), t.src, "exec")   # a SyntaxError stops the run: the wrapping broke
+            say(f"== KernelBench-format: {len(twins)}/{len(cands)} sources of the .cu twins written "
+                f"to {aside} and parsed (no GPU: not built)")
+    else:
+        kb = kb_sources(a, cands, refs, budget, env, runs)
+    return sorted(kb, key=lambda k: input_elements(refs[k.key]) if k.key in refs else float("inf"))
+
+
+def plan_kb_count(a, kb, refs, left, cores, kbv_rows, kb_rows=True):
+    """How many of the KernelBench-format candidates kb (smallest inputs first) the budget
+    left holds: a batch of builds per evaluator (the longer of one build alone and the
+    batch's CPU time over the cores), a fresh process per KernelBench sample with its CPU
+    draws, two kbv evaluations per file; a tenth kept aside."""
+    def cost(k):
+        build = max(EST_BUILD_S, k * EST_BUILD_CPU_S / max(1, cores)) if k else 0.0
+        draws = sum(6 * EST_KB_DRAW_S * input_elements(refs[c.key]) for c in kb[:k] if c.key in refs)
+        kb_side = build + k * EST_KB_EVAL_S + draws if kb_rows else 0.0
+        return kb_side + (build + 2 * k * EST_KBV_PY_S if kbv_rows else 0.0)
+    if a.kb_count is not None:
+        return min(len(kb), a.kb_count), cost(min(len(kb), a.kb_count))
+    k = len(kb)
+    while k > 0 and cost(k) > 0.9 * left:
+        k -= 1
+    return k, cost(k)
+
+
+def kb_batch(a, kb, refs, budget, env, workers):
+    """KernelBench with build_cache: batch_compile over `workers` processes, then each
+    sample in a fresh process, its extension built; the build's wall time shared over the
+    batch. On the CPU the evaluation is kernelbench_eval.py's dry run (--cpu): KernelBench
+    itself evaluates on CUDA alone."""
+    config = f"KernelBench, batch build ({workers} workers)"
+    cache = os.path.join(a.out, "kb-cache")   # kernel_eval_build_dir/<run>/<problem>/<sample>
+    shutil.rmtree(cache, ignore_errors=True)
+    jobs = []
+    for k in kb:
+        k.build_dir = os.path.join(cache, k.model, str(k.problem_id), str(k.sample))
+        jobs.append({"kernel": k.staged, "build_dir": k.build_dir})
+    path = os.path.join(a.out, "kb-build.json")
+    with open(path, "w") as f:
+        json.dump(jobs, f, indent=1)
+    result = os.path.join(a.out, "kb-build.result.json")
+    log = os.path.join(a.out, "kernelbench.log")
+    rc, wall = run([a.python, os.path.join(HERE, "kernelbench_eval.py"), "build", path,
+                    "--workers", str(workers), "--out", result], log, min(budget.left(), a.kb_timeout), env)
+    try:
+        with open(result) as f:
+            built = {r["kernel"]: r for r in json.load(f)["results"]}
+    except (OSError, ValueError, KeyError):
+        built = {}
+    n_ok = sum(r["compiled"] for r in built.values())
+    say(f"== {config}: {n_ok}/{len(kb)} built in {wall:.1f} s"
+        + ("" if rc == 0 else f" ({'timed out' if rc is None else f'exit {rc}'}: {tail(log)})"))
+    for r in built.values():
+        if not r["compiled"]:
+            say(f"   build failed: {r['kernel']}: {r['error'].strip().splitlines()[-1:]}")
+    a.kb_build = (wall, len(kb), n_ok, rc)
+    share = wall / len(kb) if kb and rc is not None else None
+    rows = []
+    for k in kb:
+        b = built.get(k.staged)
+        if b is None:
+            rows.append(row(config, k, "not built (the batch did not finish)"))
+            continue
+        if not b["compiled"]:
+            rows.append(row(config, k, "compile failed in the batch build"))
+            continue
+        if k.key not in refs or budget.left() < a.kb_min_left:
+            rows.append(row(config, k, "no reference" if k.key not in refs else "not run (budget spent)"))
+            continue
+        out = os.path.join(a.out, "kernelbench", f"batch-{k.model}-{os.path.basename(k.src)}.json")
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        with open(out, "w") as f:
-            p = subprocess.run([a.python, os.path.join(HERE, "kernelbench_eval.py"), "source",
-                                "--ref", refs[c.key], "--candidate", cu, "--include", a.include],
-                               stdout=f, stderr=subprocess.PIPE, text=True, env=env)
-        if p.returncode == 0:
-            n += 1
-        else:
-            say(f"== KernelBench source {c.name}: FAILED: {p.stderr.strip()[-300:]}")
-    say(f"== KernelBench: {n}/{len(cands)} load_inline sources written to "
-        f"{os.path.join(a.out, 'kernelbench')} (no GPU: not compiled or run)")
+        cmd = [a.python, os.path.join(HERE, "kernelbench_eval.py"), "eval", "--ref", refs[k.key],
+               "--kernel", k.staged, "--build-dir", k.build_dir, "--reuse-build", "--out", out,
+               "--perf-trials", str(a.kb_perf_trials)] + (["--cpu"] if a.device == "cpu" else [])
+        rc1, w = run(cmd, log, min(budget.left(), a.kb_timeout), env)
+        r = kb_rows_of(config, k, out, rc1, w, share)
+        rows.append(r)
+        say(f"== {config} {k.name}: {r['status']}" + (f", {w:.1f} s + {share:.1f} s of the build"
+                                                      if r["status"] == "ok" else f": {tail(log, 2)}"))
+    return rows
+
+
+def kb_one_at_a_time(a, kb, refs, budget, env, n):
+    """The first n samples as KernelBench evaluates them without build_cache: a fresh
+    process that builds its own extension in an empty build directory."""
+    config = "KernelBench, one at a time"
+    rows = []
+    log = os.path.join(a.out, "kernelbench.log")
+    for i, k in enumerate(kb):
+        if i >= n or k.key not in refs or budget.left() < a.kb_min_left:
+            if i < n:
+                rows.append(row(config, k, "no reference" if k.key not in refs else "not run (budget spent)"))
+            continue
+        build = os.path.join(a.out, "torch-ext", k.model, str(k.problem_id), str(k.sample))
+        shutil.rmtree(build, ignore_errors=True)
+        os.makedirs(build)
+        out = os.path.join(a.out, "kernelbench", f"single-{k.model}-{os.path.basename(k.src)}.json")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        cmd = [a.python, os.path.join(HERE, "kernelbench_eval.py"), "eval", "--ref", refs[k.key],
+               "--kernel", k.staged, "--build-dir", build, "--out", out,
+               "--perf-trials", str(a.kb_perf_trials)]
+        rc, w = run(cmd, log, min(budget.left(), a.kb_timeout), env)
+        r = kb_rows_of(config, k, out, rc, w)
+        rows.append(r)
+        say(f"== {config} {k.name}: {r['status']}" + (f", {w:.1f} s" if r["status"] == "ok" else ""))
+    return rows
 
 
 # ---- the table -------------------------------------------------------------------------
@@ -343,42 +470,71 @@ def report(all_rows, baselines, a):
 
     print(f"\nEvaluation throughput on {a.gpu_name}, one device: seconds per candidate, mean over "
           f"the candidates each configuration finished")
-    print(f"{'configuration':26s} {'n':>3s} {'compile':>8s} {'load':>8s} {'baseln':>8s} {'correct':>8s} "
+    print(f"{'configuration':38s} {'n':>3s} {'compile':>8s} {'load':>8s} {'baseln':>8s} {'correct':>8s} "
           f"{'timing':>8s} {'audit':>8s} {'other':>8s} {'total':>8s} {'evals/GPU-h':>12s} {'excl.compile':>12s}")
     for cfg in configs:
         m = means[cfg]
-        print(f"{cfg:26s} {len(ok[cfg]):3d} " + " ".join(fmt(m[k]) for k in numbers) +
+        print(f"{cfg:38s} {len(ok[cfg]):3d} " + " ".join(fmt(m[k]) for k in numbers) +
               f" {fmt(per_hour(m['total']), 12, 0)} {fmt(per_hour(m['total'] - m['compile']), 12, 0)}")
     if baselines:
         secs, n, status = baselines
         print(f"kbv baselines ({status}): {secs:.1f} s for {n} problems, once per problem and GPU model "
               f"(cached; not in the rows)")
     ahead = a.compile_ahead and a.kbv_compile_jobs != 0
-    print("kbv: one `kbv eval` for all candidates" +
+    print("kbv: one `kbv eval` per row for all its candidates" +
           (", builds compiled ahead on the CPU cores while the GPU evaluates (its compile column "
            "is the wait for a build)" if ahead else ", each build just before its evaluation") +
-          "; KernelBench: a process per sample, each building its own extension (load_inline).")
+          "; KernelBench, batch build: every load_inline built first by its worker pool (the "
+          "compile column is that step's wall time over the samples), then a fresh process per "
+          "sample.")
     for r in all_rows:
         if r["status"] != "ok":
             print(f"  {r['config']}: {r['candidate']}: {r['status']}")
 
     summary = []
-    for temp in ("cold", "warm"):
-        k, b = f"kbv {temp}", f"KernelBench {temp}"
-        if k not in ok or b not in ok:
+    batch = next((cfg for cfg in configs if cfg.startswith("KernelBench, batch build")), None)
+    for k in ("kbv, KernelBench format, cold", "kbv, KernelBench format, warm", "kbv cold", "kbv warm"):
+        if k not in ok or not ok[k] or batch is None or not ok[batch]:
             continue
-        common = sorted({r["candidate"] for r in ok[k]} & {r["candidate"] for r in ok[b]})
+        common = sorted({r["kernel"] for r in ok[k]} & {r["kernel"] for r in ok[batch]})
         if not common:
-            summary.append(f"throughput: {temp}: no candidate finished under both evaluators")
+            summary.append(f"throughput: {k}: no kernel finished under both it and {batch}")
             continue
-        tk = mean([r["total"] for r in ok[k] if r["candidate"] in common])
-        tb = mean([r["total"] for r in ok[b] if r["candidate"] in common])
-        ck = mean([r["total"] - r["compile"] for r in ok[k] if r["candidate"] in common])
-        cb = mean([r["total"] - r["compile"] for r in ok[b] if r["candidate"] in common])
-        summary.append(f"throughput: {temp}: kbv {tk:.2f} s/candidate ({per_hour(tk):.0f} verified "
-                       f"evaluations/GPU-h), KernelBench {tb:.2f} s ({per_hour(tb):.0f}/GPU-h): "
-                       f"{tb / tk:.1f}x; excluding compile {cb / ck:.1f}x "
-                       f"(n={len(common)}; goal >= 5x)")
+        # cold against the batch build's whole cost; warm against KernelBench with its
+        # builds kept (its evaluation alone: what it costs to evaluate the samples again)
+        warm = k.endswith("warm")
+        tk = mean([r["total"] for r in ok[k] if r["kernel"] in common])
+        tb = mean([r["total"] - (r.get("build_share") or 0.0 if warm else 0.0)
+                   for r in ok[batch] if r["kernel"] in common])
+        ck = mean([r["total"] - r["compile"] for r in ok[k] if r["kernel"] in common])
+        cb = mean([r["total"] - r["compile"] for r in ok[batch] if r["kernel"] in common])
+        what = "the same KernelBench-format files" if "KernelBench format" in k else "the same kernels, kbv's own ABI (.cu)"
+        against = f"{batch}, its builds kept," if warm else batch
+        summary.append(f"throughput: {k}: {tk:.2f} s per verified evaluation ({per_hour(tk):.0f}/GPU-h) "
+                       f"against {against} {tb:.2f} s ({per_hour(tb):.0f}/GPU-h): {tb / tk:.1f}x; "
+                       f"excluding compile {ck:.2f} s against {cb:.2f} s: {cb / ck:.1f}x "
+                       f"(n={len(common)}, {what})")
+    if batch is None or not ok.get(batch):
+        summary.append("throughput: no comparison with KernelBench's batch build: it did not run "
+                       "or no sample finished (see above)")
+        for k in ("kbv, KernelBench format, cold", "kbv, KernelBench format, warm"):
+            if ok.get(k):
+                t = means[k]["total"]
+                summary.append(f"throughput: {k}: {t:.2f} s per verified evaluation "
+                               f"({per_hour(t):.0f}/GPU-h, n={len(ok[k])})")
+    if getattr(a, "kb_build", None):
+        wall, n, n_ok, rc = a.kb_build
+        summary.append(f"throughput: KernelBench's batch build: {n_ok}/{n} load_inline builds over "
+                       f"{a.kb_workers} workers in {wall:.1f} s ({wall / max(1, n):.2f} s per sample)"
+                       + ("" if rc == 0 else " (did not finish)"))
+    single = "KernelBench, one at a time"
+    if ok.get(single) and batch and ok.get(batch):
+        common = {r["kernel"] for r in ok[single]} & {r["kernel"] for r in ok[batch]}
+        if common:
+            ts = mean([r["total"] for r in ok[single] if r["kernel"] in common])
+            tb = mean([r["total"] for r in ok[batch] if r["kernel"] in common])
+            summary.append(f"throughput: for comparison, KernelBench one sample at a time {ts:.2f} s "
+                           f"against its batch build {tb:.2f} s (n={len(common)})")
     if "kbv warm" in ok and "kbv warm, all protocols" in ok and ok["kbv warm"] and ok["kbv warm, all protocols"]:
         t1, t3 = means["kbv warm"]["total"], means["kbv warm, all protocols"]["total"]
         summary.append(f"throughput: kbv warm, all three protocols {t3:.2f} s/candidate "
@@ -393,30 +549,62 @@ def report(all_rows, baselines, a):
 
 # ---- main ------------------------------------------------------------------------------
 
+def default_candidates(ext):
+    paths = []
+    for d in sorted(glob.glob(os.path.join(REPO, "examples", "runs", "*"))):
+        if os.path.basename(d) not in NOT_DEFAULT:
+            paths += sorted(glob.glob(os.path.join(d, "*" + ext)))
+    return paths
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="directory with kbv, kbv-runner (and lib/)")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
-                    help="cpu: a dry run of the kbv half on .c candidates at small sizes")
-    ap.add_argument("--candidates", nargs="*", help="candidate files (default: examples/runs/*/*.cu, "
-                    "or *.c with --device cpu)")
+                    help="cpu: a dry run on the CPU backend (.c candidates, small sizes; the "
+                         "KernelBench-format rows on --kb-format-candidates, KernelBench's "
+                         "evaluation as kernelbench_eval.py's CPU dry run)")
+    ap.add_argument("--candidates", nargs="*", help="kbv candidate files (default: examples/runs/*/*.cu, "
+                    "or *.c with --device cpu, less " + ", ".join(NOT_DEFAULT) + ")")
+    ap.add_argument("--kb-format-candidates", nargs="*",
+                    help="KernelBench-format files to use as they are instead of those made from "
+                         "the .cu candidates (default with --device cpu: the honest files of "
+                         "examples/runs/demo-kernelbench, whose load_inline builds C++ alone)")
     ap.add_argument("--out", default=os.path.join(REPO, "out", "throughput"))
-    ap.add_argument("--budget", type=float, default=float(os.environ.get("THROUGHPUT_BUDGET", 420)),
-                    help="seconds for everything (default 420, or $THROUGHPUT_BUDGET)")
+    ap.add_argument("--budget", type=float, default=float(os.environ.get("THROUGHPUT_BUDGET", 240)),
+                    help="seconds for everything (default 240, or $THROUGHPUT_BUDGET)")
     ap.add_argument("--python", default=sys.executable, help="python with torch, for KernelBench")
     ap.add_argument("--include", default=os.environ.get("KBV_INCLUDE_DIR", os.path.join(REPO, "include")))
     ap.add_argument("--kbv-timeout", type=float, default=300, help="each kbv command, seconds")
     ap.add_argument("--kb-timeout", type=float, default=300,
-                    help="each KernelBench sample, seconds (run_and_check.py's timeout)")
-    ap.add_argument("--kb-min-left", type=float, default=45,
-                    help="start a KernelBench candidate only with this many seconds left")
+                    help="KernelBench's batch build and each of its samples, seconds")
+    ap.add_argument("--kb-min-left", type=float, default=15,
+                    help="start a KernelBench sample only with this many seconds left")
     ap.add_argument("--kb-perf-trials", type=int, default=100)
+    ap.add_argument("--kb-workers", type=int,
+                    help="KernelBench's num_cpu_workers for its batch build (default: the "
+                         "machine's cores); at most that many")
+    ap.add_argument("--kb-count", type=int,
+                    help="KernelBench-format candidates for their rows (default: as many as the "
+                         "budget's estimate holds)")
+    ap.add_argument("--kb-one-at-a-time", type=int, default=0, metavar="N",
+                    help="also evaluate the first N KernelBench-format samples one at a time, each "
+                         "building its own extension (about 60 s each; default 0)")
     ap.add_argument("--kbv-compile-jobs", type=int,
                     help="kbv eval --compile-jobs (default kbv's: compile ahead on every CPU; 0: "
                          "each build just before its evaluation)")
-    ap.add_argument("--skip-kernelbench", action="store_true")
+    ap.add_argument("--skip-kernelbench", action="store_true",
+                    help="no KernelBench-format rows (neither kbv's nor KernelBench's)")
     ap.add_argument("--skip-all-protocols", action="store_true", help="no 'kbv warm, all protocols' row")
+    ap.add_argument("--part", choices=("all", "kbv", "kernelbench"), default="all",
+                    help="kbv: kbv's rows alone; kernelbench: KernelBench's alone (two runs, each "
+                         "within a time limit, joined by --merge)")
+    ap.add_argument("--merge", nargs="+", metavar="DIR",
+                    help="no evaluation: the table and summary of the runs in these --out "
+                         "directories (their rows.json), written to --out")
     a = ap.parse_args()
+    if a.merge:
+        return merge(a)
     budget = Budget(a.budget)
     a.build = os.path.abspath(a.build)
     a.kbv = os.path.join(a.build, "kbv")
@@ -428,11 +616,16 @@ def main():
         say(f"throughput: no kbv at {a.kbv}")
         return 1
     ext = ".c" if a.device == "cpu" else ".cu"
-    paths = a.candidates or sorted(glob.glob(os.path.join(REPO, "examples", "runs", "*", "*" + ext)))
+    paths = a.candidates or default_candidates(ext)
     cands = [Candidate(p) for p in paths if p.endswith(ext)]
     if not cands:
         say(f"throughput: no {ext} candidates")
         return 1
+    if a.kb_format_candidates is None and a.device == "cpu":
+        a.kb_format_candidates = sorted(glob.glob(os.path.join(REPO, "examples", "runs", "demo-kernelbench",
+                                                               "level_*_sample_0_kernel.py")))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    a.kb_workers = max(1, min(cores, a.kb_workers or cores))
 
     env = dict(os.environ)
     env["KBV_CACHE_DIR"] = os.path.join(a.out, "kbv-cache")   # its own: cold means cold
@@ -448,21 +641,25 @@ def main():
     help_text = subprocess.run([a.kbv, "eval", "--help"], capture_output=True, text=True, env=env).stdout
     protocols = "verified" if "--protocols" in help_text else None
     a.compile_ahead = "--compile-jobs" in help_text
+    hosts_python = "kbv-runner hosts the interpreter" in help_text
     if not protocols:
         say("== kbv: this kbv has no --protocols: its rows evaluate all three protocols")
     rows = []
 
-    keys = sorted({c.key for c in cands})
-    cmd = [a.kbv, "baseline", "--problems", ",".join(keys), "--device", a.device]
-    cmd += ["--size", "small"] if a.device == "cpu" else []
-    rc, secs = run(cmd, os.path.join(a.out, "kbv.log"), min(budget.left(), a.kbv_timeout), env)
-    status = "ok" if rc == 0 else "timed out" if rc is None else f"FAILED, exit {rc}"
-    say(f"== kbv baselines: {status}, {secs:.1f} s for {len(keys)} problems"
-        + ("" if rc == 0 else f": {tail(os.path.join(a.out, 'kbv.log'))}"))
-    baselines = (secs, len(keys), status)
+    kbv_part, kb_part = a.part in ("all", "kbv"), a.part in ("all", "kernelbench")
+    baselines = None
+    if kbv_part:
+        keys = sorted({c.key for c in cands} | {Candidate(p).key for p in a.kb_format_candidates or []})
+        cmd = [a.kbv, "baseline", "--problems", ",".join(keys), "--device", a.device]
+        cmd += ["--size", "small"] if a.device == "cpu" else []
+        rc, secs = run(cmd, os.path.join(a.out, "kbv.log"), min(budget.left(), a.kbv_timeout), env)
+        status = "ok" if rc == 0 else "timed out" if rc is None else f"FAILED, exit {rc}"
+        say(f"== kbv baselines: {status}, {secs:.1f} s for {len(keys)} problems"
+            + ("" if rc == 0 else f": {tail(os.path.join(a.out, 'kbv.log'))}"))
+        baselines = (secs, len(keys), status)
 
-    rows += kbv_eval(a, "kbv cold", cands, run_dirs, protocols, budget, env, cold=True)
-    rows += kbv_eval(a, "kbv warm", cands, run_dirs, protocols, budget, env, cold=False)
+        rows += kbv_eval(a, "kbv cold", cands, run_dirs, protocols, budget, env, cold=True)
+        rows += kbv_eval(a, "kbv warm", cands, run_dirs, protocols, budget, env, cold=False)
 
     a.gpu_name = a.device
     warm = os.path.join(a.out, "kbv_warm.jsonl")
@@ -471,14 +668,73 @@ def main():
             a.gpu_name = json.loads(f.readline())["device"]
 
     if not a.skip_kernelbench:
-        refs = kb_prepare(a, cands, budget, env)
-        if a.device == "cpu":
-            kb_sources_only(a, cands, refs, env)
-        elif refs:
-            rows += kb_eval(a, cands, refs, budget, env)
+        refs = kb_prepare(a, cands + [Candidate(p) for p in a.kb_format_candidates or []], budget, env)
+        kb = kb_format_files(a, cands, refs, budget, env)
+        if not hosts_python and kbv_part:
+            say("== kbv, KernelBench format: skipped: this kbv's runner hosts no Python "
+                "(built without libpython3 and PyTorch; kbv eval --help says so)")
+        n, est = plan_kb_count(a, kb, refs, budget.left(), cores, hosts_python and kbv_part, kb_part)
+        say(f"== KernelBench-format rows: {n} of {len(kb)} candidates (estimated {est:.0f} s of "
+            f"{budget.left():.0f} s left" + (", --kb-count" if a.kb_count is not None else "") + ")")
+        kb = kb[:n]
+        if kb:
+            if hosts_python and kbv_part:
+                # the .cu rows' builds kept aside while the cache is cold for these, then back
+                builds = os.path.join(env["KBV_CACHE_DIR"], "build")
+                if os.path.isdir(builds):
+                    shutil.rmtree(builds + ".cu", ignore_errors=True)
+                    os.rename(builds, builds + ".cu")
+                kb_dirs = sorted({os.path.dirname(k.staged) for k in kb})
+                # only the chosen files: a directory of its own each
+                kept = {k.staged for k in kb}
+                for d in kb_dirs:
+                    for f in os.listdir(d):
+                        if os.path.join(d, f) not in kept:
+                            os.remove(os.path.join(d, f))
+                rows += kbv_eval(a, "kbv, KernelBench format, cold", kb, kb_dirs, protocols, budget,
+                                 env, cold=True)
+                rows += kbv_eval(a, "kbv, KernelBench format, warm", kb, kb_dirs, protocols, budget,
+                                 env, cold=False)
+                if os.path.isdir(builds + ".cu"):
+                    shutil.rmtree(builds, ignore_errors=True)
+                    os.rename(builds + ".cu", builds)
+            if kb_part:
+                rows += kb_batch(a, kb, refs, budget, env, a.kb_workers)
+            if kb_part and a.kb_one_at_a_time and a.device == "cuda":
+                rows += kb_one_at_a_time(a, kb, refs, budget, env, a.kb_one_at_a_time)
     # what strict adds, in the time left
-    if not a.skip_all_protocols and protocols and budget.left() > 10:
+    if kbv_part and not a.skip_all_protocols and protocols and budget.left() > 10:
         rows += kbv_eval(a, "kbv warm, all protocols", cands, run_dirs, None, budget, env, cold=False)
+    state = {k: getattr(a, k, None) for k in MERGED_STATE}
+    with open(os.path.join(a.out, "rows.json"), "w") as f:
+        json.dump({"rows": rows, "baselines": baselines, "state": state}, f, indent=1)
+    report(rows, baselines, a)
+    return 0
+
+
+MERGED_STATE = ("gpu_name", "device", "compile_ahead", "kbv_compile_jobs", "kb_workers", "kb_build")
+
+
+def merge(a):
+    """One table of several runs (--part kbv and --part kernelbench, say), from their
+    rows.json; a run's state (the GPU's name, the batch build) is taken from the first
+    that has it."""
+    rows, baselines, state = [], None, {}
+    for d in a.merge:
+        with open(os.path.join(d, "rows.json")) as f:
+            part = json.load(f)
+        rows += part["rows"]
+        baselines = baselines or part["baselines"]
+        for k, v in part["state"].items():
+            if v is not None and (k not in state or (k == "gpu_name" and state[k] in ("cuda", "cpu"))):
+                state[k] = v
+        if part["state"].get("kb_build"):   # the workers are those of the run that built
+            state["kb_build"], state["kb_workers"] = part["state"]["kb_build"], part["state"]["kb_workers"]
+    for k in MERGED_STATE:
+        setattr(a, k, state.get(k))
+    a.gpu_name = a.gpu_name or a.device
+    a.out = os.path.abspath(a.out)
+    os.makedirs(a.out, exist_ok=True)
     report(rows, baselines, a)
     return 0
 
