@@ -387,15 +387,23 @@ kbv_status kbv_render_torch(const kbv_problem *def, kbv_size size, FILE *f)
     char expr[1024];
     for (int n = 0; n < g->n_nodes; n++) {
         KBV_TRY_GOTO(kbv_render_node(g, n, expr, sizeof expr), st, done);
-        fprintf(f, "        %s = %s\n", g->values[g->nodes[n].out].name, expr);
+        const kbv_node *node = &g->nodes[n];
+        fprintf(f, "        ");
+        for (int j = 0; j < node->n_outs; j++)
+            fprintf(f, "%s%s", j ? ", " : "", g->values[node->out + j].name);
+        /* one piece of a split unpacks as "a, = ..." */
+        fprintf(f, "%s = %s\n", kbv_op_table[node->op].several_outputs && node->n_outs == 1
+                                      ? ","
+                                      : "",
+                expr);
         /* Free temporaries after their last use, as the one-expression forward
          * of the original module does: otherwise locals would hold them and
          * PyTorch's peak memory would exceed the module's own. */
         const char *sep = "        del ";
         for (int v = g->n_inputs + g->n_params; v < g->n_values; v++) {
             const kbv_value *val = &g->values[v];
-            if (!val->is_output && (val->last_use == n ||
-                                    (val->last_use < 0 && v == g->nodes[n].out))) {
+            bool made_here = v >= node->out && v < node->out + node->n_outs;
+            if (!val->is_output && (val->last_use == n || (val->last_use < 0 && made_here))) {
                 fprintf(f, "%s%s", sep, val->name);
                 sep = ", ";
             }
