@@ -109,9 +109,22 @@ kbv_status kbv_shape_flatten(const kbv_node_def *n, const kbv_value *const *args
 
 /* One entry of a view's target shape: an integer (-1 once, inferred) or a
  * dim name of the problem. */
-static kbv_status view_entry(const kbv_graph *g, const char *s, const char **pp, int64_t *out)
+static kbv_status view_entry(const kbv_graph *g, const kbv_value *a, const char *s,
+                             const char **pp, int64_t *out)
 {
     const char *p = *pp;
+    /* size(k): the operand's own size k, as x.view(x.size(0), 3, -1) */
+    if (!strncmp(p, "size(", 5)) {
+        char *end = NULL;
+        errno = 0;
+        long long k = strtoll(p + 5, &end, 10);
+        int d = errno || end == p + 5 || *end != ')' ? -1 : kbv_wrap_dim(k, a->ndim);
+        if (d < 0 || a->ndim == 0)
+            return kbv_fail(KBV_ERR_INVALID, "'%s': size(k) names a dim of the operand", s);
+        *out = a->shape[d];
+        *pp = end + 1;
+        return KBV_OK;
+    }
     if (*p == '-' || isdigit((unsigned char)*p)) {
         char *end = NULL;
         errno = 0;
@@ -140,9 +153,11 @@ static kbv_status view_entry(const kbv_graph *g, const char *s, const char **pp,
                     (int)len, p, s);
 }
 
-/* A tuple of sizes, "(batch_size, -1, 3)": integers >= -1 and dim names
- * (g NULL: integers only); *infer is the index of the -1, or -1. */
-static kbv_status parse_sizes(const kbv_graph *g, const char *op, const char *s,
+/* A tuple of sizes, "(batch_size, -1, 3, size(2))": integers >= -1, dim
+ * names (g NULL: none) and size(k), operand a's size k; *infer is the index
+ * of the -1, or -1. */
+static kbv_status parse_sizes(const kbv_graph *g, const kbv_value *a, const char *op,
+                              const char *s,
                               int64_t *shape, int *nd_out, int *infer_out)
 {
     if (!s)
@@ -162,7 +177,7 @@ static kbv_status parse_sizes(const kbv_graph *g, const char *op, const char *s,
         if (nd == KBV_MAX_DIMS)
             return kbv_fail(KBV_ERR_INVALID, "%s: '%s' has more than %d dims", op, s,
                             KBV_MAX_DIMS);
-        KBV_TRY(view_entry(g, s, &p, &shape[nd]));
+        KBV_TRY(view_entry(g, a, s, &p, &shape[nd]));
         if (shape[nd] == -1) {
             if (infer >= 0)
                 return kbv_fail(KBV_ERR_INVALID, "%s: '%s' has more than one -1", op, s);
@@ -191,7 +206,7 @@ kbv_status kbv_shape_view_in(const kbv_graph *g, const kbv_node_def *n,
     char da[160];
     int nd = 0, infer = -1;
     int64_t shape[KBV_MAX_DIMS];
-    KBV_TRY(parse_sizes(g, op_name(n), s, shape, &nd, &infer));
+    KBV_TRY(parse_sizes(g, a, op_name(n), s, shape, &nd, &infer));
     int64_t known = 1, numel = kbv_value_numel(a);
     for (int d = 0; d < nd; d++)
         if (d != infer)
@@ -343,7 +358,7 @@ kbv_status kbv_shape_expand_in(const kbv_graph *g, const kbv_node_def *n,
         memcpy(part, p, len);
         part[len] = '\0';
         int one = 0;
-        KBV_TRY(parse_sizes(g, "expand", part, &sizes[nd], &one, &infer));
+        KBV_TRY(parse_sizes(g, a, "expand", part, &sizes[nd], &one, &infer));
         if (one != 1)
             return kbv_fail(KBV_ERR_INVALID, "expand: '%s' is not a tuple of sizes", s);
         nd++;

@@ -5,6 +5,7 @@
  * equal the definition's param names. */
 #include "graph/torch_render.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -106,6 +107,22 @@ static void put_dims_tuple(strbuf *b, int64_t mask)
     puts_(b, n == 1 ? ",)" : ")");
 }
 
+/* The string attribute, with a view's size(k) as the operand's own
+ * x.size(k) (graph/ops.h, view). */
+static void put_sizes(strbuf *b, const char *s, const kbv_value *operand)
+{
+    for (const char *p = s; *p;) {
+        bool starts = !strncmp(p, "size(", 5) && (p == s || !(isalnum((unsigned char)p[-1]) ||
+                                                          p[-1] == '_' || p[-1] == '.'));
+        if (starts && operand) {
+            put_operand(b, operand);
+            puts_(b, ".");
+        }
+        put(b, p, 1);
+        p++;
+    }
+}
+
 kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
 {
     if (node < 0 || node >= g->n_nodes || cap == 0)
@@ -149,7 +166,7 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
         } else if (kind == 'b' && field >= '0' && field <= '3') {
             puts_(&b, n->def->i[field - '0'] ? "True" : "False");
         } else if (kind == 's' && close - t == 2 && n->def->s) {
-            puts_(&b, n->def->s);
+            put_sizes(&b, n->def->s, n->n_args > 0 ? &g->values[n->args[0]] : NULL);
         } else {
             return kbv_fail(KBV_ERR_INVALID, "render: placeholder '%.*s' of %s has no value",
                             (int)(close - t + 1), t, info->name);
