@@ -307,3 +307,64 @@ const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, in
     kbv_b_attrs channels = {.i = {1}};
     return kbv_b_node(b, KBV_OP_CAT, NULL, channels, 2, expand);
 }
+
+const char *l3_channel_shuffle(kbv_builder *b, const char *x, int channels, int groups)
+{
+    if (groups < 1 || channels % groups != 0) {
+        kbv_b_fail(b, "channel shuffle: %d channels in %d groups", channels, groups);
+        return NULL;
+    }
+    kbv_b_attrs split = {.s = kbv_b_strf(b, "(size(0), %d, %d, size(2), size(3))", groups,
+                                         channels / groups)};
+    kbv_b_attrs swap = {.i = {1, 2}}, merge = {.s = "(size(0), -1, size(3), size(4))"},
+                none = {0};
+    x = kbv_b_op1(b, KBV_OP_VIEW, NULL, split, x);
+    x = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, swap, x);
+    x = kbv_b_op1(b, KBV_OP_CONTIGUOUS, NULL, none, x);
+    return kbv_b_op1(b, KBV_OP_VIEW, NULL, merge, x);
+}
+
+const char *l3_shufflenet_unit(kbv_builder *b, const char *prefix, const char *x, int cin,
+                               int cout, int groups)
+{
+    char conv[160], bn[160];
+    int mid = cout / 4;
+    const char *in = x;
+    name_of(conv, sizeof conv, prefix, "conv1");
+    name_of(bn, sizeof bn, prefix, "bn1");
+    x = l3_conv2d(b, conv, x, (l3_conv){.cin = cin, .cout = mid, .k = 1, .groups = groups});
+    x = l3_relu(b, l3_batch_norm2d(b, bn, x, mid), false);
+    name_of(conv, sizeof conv, prefix, "conv2");
+    name_of(bn, sizeof bn, prefix, "bn2");
+    x = l3_conv2d(b, conv, x, (l3_conv){.cin = mid, .cout = mid, .k = 3, .pad = 1, .groups = mid});
+    x = l3_batch_norm2d(b, bn, x, mid);
+    x = l3_channel_shuffle(b, x, mid, groups);
+    name_of(conv, sizeof conv, prefix, "conv3");
+    name_of(bn, sizeof bn, prefix, "bn3");
+    x = l3_conv2d(b, conv, x, (l3_conv){.cin = mid, .cout = cout, .k = 1, .groups = groups});
+    x = l3_relu(b, l3_batch_norm2d(b, bn, x, cout), false);
+    const char *shortcut = in;
+    if (cin != cout) {
+        name_of(conv, sizeof conv, prefix, "shortcut.0");
+        name_of(bn, sizeof bn, prefix, "shortcut.1");
+        shortcut = l3_conv_bn_act(b, conv, bn, in, (l3_conv){.cin = cin, .cout = cout, .k = 1},
+                                  false);
+    }
+    return l3_add_in_place(b, x, shortcut);
+}
+
+const char *l3_double_conv_softmax(kbv_builder *b, const char *prefix, const char *x, int cin,
+                                   int cout)
+{
+    char name[160];
+    kbv_b_attrs last_dim = {.i = {-1}};
+    for (int half = 0; half < 2; half++) {
+        snprintf(name, sizeof name, "%s.double_conv.%d", prefix, 3 * half);
+        x = l3_conv2d(b, name, x, (l3_conv){.cin = half ? cout : cin, .cout = cout, .k = 3,
+                                            .pad = 1, .bias = true});
+        snprintf(name, sizeof name, "%s.double_conv.%d", prefix, 3 * half + 1);
+        x = l3_batch_norm2d(b, name, x, cout);
+        x = kbv_b_op1(b, KBV_OP_SOFTMAX, NULL, last_dim, x);
+    }
+    return x;
+}

@@ -110,4 +110,24 @@ const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, in
 const char *l3_resnet(kbv_builder *b, const char *x, const int blocks[4], bool bottleneck,
                       const char *classes);
 
+/* ShuffleNet's ChannelShuffle of x [N, channels, H, W] in `groups` groups:
+ * x.view(N, groups, channels / groups, H, W).transpose(1, 2).contiguous()
+ * .view(N, -1, H, W), the sizes read from x as the module reads them. The
+ * contiguous copy is the one allocation. */
+const char *l3_channel_shuffle(kbv_builder *b, const char *x, int channels, int groups);
+
+/* KernelBench's ShuffleNetUnit named prefix: conv1 (1x1, groups) - bn1 - ReLU,
+ * conv2 (3x3 depthwise over cout / 4) - bn2, channel shuffle, conv3 (1x1,
+ * groups) - bn3 - ReLU, then += the input or, when cin != cout, its
+ * shortcut (prefix.shortcut.0 conv 1x1, .1 bn). Convs without bias, ReLUs
+ * out of place (F.relu), the += in place. */
+const char *l3_shufflenet_unit(kbv_builder *b, const char *prefix, const char *x, int cin,
+                               int cout, int groups);
+
+/* KernelBench's DoubleConv of L3/45 named prefix: prefix.double_conv =
+ * Sequential(Conv2d 3x3 (pad 1, bias) cin -> cout, BatchNorm2d, Softmax(dim=-1),
+ * Conv2d 3x3 cout -> cout, BatchNorm2d, Softmax(dim=-1)). */
+const char *l3_double_conv_softmax(kbv_builder *b, const char *prefix, const char *x, int cin,
+                                   int cout);
+
 #endif

@@ -22,6 +22,10 @@ static const level3_builder builders[] = {
     kbv_l3_016,
     kbv_l3_017,
     kbv_l3_018,
+    kbv_l3_025,
+    kbv_l3_026,
+    kbv_l3_027,
+    kbv_l3_045,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

@@ -28,5 +28,9 @@ kbv_status kbv_l3_015(kbv_builder *b);
 kbv_status kbv_l3_016(kbv_builder *b);
 kbv_status kbv_l3_017(kbv_builder *b);
 kbv_status kbv_l3_018(kbv_builder *b);
+kbv_status kbv_l3_025(kbv_builder *b);
+kbv_status kbv_l3_026(kbv_builder *b);
+kbv_status kbv_l3_027(kbv_builder *b);
+kbv_status kbv_l3_045(kbv_builder *b);
 
 #endif

@@ -146,10 +146,20 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
     for (int n = 0; n < g->n_nodes; n++) {
         char expr[1024];
         KBV_TRY(kbv_render_node(g, n, expr, sizeof expr));
-        const kbv_value *out = &g->values[g->nodes[n].out];
-        printf("  %s = %s  -> %s ", out->name, expr, kbv_dtype_name(out->dtype));
-        print_shape(out->shape, out->ndim);
-        printf("%s\n", kbv_op_table[g->nodes[n].op].is_view ? " (a view, no copy)" : "");
+        const kbv_node *node = &g->nodes[n];
+        const kbv_op_info *info = &kbv_op_table[node->op];
+        for (int j = 0; j < node->n_outs; j++) {
+            const kbv_value *out = &g->values[node->out + j];
+            if (j == 0)
+                printf("  %s = %s  -> ", out->name, expr);
+            else
+                printf(", %s ", out->name);
+            printf("%s ", kbv_dtype_name(out->dtype));
+            print_shape(out->shape, out->ndim);
+        }
+        printf("%s\n", info->copy_unless_view ? " (a view where PyTorch's is, else a copy)"
+                        : info->is_view         ? " (a view, no copy)"
+                                                : "");
     }
     printf("outputs:\n");
     for (int o = 0; o < g->n_outputs; o++) {

@@ -405,6 +405,14 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_CLONE] = op_clone,
     [KBV_OP_DROPOUT] = kbv_view_op,
     /* (end of the level-2 ops) */
+    [KBV_OP_TRANSPOSE_DIMS] = kbv_view_op,
+    [KBV_OP_PERMUTE] = kbv_view_op,
+    [KBV_OP_NARROW] = kbv_view_op,
+    [KBV_OP_EXPAND] = kbv_view_op,
+    [KBV_OP_CONTIGUOUS] = kbv_view_op,
+    [KBV_OP_RESHAPE] = kbv_view_op,
+    [KBV_OP_SPLIT] = kbv_view_op,
+    [KBV_OP_CHUNK] = kbv_view_op,
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

@@ -1,5 +1,6 @@
-/* The view ops (unsqueeze, squeeze, view, flatten, and dropout as the
- * identity) on every backend: the output shares the operand's memory and
+/* The view ops (unsqueeze, squeeze, view, flatten, dropout as the
+ * identity, and the general views: transpose_dims, permute, narrow,
+ * expand, reshape, contiguous, split, chunk) on every backend: the output shares the operand's memory and
  * gets strides that walk it in the new shape; nothing runs on the device.
  * One implementation, in both backends' op tables. */
 #ifndef KBV_VIEW_H
@@ -18,8 +19,18 @@ bool kbv_view_strides(int ndim, const int64_t *shape, const int64_t *stride, int
                       const int64_t *new_shape, int64_t *new_stride);
 
 /* out->ndim and out->shape are the node's result (the graph's); sets
- * out->data and out->stride. */
+ * out->data and out->stride (of each output, out[0 .. n_outs - 1], for
+ * split and chunk). A reshape or contiguous that needs a copy fails here:
+ * the executor asks kbv_view_needs_copy first. */
 kbv_status kbv_view_op(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                        kbv_tensor *out);
+
+/* Whether node (reshape, contiguous: copy_unless_view in the op table)
+ * must copy its operand, as PyTorch's does, rather than view it. */
+bool kbv_view_needs_copy(const kbv_node *node, const kbv_tensor *args, const kbv_tensor *out);
+/* That copy: args[0]'s elements in order into out (allocated, contiguous),
+ * through the backend's clone. */
+kbv_status kbv_view_copy(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out);
 
 #endif

@@ -310,12 +310,19 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
     return KBV_OK;
 }
 
+/* A node's name for messages: its output's, or its first output's. */
+static const char *node_name(const kbv_node_def *nd)
+{
+    const char *name = nd->n_outs > 0 && nd->outs ? nd->outs[0] : nd->out;
+    return name ? name : "(null)";
+}
+
 /* Re-fails a shape-rule error with the problem and node prepended, keeping
  * the rule's own message. */
 static kbv_status shape_error(const kbv_problem *def, const kbv_node_def *nd, kbv_status st)
 {
     char key[32];
-    return kbv_fail(st, "%s: node '%s' (%s): %s", key_of(def, key, sizeof key), nd->out,
+    return kbv_fail(st, "%s: node '%s' (%s): %s", key_of(def, key, sizeof key), node_name(nd),
                     kbv_op_table[nd->op].name, kbv_last_message());
 }
 
@@ -324,28 +331,35 @@ static kbv_status add_node(const kbv_problem *def, kbv_graph *g, int index, int 
     char key[32];
     const char *k = key_of(def, key, sizeof key);
     const kbv_node_def *nd = &def->nodes[index];
+    const char *name = node_name(nd);
     if ((unsigned)nd->op >= KBV_OP_COUNT || !kbv_op_table[nd->op].shape)
         return kbv_fail(KBV_ERR_INVALID, "%s: node #%d ('%s'): unknown op %d", k, index,
-                        nd->out ? nd->out : "(null)", (int)nd->op);
+                        name, (int)nd->op);
     const kbv_op_info *info = &kbv_op_table[nd->op];
+    if (info->several_outputs != (nd->n_outs > 0) || nd->n_outs < 0 ||
+        (nd->n_outs > 0 && !nd->outs))
+        return kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): %s", k, name, info->name,
+                        info->several_outputs ? "the op has several outputs: name them in outs"
+                                              : "the op has one output, out");
     kbv_node *node = &g->nodes[g->n_nodes];
     memset(node, 0, sizeof *node);
     node->op = nd->op;
     node->def = nd;
     node->n_args = nd->n_args;
+    node->n_outs = nd->n_outs > 0 ? nd->n_outs : 1;
     node->args = *arg_next;
     int min_args = info->min_args ? info->min_args : info->n_args;
     /* n_args < 0 in the table: any count from min_args (cat of N tensors) */
     bool too_many = info->n_args >= 0 && node->n_args > info->n_args;
     if (node->n_args < min_args || too_many || (node->n_args > 0 && !nd->args))
         return kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): %d operands given, %d%s expected",
-                        k, nd->out ? nd->out : "(null)", info->name, node->n_args,
+                        k, name, info->name, node->n_args,
                         info->n_args >= 0 ? info->n_args : min_args,
                         info->n_args < 0 ? " or more"
                                          : min_args < info->n_args ? " or fewer" : "");
     const kbv_value **args = node->n_args ? malloc(sizeof *args * (size_t)node->n_args) : NULL;
     if (node->n_args && !args)
-        return kbv_fail(KBV_ERR_NOMEM, "%s: node '%s': operand list", k, nd->out);
+        return kbv_fail(KBV_ERR_NOMEM, "%s: node '%s': operand list", k, name);
     kbv_status st = KBV_OK;
     for (int a = 0; a < node->n_args; a++) {
         int v = nd->args[a] ? find_value(g, nd->args[a]) : -1;
@@ -353,21 +367,33 @@ static kbv_status add_node(const kbv_problem *def, kbv_graph *g, int index, int 
             st = kbv_fail(KBV_ERR_INVALID,
                           "%s: node '%s' (%s): unknown operand '%s' (operands name inputs, "
                           "params or earlier nodes' outputs)",
-                          k, nd->out ? nd->out : "(null)", info->name,
-                          nd->args[a] ? nd->args[a] : "(null)");
+                          k, name, info->name, nd->args[a] ? nd->args[a] : "(null)");
             goto done;
         }
         node->args[a] = v;
         args[a] = &g->values[v];
     }
     kbv_value *out = NULL;
-    KBV_TRY_GOTO(add_value(def, g, "node", nd->out, KBV_VALUE_NODE, index, &out), st, done);
+    for (int j = 0; j < node->n_outs; j++) {
+        kbv_value *piece = NULL;
+        KBV_TRY_GOTO(add_value(def, g, "node", nd->n_outs > 0 ? nd->outs[j] : nd->out,
+                               KBV_VALUE_NODE, index, &piece),
+                     st, done);
+        piece->out_index = j;
+        if (j == 0)
+            out = piece;
+    }
     st = info->shape_in ? info->shape_in(g, nd, args, out) : info->shape(nd, args, out);
     if (st != KBV_OK) {
         st = shape_error(def, nd, st);
         goto done;
     }
     node->out = (int)(out - g->values);
+    if (nd->in_place && nd->n_outs > 0) {
+        st = kbv_fail(KBV_ERR_INVALID, "%s: node '%s' (%s): a node with several outputs has "
+                      "no in-place form", k, name, info->name);
+        goto done;
+    }
     if (nd->in_place) {
         const kbv_value *over = args[0];
         bool same = out->dtype == over->dtype && out->ndim == over->ndim;
@@ -475,10 +501,12 @@ static kbv_status allocate(const kbv_problem *def, kbv_graph *g)
         def->n_outputs < 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: negative counts in the problem",
                         key_of(def, key, sizeof key));
-    size_t n_args = 0;
-    for (int n = 0; n < def->n_nodes; n++)
+    size_t n_args = 0, n_node_values = 0;
+    for (int n = 0; n < def->n_nodes; n++) {
         n_args += def->nodes[n].n_args > 0 ? (size_t)def->nodes[n].n_args : 0;
-    size_t n_values = (size_t)def->n_inputs + (size_t)def->n_params + (size_t)def->n_nodes;
+        n_node_values += def->nodes[n].n_outs > 0 ? (size_t)def->nodes[n].n_outs : 1;
+    }
+    size_t n_values = (size_t)def->n_inputs + (size_t)def->n_params + n_node_values;
     g->dims = calloc((size_t)def->n_dims + 1, sizeof *g->dims);
     g->values = calloc(n_values + 1, sizeof *g->values);
     g->nodes = calloc((size_t)def->n_nodes + 1, sizeof *g->nodes);

@@ -19,6 +19,7 @@ typedef struct kbv_value {
     const char *name;
     kbv_value_kind kind;
     int def_index;               /* into def->inputs / def->params / def->nodes */
+    int out_index;               /* a node's output: which of its outputs (0 for most ops) */
     kbv_dtype dtype;             /* logical dtype: float values are KBV_F32 here */
     int ndim;
     int64_t shape[KBV_MAX_DIMS];
@@ -33,7 +34,8 @@ typedef struct kbv_node {
     kbv_op op;
     int n_args;
     int *args;                   /* n_args value indices */
-    int out;                     /* value index */
+    int out;                     /* value index of the (first) output */
+    int n_outs;                  /* its values are out .. out + n_outs - 1 (split: several) */
     const kbv_node_def *def;     /* attributes */
 } kbv_node;
 

@@ -152,13 +152,31 @@ typedef enum kbv_op {
     KBV_OP_SQUEEZE,       /* a.squeeze(i[0]): the dim goes when its size is 1 */
     KBV_OP_SQUEEZE_ALL,   /* a.squeeze(): every size-1 dim goes */
     KBV_OP_VIEW,          /* a.view(s) of a contiguous a: s the target shape as a tuple of
-                             integers, -1 (once) and problem dim names, "(batch_size, -1)" */
+                             integers, -1 (once), problem dim names and size(k) (a's size k,
+                             rendered a.size(k)), "(batch_size, -1)" */
     KBV_OP_FLATTEN,       /* torch.flatten(a, start_dim=i[0], end_dim=i[1]) of a contiguous a */
     KBV_OP_CLONE,         /* a.clone(): a contiguous copy */
     KBV_OP_DROPOUT,       /* F.dropout(a, p=f[0], training=i[0]): the identity, a view (a
                              documented deviation for training=1: PyTorch's RNG cannot be
                              matched, see docs/METHODOLOGY.md) */
     /* (end of the level-2 ops) */
+
+    /* general views and nodes with several outputs (level 3). Views copy
+     * nothing: the result walks a's memory under new strides (a strided
+     * view of a strided a); dims may be negative, counting from the end. */
+    KBV_OP_TRANSPOSE_DIMS,/* a.transpose(i[0], i[1]) of any rank */
+    KBV_OP_PERMUTE,       /* a.permute(s): s the dims as a tuple, "(0, 2, 1, 3)" */
+    KBV_OP_NARROW,        /* a.narrow(i[0], i[1], i[2]): dim, start (>= 0), length */
+    KBV_OP_EXPAND,        /* a.expand(s): s the sizes as a tuple of integers and problem
+                             dim names, -1 keeping a's size; broadcast dims read stride 0 */
+    KBV_OP_CONTIGUOUS,    /* a.contiguous(): a itself when it is contiguous, else a copy */
+    KBV_OP_RESHAPE,       /* a.reshape(s), s as for view: a view where a's strides allow
+                             one (PyTorch's rule), else a contiguous copy */
+    KBV_OP_SPLIT,         /* a.split(i[0], dim=i[1]): pieces of i[0] along the dim, the
+                             last smaller; one output per piece, each a view */
+    KBV_OP_CHUNK,         /* a.chunk(i[0], dim=i[1]): ceil(size / i[0]) per piece, as
+                             PyTorch (fewer pieces than i[0] where that divides so) */
+    /* (end of the general views) */
 
     KBV_OP_COUNT
 } kbv_op;

@@ -27,6 +27,31 @@ kbv_status kbv_shape_view(const kbv_node_def *n, const kbv_value *const *args, k
 kbv_status kbv_shape_view_in(const kbv_graph *g, const kbv_node_def *n,
                              const kbv_value *const *args, kbv_value *out);
 
+/* The general views: transpose_dims, permute, narrow, expand (shape_in:
+ * sizes may name dims), reshape (view's rule), and split and chunk, whose
+ * rule fills one value per output of the node. */
+kbv_status kbv_shape_transpose_dims(const kbv_node_def *n, const kbv_value *const *args,
+                                    kbv_value *out);
+kbv_status kbv_shape_permute(const kbv_node_def *n, const kbv_value *const *args,
+                             kbv_value *out);
+kbv_status kbv_shape_narrow(const kbv_node_def *n, const kbv_value *const *args,
+                            kbv_value *out);
+kbv_status kbv_shape_expand(const kbv_node_def *n, const kbv_value *const *args,
+                            kbv_value *out);
+kbv_status kbv_shape_expand_in(const kbv_graph *g, const kbv_node_def *n,
+                               const kbv_value *const *args, kbv_value *out);
+kbv_status kbv_shape_split(const kbv_node_def *n, const kbv_value *const *args,
+                           kbv_value *out);
+/* The permutation a permute node's s gives, checked against rank ndim:
+ * perm[d] is the operand dim that result dim d walks. */
+kbv_status kbv_permute_dims(const kbv_node_def *n, int ndim, int *perm);
+/* dim wrapped against rank ndim (PyTorch's maybe_wrap_dim); -1 if out of range. */
+int kbv_wrap_dim(int64_t dim, int ndim);
+/* Piece j of a split or chunk node along its (wrapped) dim of size `size`:
+ * its start and length. */
+void kbv_split_piece(const kbv_node_def *n, int64_t size, int j, int64_t *start,
+                     int64_t *length);
+
 /* sum_dims, mean_dims, amax_dims (i[0] a bitmask of dims) and logsumexp
  * (one dim i[0]); keepdim i[1]. */
 kbv_status kbv_shape_reduce_dims(const kbv_node_def *n, const kbv_value *const *args,

@@ -38,6 +38,18 @@ typedef struct kbv_op_info {
      * in_place set; NULL: the op has none. Backends run such a node with out
      * aliasing args[0], so the op must read each element before writing it. */
     const char *torch_inplace;
+    /* Views only: the result is a view where the operand's strides allow
+     * one and a contiguous copy otherwise, as PyTorch's reshape and
+     * contiguous (the executor decides, exec/view.h). */
+    bool copy_unless_view;
+    /* The op's PyTorch kernels make strided operands contiguous first
+     * (convolution, pooling, normalisation, softmax): the executor hands
+     * the backend contiguous copies of strided operands, each alive for
+     * the op alone, so that memory peaks where PyTorch's does. */
+    bool contiguous_operands;
+    /* Several outputs (split, chunk): the node names them in outs, and the
+     * shape rule fills one value per output (out[0 .. n_outs - 1]). */
+    bool several_outputs;
 } kbv_op_info;
 
 extern const kbv_op_info kbv_op_table[KBV_OP_COUNT];

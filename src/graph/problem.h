@@ -86,6 +86,10 @@ typedef struct kbv_node_def {
     int n_args;
     const char *const *args;              /* n_args operand names, in op order */
     const char *out;                      /* name of this node's value */
+    /* Several outputs (split, chunk: ops.h): n_outs > 0 names the node's
+     * values, in order, and out is unused; 0: the one value `out`. */
+    int n_outs;
+    const char *const *outs;
     double f[4];                          /* float attributes; ops.h says which */
     int64_t i[4];                         /* integer attributes (dims, flags) */
     const char *s;                        /* string attribute (einsum equation) */

@@ -227,6 +227,38 @@ const char *kbv_b_node(kbv_builder *b, kbv_op op, const char *out, kbv_b_attrs a
     return nd->out;
 }
 
+void kbv_b_node_outs(kbv_builder *b, kbv_op op, kbv_b_attrs attrs, const char *a, int n_outs,
+                     const char *const *outs)
+{
+    if (b->st != KBV_OK)
+        return;
+    if (n_outs < 1) {
+        kbv_b_fail(b, "a node with several outputs needs their names, %d given", n_outs);
+        return;
+    }
+    for (int j = 0; j < n_outs; j++)
+        if (!outs[j]) {
+            kbv_b_fail(b, "output %d of a node with several outputs is missing", j);
+            return;
+        }
+    const char **kept = calloc((size_t)n_outs + 1, sizeof *kept);
+    if (!kept) {
+        kbv_b_fail(b, "out of memory for %d outputs", n_outs);
+        b->st = KBV_ERR_NOMEM;
+        return;
+    }
+    for (int j = 0; j < n_outs; j++)
+        kept[j] = keep(b, outs[j]);
+    if (!kbv_b_op1(b, op, kept[0], attrs, a)) {
+        free(kept);
+        return;
+    }
+    kbv_node_def *nd = &b->nodes[b->p.n_nodes - 1];
+    nd->out = NULL;
+    nd->n_outs = n_outs;
+    nd->outs = kept;
+}
+
 const char *kbv_b_op1(kbv_builder *b, kbv_op op, const char *out, kbv_b_attrs attrs,
                       const char *a)
 {
@@ -299,8 +331,10 @@ void kbv_b_order_params(kbv_builder *b, int n, const char *const *children)
 /* Frees the lists of p and the strings chunks holds. */
 static void lists_free(const kbv_problem *p, str_chunk *chunks)
 {
-    for (int n = 0; n < p->n_nodes; n++)
+    for (int n = 0; n < p->n_nodes; n++) {
         free((void *)p->nodes[n].args);
+        free((void *)p->nodes[n].outs);
+    }
     free((void *)p->dims);
     free((void *)p->inputs);
     free((void *)p->params);

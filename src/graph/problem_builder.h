@@ -62,6 +62,9 @@ const char *kbv_b_op2(kbv_builder *b, kbv_op op, const char *out, kbv_b_attrs at
                       const char *a, const char *c);
 const char *kbv_b_op3(kbv_builder *b, kbv_op op, const char *out, kbv_b_attrs attrs,
                       const char *a, const char *c, const char *d);
+/* A node of one operand and several outputs, named outs (split, chunk). */
+void kbv_b_node_outs(kbv_builder *b, kbv_op op, kbv_b_attrs attrs, const char *a, int n_outs,
+                     const char *const *outs);
 /* A string kept as long as the problem (for attrs.s built on the stack). */
 const char *kbv_b_strf(kbv_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Lists value `name` among the outputs (none listed: the last node's). */

@@ -37,6 +37,9 @@ const kbv_problem *kbv_problem_of_def(const kbv_problem_def *def, kbv_static_pro
         while (d->n_args < KBV_STATIC_MAX_ARGS && s->args[d->n_args])
             d->n_args++;
         d->out = s->out;
+        d->outs = s->outs;
+        while (d->n_outs < KBV_STATIC_MAX_OUTS && s->outs[d->n_outs])
+            d->n_outs++;
         memcpy(d->f, s->f, sizeof d->f);
         memcpy(d->i, s->i, sizeof d->i);
         d->s = s->s;

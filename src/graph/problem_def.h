@@ -15,6 +15,7 @@
 #define KBV_STATIC_MAX_PARAMS 32
 #define KBV_STATIC_MAX_NODES 64
 #define KBV_STATIC_MAX_ARGS 4
+#define KBV_STATIC_MAX_OUTS 8
 #define KBV_STATIC_MAX_OUTPUTS 4
 #define KBV_STATIC_MAX_INIT_ARGS 12
 
@@ -23,6 +24,7 @@ typedef struct kbv_static_node {
     kbv_op op;
     const char *args[KBV_STATIC_MAX_ARGS];
     const char *out;
+    const char *outs[KBV_STATIC_MAX_OUTS];   /* several outputs (split); NULL-terminated */
     double f[4];
     int64_t i[4];
     const char *s;

@@ -5,6 +5,7 @@
  * equal the definition's param names. */
 #include "graph/torch_render.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -106,6 +107,22 @@ static void put_dims_tuple(strbuf *b, int64_t mask)
     puts_(b, n == 1 ? ",)" : ")");
 }
 
+/* The string attribute, with a view's size(k) as the operand's own
+ * x.size(k) (graph/ops.h, view). */
+static void put_sizes(strbuf *b, const char *s, const kbv_value *operand)
+{
+    for (const char *p = s; *p;) {
+        bool starts = !strncmp(p, "size(", 5) && (p == s || !(isalnum((unsigned char)p[-1]) ||
+                                                          p[-1] == '_' || p[-1] == '.'));
+        if (starts && operand) {
+            put_operand(b, operand);
+            puts_(b, ".");
+        }
+        put(b, p, 1);
+        p++;
+    }
+}
+
 kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
 {
     if (node < 0 || node >= g->n_nodes || cap == 0)
@@ -149,7 +166,7 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
         } else if (kind == 'b' && field >= '0' && field <= '3') {
             puts_(&b, n->def->i[field - '0'] ? "True" : "False");
         } else if (kind == 's' && close - t == 2 && n->def->s) {
-            puts_(&b, n->def->s);
+            put_sizes(&b, n->def->s, n->n_args > 0 ? &g->values[n->args[0]] : NULL);
         } else {
             return kbv_fail(KBV_ERR_INVALID, "render: placeholder '%.*s' of %s has no value",
                             (int)(close - t + 1), t, info->name);
@@ -387,15 +404,23 @@ kbv_status kbv_render_torch(const kbv_problem *def, kbv_size size, FILE *f)
     char expr[1024];
     for (int n = 0; n < g->n_nodes; n++) {
         KBV_TRY_GOTO(kbv_render_node(g, n, expr, sizeof expr), st, done);
-        fprintf(f, "        %s = %s\n", g->values[g->nodes[n].out].name, expr);
+        const kbv_node *node = &g->nodes[n];
+        fprintf(f, "        ");
+        for (int j = 0; j < node->n_outs; j++)
+            fprintf(f, "%s%s", j ? ", " : "", g->values[node->out + j].name);
+        /* one piece of a split unpacks as "a, = ..." */
+        fprintf(f, "%s = %s\n", kbv_op_table[node->op].several_outputs && node->n_outs == 1
+                                      ? ","
+                                      : "",
+                expr);
         /* Free temporaries after their last use, as the one-expression forward
          * of the original module does: otherwise locals would hold them and
          * PyTorch's peak memory would exceed the module's own. */
         const char *sep = "        del ";
         for (int v = g->n_inputs + g->n_params; v < g->n_values; v++) {
             const kbv_value *val = &g->values[v];
-            if (!val->is_output && (val->last_use == n ||
-                                    (val->last_use < 0 && v == g->nodes[n].out))) {
+            bool made_here = v >= node->out && v < node->out + node->n_outs;
+            if (!val->is_output && (val->last_use == n || (val->last_use < 0 && made_here))) {
                 fprintf(f, "%s%s", sep, val->name);
                 sep = ", ";
             }

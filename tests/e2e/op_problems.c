@@ -85,6 +85,33 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_DROPOUT, .args = {"t"}, .out = "e", .f = {0.5}, .i = {0}},
                {.op = KBV_OP_MUL_SCALAR, .args = {"e"}, .out = "y", .f = {2.0}}},
      .outputs = {"s", "y"}},
+    /* the general views: strided views of strided views, the copies of
+     * reshape and contiguous, softmax of a transpose */
+    {.level = 0, .id = 9, .name = "9_General_Views", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
+                 .gen = KBV_GEN_RANDN},
+                {.name = "g", .dtype = KBV_F32, .shape = {"C", "1"}, .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {1, -1}},
+               {.op = KBV_OP_PERMUTE, .args = {"t"}, .out = "p", .s = "(3, 0, 2, 1)"},
+               {.op = KBV_OP_NARROW, .args = {"p"}, .out = "n", .i = {2, 1, 3}},
+               {.op = KBV_OP_RESHAPE, .args = {"n"}, .out = "r", .s = "(C, -1)"},
+               {.op = KBV_OP_CONTIGUOUS, .args = {"t"}, .out = "c"},
+               {.op = KBV_OP_EXPAND, .args = {"g"}, .out = "e", .s = "(B, H, -1, W)"},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"e"}, .out = "et", .i = {1, 2}},
+               {.op = KBV_OP_MUL, .args = {"x", "et"}, .out = "m"},
+               {.op = KBV_OP_SOFTMAX, .args = {"t"}, .out = "s", .i = {1}}},
+     .outputs = {"r", "c", "m", "s"}},
+    /* several outputs: split (the q, k, v of attention) and chunk */
+    {.level = 0, .id = 10, .name = "10_Split_Chunk", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "W"}, .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_SPLIT, .args = {"x"}, .outs = {"q", "k", "v"}, .i = {3, -1}},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"k"}, .out = "kt", .i = {-2, -1}},
+               {.op = KBV_OP_MATMUL, .args = {"q", "kt"}, .out = "a"},
+               {.op = KBV_OP_MATMUL, .args = {"kt", "q"}, .out = "qk"},
+               {.op = KBV_OP_SOFTMAX, .args = {"a"}, .out = "sa", .i = {-1}},
+               {.op = KBV_OP_CHUNK, .args = {"x"}, .outs = {"c0", "c1"}, .i = {2, 1}},
+               {.op = KBV_OP_SUB, .args = {"c0", "c1"}, .out = "d"}},
+     .outputs = {"sa", "v", "d", "qk"}},
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);

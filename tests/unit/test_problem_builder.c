@@ -1,6 +1,7 @@
 /* The problem builder and the counted form: problems past the static
  * format's room (params, nodes, operands), the first failure kept with its
- * place, in-place nodes checked, and level 3's ResNet-101 as built. */
+ * place, in-place nodes checked, nodes with several outputs, and level 3's
+ * ResNet-101, ShuffleNet and U-Net as built. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,6 +178,114 @@ static void test_resnet101_as_built(void **state)
     kbv_graph_free(&g);
 }
 
+/* q, k, v = x.split(D, dim=-1), then q * k + v: the builder's node with
+ * several outputs, and its failures. */
+static kbv_status build_split(kbv_builder *b)
+{
+    kbv_b_problem(b, 9, 3, "3_Split", NULL);
+    kbv_b_dim(b, "B", 4, 3);
+    kbv_b_dim(b, "D", 6, 5);
+    kbv_b_input(b, "x", KBV_GEN_RANDN, "B,15");
+    kbv_b_attrs split = {.i = {5, -1}}, none = {0};
+    static const char *const qkv[3] = {"q", "k", "v"};
+    kbv_b_node_outs(b, KBV_OP_SPLIT, split, "x", 3, qkv);
+    const char *y = kbv_b_op2(b, KBV_OP_MUL, NULL, none, "q", "k");
+    kbv_b_op2(b, KBV_OP_ADD, "y", none, y, "v");
+    return kbv_b_status(b);
+}
+
+static kbv_status build_split_unnamed(kbv_builder *b)
+{
+    kbv_b_problem(b, 9, 4, "4_Split_Unnamed", NULL);
+    kbv_b_dim(b, "B", 4, 3);
+    kbv_b_input(b, "x", KBV_GEN_RANDN, "B,15");
+    kbv_b_attrs split = {.i = {5, -1}};
+    static const char *const two[2] = {"q", NULL};
+    kbv_b_node_outs(b, KBV_OP_SPLIT, split, "x", 2, two);
+    return kbv_b_status(b);
+}
+
+static void test_several_outputs(void **state)
+{
+    (void)state;
+    const kbv_problem *p = NULL;
+    assert_int_equal(kbv_builder_run(build_split, &p), KBV_OK);
+    assert_int_equal(p->nodes[0].n_outs, 3);
+    assert_null(p->nodes[0].out);
+    assert_string_equal(p->nodes[0].outs[2], "v");
+    kbv_graph g = {0};
+    assert_int_equal(kbv_graph_build(p, KBV_SIZE_FULL, &g), KBV_OK);
+    assert_int_equal(g.nodes[0].n_outs, 3);
+    for (int j = 0; j < 3; j++) {
+        const kbv_value *piece = &g.values[g.nodes[0].out + j];
+        assert_int_equal(piece->shape[1], 5);
+        assert_int_equal(piece->out_index, j);
+    }
+    assert_string_equal(g.values[g.outputs[0]].name, "y");
+    kbv_graph_free(&g);
+    kbv_built_problem_free(p);
+    p = NULL;
+    assert_int_equal(kbv_builder_run(build_split_unnamed, &p), KBV_ERR_INVALID);
+    assert_null(p);
+    assert_non_null(strstr(kbv_last_message(), "output 1"));
+}
+
+static int count_op(const kbv_problem *p, kbv_op op)
+{
+    int n = 0;
+    for (int j = 0; j < p->n_nodes; j++)
+        n += p->nodes[j].op == op;
+    return n;
+}
+
+static bool has_param(const kbv_problem *p, const char *name)
+{
+    for (int j = 0; j < p->n_params; j++)
+        if (!strcmp(p->params[j].name, name))
+            return true;
+    return false;
+}
+
+/* L3/26 and L3/45 as the registry holds them: the modules' state_dict
+ * counts and names, one channel shuffle (one contiguous copy) per unit, a
+ * shortcut conv only where a unit changes the channels; the U-Net's four
+ * upsamplings and cats. */
+static void test_shufflenet_unet_as_built(void **state)
+{
+    (void)state;
+    const kbv_problem *p = kbv_problem_find("L3/26");
+    assert_non_null(p);
+    int buffers = 0;
+    for (int j = 0; j < p->n_params; j++)
+        buffers += p->params[j].is_buffer;
+    assert_int_equal(p->n_params - buffers, 134);
+    assert_int_equal(buffers, 88);
+    assert_int_equal(count_op(p, KBV_OP_CONTIGUOUS), 13);
+    assert_int_equal(count_op(p, KBV_OP_TRANSPOSE_DIMS), 13);
+    assert_true(has_param(p, "stage3.0.shortcut.0.weight"));
+    assert_false(has_param(p, "stage3.1.shortcut.0.weight"));
+    assert_true(has_param(p, "stage4.2.conv2.weight"));
+    assert_string_equal(p->params[p->n_params - 1].name, "fc.bias");
+    kbv_graph g = {0};
+    assert_int_equal(kbv_graph_build(p, KBV_SIZE_SMALL, &g), KBV_OK);
+    assert_int_equal(g.values[g.outputs[0]].shape[1], 10);
+    kbv_graph_free(&g);
+
+    p = kbv_problem_find("L3/45");
+    assert_non_null(p);
+    assert_int_equal(count_op(p, KBV_OP_CONV_TRANSPOSE2D_BIAS), 4);
+    assert_int_equal(count_op(p, KBV_OP_CAT), 4);
+    assert_int_equal(count_op(p, KBV_OP_SOFTMAX), 18);
+    assert_string_equal(p->params[0].name, "encoder1.double_conv.0.weight");
+    assert_true(has_param(p, "upconv4.weight"));
+    assert_string_equal(p->params[p->n_params - 1].name, "final_conv.bias");
+    assert_int_equal(kbv_graph_build(p, KBV_SIZE_FULL, &g), KBV_OK);
+    const kbv_value *out = &g.values[g.outputs[0]];
+    assert_true(out->shape[0] == 8 && out->shape[1] == 4 && out->shape[2] == 64 &&
+                out->shape[3] == 512);
+    kbv_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_first_failure_kept_with_its_place),
         cmocka_unit_test(test_in_place_checked),
         cmocka_unit_test(test_resnet101_as_built),
+        cmocka_unit_test(test_several_outputs),
+        cmocka_unit_test(test_shufflenet_unet_as_built),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
