@@ -307,3 +307,30 @@ const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, in
     kbv_b_attrs channels = {.i = {1}};
     return kbv_b_node(b, KBV_OP_CAT, NULL, channels, 2, expand);
 }
+
+const char *l3_vgg(kbv_builder *b, const char *x, const int convs[5], const char *classes)
+{
+    static const int widths[5] = {64, 128, 256, 512, 512};
+    char name[32];
+    int index = 0, cin = 3;
+    for (int k = 0; k < 5; k++) {
+        for (int c = 0; c < convs[k]; c++) {
+            snprintf(name, sizeof name, "features.%d", index);
+            x = l3_conv2d(b, name, x,
+                          (l3_conv){.cin = cin, .cout = widths[k], .k = 3, .pad = 1,
+                                    .bias = true});
+            x = l3_relu(b, x, true);
+            cin = widths[k];
+            index += 2;
+        }
+        x = l3_max_pool2d(b, x, 2, 2, 0);
+        index++;
+    }
+    kbv_b_attrs flat = {.i = {1, -1}}, drop = {.f = {0.0}, .i = {1}};
+    x = kbv_b_op1(b, KBV_OP_FLATTEN, NULL, flat, x);
+    x = l3_relu(b, l3_linear(b, "classifier.0", x, "25088", "4096", true), true);
+    x = kbv_b_op1(b, KBV_OP_DROPOUT, NULL, drop, x);
+    x = l3_relu(b, l3_linear(b, "classifier.3", x, "4096", "4096", true), true);
+    x = kbv_b_op1(b, KBV_OP_DROPOUT, NULL, drop, x);
+    return l3_linear(b, "classifier.6", x, "4096", classes, true);
+}

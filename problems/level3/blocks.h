@@ -104,6 +104,13 @@ const char *l3_densenet(kbv_builder *b, const char *x, const int blocks[4], cons
 const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, int cin, int sq,
                            int e1, int e3);
 
+/* KernelBench's VGG on x [batch, 3, 224, 224]: features = five blocks of convs[k]
+ * conv 3x3 (padding 1, bias) - ReLU (in place) at widths 64, 128, 256, 512, 512,
+ * each block ending in a max pool 2/2 (Sequential indices counted through them);
+ * flatten; classifier = Linear(512 * 7 * 7, 4096) - ReLU - Dropout(0) - Linear(4096,
+ * 4096) - ReLU - Dropout(0) - Linear(4096, classes). */
+const char *l3_vgg(kbv_builder *b, const char *x, const int convs[5], const char *classes);
+
 /* torchvision's ResNet on x [batch, 3, H, W]: conv1 7x7/2 - bn1 - relu -
  * maxpool 3/2 - layer1..layer4 of blocks[0..3] blocks (widths 64 to 512) -
  * adaptive average pool to 1x1 - flatten - fc to `classes` (a size). */

@@ -16,6 +16,8 @@ static const level3_builder builders[] = {
     kbv_l3_008,
     kbv_l3_009,
     kbv_l3_010,
+    kbv_l3_011,
+    kbv_l3_012,
     kbv_l3_013,
     kbv_l3_014,
     kbv_l3_015,

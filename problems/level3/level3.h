@@ -22,6 +22,8 @@ kbv_status kbv_l3_007(kbv_builder *b);
 kbv_status kbv_l3_008(kbv_builder *b);
 kbv_status kbv_l3_009(kbv_builder *b);
 kbv_status kbv_l3_010(kbv_builder *b);
+kbv_status kbv_l3_011(kbv_builder *b);
+kbv_status kbv_l3_012(kbv_builder *b);
 kbv_status kbv_l3_013(kbv_builder *b);
 kbv_status kbv_l3_014(kbv_builder *b);
 kbv_status kbv_l3_015(kbv_builder *b);
