@@ -24,6 +24,12 @@ static const level3_builder builders[] = {
     kbv_l3_016,
     kbv_l3_017,
     kbv_l3_018,
+    kbv_l3_019,
+    kbv_l3_020,
+    kbv_l3_021,
+    kbv_l3_022,
+    kbv_l3_023,
+    kbv_l3_024,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

@@ -30,5 +30,11 @@ kbv_status kbv_l3_015(kbv_builder *b);
 kbv_status kbv_l3_016(kbv_builder *b);
 kbv_status kbv_l3_017(kbv_builder *b);
 kbv_status kbv_l3_018(kbv_builder *b);
+kbv_status kbv_l3_019(kbv_builder *b);
+kbv_status kbv_l3_020(kbv_builder *b);
+kbv_status kbv_l3_021(kbv_builder *b);
+kbv_status kbv_l3_022(kbv_builder *b);
+kbv_status kbv_l3_023(kbv_builder *b);
+kbv_status kbv_l3_024(kbv_builder *b);
 
 #endif
