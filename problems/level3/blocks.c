@@ -1,6 +1,7 @@
 /* Level-3 blocks on the problem builder (blocks.h). */
 #include "blocks.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +54,18 @@ const char *l3_conv2d(kbv_builder *b, const char *prefix, const char *x, l3_conv
         c.groups = 1;
     if (c.stride < 1)
         c.stride = 1;
-    kbv_b_paramf(b, w, KBV_INIT_UNIFORM_FAN_IN, false, "%d,%d,%d,%d", c.cout, c.cin / c.groups,
-                 c.k, c.k);
+    if (c.kaiming_fan_out) {
+        /* gain sqrt(2) (leaky_relu, a = 0) over sqrt(fan_out), fan_out = cout * k * k */
+        kbv_b_paramf(b, w, KBV_INIT_NORMAL, false, "%d,%d,%d,%d", c.cout, c.cin / c.groups, c.k,
+                     c.k);
+        kbv_b_param_value(b, sqrt(2.0 / ((double)c.cout * c.k * c.k)));
+    } else {
+        kbv_b_paramf(b, w, KBV_INIT_UNIFORM_FAN_IN, false, "%d,%d,%d,%d", c.cout,
+                     c.cin / c.groups, c.k, c.k);
+    }
     if (c.bias)
-        kbv_b_paramf(b, bias, KBV_INIT_UNIFORM_FAN_IN, false, "%d", c.cout);
+        kbv_b_paramf(b, bias, c.kaiming_fan_out ? KBV_INIT_ZEROS : KBV_INIT_UNIFORM_FAN_IN, false,
+                     "%d", c.cout);
     kbv_b_attrs a = {.s = kbv_b_strf(b, "stride=%d, padding=%d, groups=%d", c.stride, c.pad,
                                      c.groups)};
     return c.bias ? kbv_b_op3(b, KBV_OP_CONV2D_BIAS, NULL, a, x, w, bias)
@@ -367,4 +376,133 @@ const char *l3_double_conv_softmax(kbv_builder *b, const char *prefix, const cha
         x = kbv_b_op1(b, KBV_OP_SOFTMAX, NULL, last_dim, x);
     }
     return x;
+}
+
+const char *l3_vgg(kbv_builder *b, const char *x, const int convs[5], const char *classes)
+{
+    static const int widths[5] = {64, 128, 256, 512, 512};
+    char name[32];
+    int index = 0, cin = 3;
+    for (int k = 0; k < 5; k++) {
+        for (int c = 0; c < convs[k]; c++) {
+            snprintf(name, sizeof name, "features.%d", index);
+            x = l3_conv2d(b, name, x,
+                          (l3_conv){.cin = cin, .cout = widths[k], .k = 3, .pad = 1,
+                                    .bias = true});
+            x = l3_relu(b, x, true);
+            cin = widths[k];
+            index += 2;
+        }
+        x = l3_max_pool2d(b, x, 2, 2, 0);
+        index++;
+    }
+    kbv_b_attrs flat = {.i = {1, -1}}, drop = {.f = {0.0}, .i = {1}};
+    x = kbv_b_op1(b, KBV_OP_FLATTEN, NULL, flat, x);
+    x = l3_relu(b, l3_linear(b, "classifier.0", x, "25088", "4096", true), true);
+    x = kbv_b_op1(b, KBV_OP_DROPOUT, NULL, drop, x);
+    x = l3_relu(b, l3_linear(b, "classifier.3", x, "4096", "4096", true), true);
+    x = kbv_b_op1(b, KBV_OP_DROPOUT, NULL, drop, x);
+    return l3_linear(b, "classifier.6", x, "4096", classes, true);
+}
+
+const char *l3_act_in_place(kbv_builder *b, const char *x, l3_act act)
+{
+    kbv_b_attrs relu6 = {.f = {0.0, 6.0}, .in_place = true};
+    switch (act) {
+    case L3_ACT_RELU: return l3_relu(b, x, true);
+    case L3_ACT_RELU6: return kbv_b_op1(b, KBV_OP_HARDTANH, NULL, relu6, x);
+    case L3_ACT_NONE: break;
+    }
+    return x;
+}
+
+const char *l3_seq_conv_bn(kbv_builder *b, const char *prefix, int *index, const char *x,
+                           l3_conv c, l3_act act)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s.%d", prefix, (*index)++);
+    x = l3_conv2d(b, name, x, c);
+    snprintf(name, sizeof name, "%s.%d", prefix, (*index)++);
+    x = l3_batch_norm2d(b, name, x, c.cout);
+    if (act != L3_ACT_NONE)
+        (*index)++;
+    return l3_act_in_place(b, x, act);
+}
+
+const char *l3_depthwise_separable(kbv_builder *b, const char *prefix, const char *x, int cin,
+                                   int cout, int stride)
+{
+    int index = 0;
+    x = l3_seq_conv_bn(b, prefix, &index, x,
+                       (l3_conv){.cin = cin, .cout = cin, .k = 3, .stride = stride, .pad = 1,
+                                 .groups = cin},
+                       L3_ACT_RELU);
+    return l3_seq_conv_bn(b, prefix, &index, x, (l3_conv){.cin = cin, .cout = cout, .k = 1},
+                          L3_ACT_RELU);
+}
+
+/* EfficientNet-B2's squeeze at prefix.<*index>: the pool, conv, ReLU, conv and
+ * sigmoid are five children of the Sequential. */
+static const char *squeeze_in_sequence(kbv_builder *b, const char *prefix, int *index,
+                                       const char *x, int hidden)
+{
+    char name[160];
+    kbv_b_attrs pool = {.s = "output_size=(1, 1)"}, none = {0};
+    x = kbv_b_op1(b, KBV_OP_ADAPTIVE_AVG_POOL2D, NULL, pool, x);
+    (*index)++;
+    snprintf(name, sizeof name, "%s.%d", prefix, (*index)++);
+    x = l3_relu(b, l3_conv2d(b, name, x, (l3_conv){.cin = hidden, .cout = hidden / 4, .k = 1}),
+                true);
+    (*index)++;
+    snprintf(name, sizeof name, "%s.%d", prefix, (*index)++);
+    x = l3_conv2d(b, name, x, (l3_conv){.cin = hidden / 4, .cout = hidden, .k = 1});
+    (*index)++;
+    return kbv_b_op1(b, KBV_OP_SIGMOID, NULL, none, x);
+}
+
+const char *l3_inverted_bottleneck(kbv_builder *b, const char *prefix, const char *x,
+                                   l3_inverted m)
+{
+    int index = 0;
+    if (m.expand)
+        x = l3_seq_conv_bn(b, prefix, &index, x,
+                           (l3_conv){.cin = m.cin, .cout = m.hidden, .k = 1,
+                                     .kaiming_fan_out = m.kaiming_fan_out},
+                           m.act);
+    x = l3_seq_conv_bn(b, prefix, &index, x,
+                       (l3_conv){.cin = m.hidden, .cout = m.hidden, .k = m.k, .stride = m.stride,
+                                 .pad = (m.k - 1) / 2, .groups = m.hidden,
+                                 .kaiming_fan_out = m.kaiming_fan_out},
+                       m.act);
+    if (m.squeeze)
+        x = squeeze_in_sequence(b, prefix, &index, x, m.hidden);
+    return l3_seq_conv_bn(b, prefix, &index, x,
+                          (l3_conv){.cin = m.hidden, .cout = m.cout, .k = 1,
+                                    .kaiming_fan_out = m.kaiming_fan_out},
+                          L3_ACT_NONE);
+}
+
+const char *l3_mbconv(kbv_builder *b, const char *prefix, const char *x, int cin, int cout, int k,
+                      int stride, int expand)
+{
+    char seq[160];
+    const char *identity = x;
+    const int hidden = cin * expand;
+    int index = 0;
+    if (expand != 1) {
+        name_of(seq, sizeof seq, prefix, "expand_conv");
+        x = l3_seq_conv_bn(b, seq, &index, x, (l3_conv){.cin = cin, .cout = hidden, .k = 1},
+                           L3_ACT_RELU6);
+    }
+    index = 0;
+    name_of(seq, sizeof seq, prefix, "depthwise_conv");
+    x = l3_seq_conv_bn(b, seq, &index, x,
+                       (l3_conv){.cin = hidden, .cout = hidden, .k = k, .stride = stride,
+                                 .pad = (k - 1) / 2, .groups = hidden},
+                       L3_ACT_RELU6);
+    index = 0;
+    name_of(seq, sizeof seq, prefix, "project_conv");
+    x = l3_seq_conv_bn(b, seq, &index, x, (l3_conv){.cin = hidden, .cout = cout, .k = 1},
+                       L3_ACT_NONE);
+    return stride == 1 && cin == cout ? l3_add_in_place(b, x, identity) : x;
 }

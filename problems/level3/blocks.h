@@ -23,10 +23,14 @@ const char *l3_linear(kbv_builder *b, const char *prefix, const char *x, const c
 const char *l3_mlp(kbv_builder *b, const char *prefix, const char *x, int n,
                    const char *const *sizes);
 
-/* nn.Conv2d(cin, cout, k, stride, padding, groups, bias) named prefix. */
+/* nn.Conv2d(cin, cout, k, stride, padding, groups, bias) named prefix; its
+ * weight under PyTorch's default initialiser, or with kaiming_fan_out under
+ * nn.init.kaiming_normal_(mode="fan_out") and its bias zeros (MobileNetV2's
+ * _initialize_weights). */
 typedef struct l3_conv {
     int cin, cout, k, stride, pad, groups;
     bool bias;
+    bool kaiming_fan_out;
 } l3_conv;
 const char *l3_conv2d(kbv_builder *b, const char *prefix, const char *x, l3_conv c);
 
@@ -104,6 +108,13 @@ const char *l3_densenet(kbv_builder *b, const char *x, const int blocks[4], cons
 const char *l3_fire_module(kbv_builder *b, const char *prefix, const char *x, int cin, int sq,
                            int e1, int e3);
 
+/* KernelBench's VGG on x [batch, 3, 224, 224]: features = five blocks of convs[k]
+ * conv 3x3 (padding 1, bias) - ReLU (in place) at widths 64, 128, 256, 512, 512,
+ * each block ending in a max pool 2/2 (Sequential indices counted through them);
+ * flatten; classifier = Linear(512 * 7 * 7, 4096) - ReLU - Dropout(0) - Linear(4096,
+ * 4096) - ReLU - Dropout(0) - Linear(4096, classes). */
+const char *l3_vgg(kbv_builder *b, const char *x, const int convs[5], const char *classes);
+
 /* torchvision's ResNet on x [batch, 3, H, W]: conv1 7x7/2 - bn1 - relu -
  * maxpool 3/2 - layer1..layer4 of blocks[0..3] blocks (widths 64 to 512) -
  * adaptive average pool to 1x1 - flatten - fc to `classes` (a size). */
@@ -129,5 +140,45 @@ const char *l3_shufflenet_unit(kbv_builder *b, const char *prefix, const char *x
  * Conv2d 3x3 cout -> cout, BatchNorm2d, Softmax(dim=-1)). */
 const char *l3_double_conv_softmax(kbv_builder *b, const char *prefix, const char *x, int cin,
                                    int cout);
+
+/* The activations of the MobileNets and EfficientNets, in place as their
+ * modules' nn.ReLU(inplace=True) and nn.ReLU6(inplace=True) (which is
+ * F.hardtanh(x, 0, 6, inplace=True)); L3_ACT_NONE returns x. */
+typedef enum l3_act { L3_ACT_NONE = 0, L3_ACT_RELU, L3_ACT_RELU6 } l3_act;
+const char *l3_act_in_place(kbv_builder *b, const char *x, l3_act act);
+
+/* conv - bn - act as a Sequential's children: the conv at prefix.<*index>, the
+ * bn at the next index and the act (if any) at the one after; *index is
+ * advanced past them. */
+const char *l3_seq_conv_bn(kbv_builder *b, const char *prefix, int *index, const char *x,
+                           l3_conv c, l3_act act);
+
+/* MobileNetV1's conv_dw named prefix: depthwise conv 3x3 (stride, padding 1) -
+ * bn - ReLU, conv 1x1 to cout - bn - ReLU, no biases, ReLUs in place. */
+const char *l3_depthwise_separable(kbv_builder *b, const char *prefix, const char *x, int cin,
+                                   int cout, int stride);
+
+/* An inverted bottleneck as one flat Sequential named prefix (MobileNetV2's
+ * _inverted_residual_block, EfficientNet-B1's and B2's _make_mbconv_block):
+ * [conv 1x1 to hidden - bn - act] when expand, depthwise conv k x k (stride,
+ * padding (k - 1) / 2) - bn - act, [EfficientNet-B2's squeeze: adaptive average
+ * pool to 1x1 - conv 1x1 to hidden / 4 - ReLU (in place) - conv 1x1 to hidden -
+ * sigmoid, applied in sequence, not as a gate] when squeeze, conv 1x1 to cout -
+ * bn. No biases; none of these modules adds the residual. */
+typedef struct l3_inverted {
+    int cin, cout, hidden, k, stride;
+    bool expand, squeeze, kaiming_fan_out;
+    l3_act act;
+} l3_inverted;
+const char *l3_inverted_bottleneck(kbv_builder *b, const char *prefix, const char *x,
+                                   l3_inverted m);
+
+/* KernelBench's MBConv named prefix (L3/21, EfficientNet-B0's blocks):
+ * expand_conv (conv 1x1 to cin * expand - bn - ReLU6, absent when expand is 1),
+ * depthwise_conv (conv k x k, stride, padding (k - 1) / 2, groups hidden - bn -
+ * ReLU6), project_conv (conv 1x1 to cout - bn), then x += identity in place when
+ * stride is 1 and cin == cout. */
+const char *l3_mbconv(kbv_builder *b, const char *prefix, const char *x, int cin, int cout, int k,
+                      int stride, int expand);
 
 #endif

@@ -75,6 +75,7 @@ static void print_init(const kbv_param_def *p, const kbv_value *v)
         break;
     case KBV_INIT_RANDN: printf("randn: N(0, 1)"); break;
     case KBV_INIT_CONST: printf("constant %.17g", p->value); break;
+    case KBV_INIT_NORMAL: printf("normal: N(0, %.17g^2)", p->value); break;
     default: printf("zeros"); break;
     }
 }

@@ -202,6 +202,7 @@ typedef enum kbv_param_kind {
     KBV_PARAM_CONSTANT = 0,   /* zeros, ones, KBV_INIT_CONST: every element `value` */
     KBV_PARAM_UNIFORM_FAN_IN, /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
     KBV_PARAM_RANDN,          /* N(0, 1) */
+    KBV_PARAM_NORMAL,         /* N(0, value^2) */
 } kbv_param_kind;
 
 /* The kind and constant of an initialiser; false for an unknown one. */
@@ -215,12 +216,13 @@ static inline bool kbv_param_kind_of(kbv_init init, double const_value, int *kin
     case KBV_INIT_CONST: *kind = KBV_PARAM_CONSTANT; *value = const_value; return true;
     case KBV_INIT_UNIFORM_FAN_IN: *kind = KBV_PARAM_UNIFORM_FAN_IN; return true;
     case KBV_INIT_RANDN: *kind = KBV_PARAM_RANDN; return true;
+    case KBV_INIT_NORMAL: *kind = KBV_PARAM_NORMAL; *value = const_value; return true;
     }
     return false;
 }
 
 /* Parameter element under its initialiser (kbv_param_kind; value for a
- * constant, fan_in for the uniform one). Under D5 each element moves so it
+ * constant or the normal's std, fan_in for the uniform one). Under D5 each element moves so it
  * matters (constants get N(0, 0.5^2) noise) and the whole tensor is scaled
  * by U(0.5, 2). */
 KBV_HD double kbv_param_value(int kind, int64_t fan_in, double value, int d5, uint64_t seed,
@@ -233,6 +235,8 @@ KBV_HD double kbv_param_value(int kind, int64_t fan_in, double value, int d5, ui
         v = (2.0 * kbv_u01(r.v[0]) - 1.0) * bound;
     } else if (kind == KBV_PARAM_RANDN) {
         v = kbv_normal(r.v[0], r.v[1]);
+    } else if (kind == KBV_PARAM_NORMAL) {
+        v = value * kbv_normal(r.v[0], r.v[1]);
     } else {
         v = value;
         if (d5)

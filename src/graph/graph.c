@@ -292,21 +292,26 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
     case KBV_INIT_RANDN:
     case KBV_INIT_CONST:
         break;
+    case KBV_INIT_NORMAL:
+        if (!(pd->value > 0.0))
+            return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': normal initialiser with std %g",
+                            k, pd->name, pd->value);
+        break;
     default:
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': unknown initialiser %d", k, pd->name,
                         (int)pd->init);
     }
     bool drawn = pd->init == KBV_INIT_UNIFORM_FAN_IN || pd->init == KBV_INIT_RANDN ||
-                 pd->init == KBV_INIT_CONST;
+                 pd->init == KBV_INIT_CONST || pd->init == KBV_INIT_NORMAL;
     if (drawn && !is_float)
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': a random or constant initialiser "
                         "needs a float dtype", k, pd->name);
     if (pd->init != KBV_INIT_UNIFORM_FAN_IN && pd->fan_in != 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': fan_in is for the uniform fan-in "
                         "initialiser only", k, pd->name);
-    if (pd->init != KBV_INIT_CONST && pd->value != 0.0)
-        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': value is for the constant "
-                        "initialiser only", k, pd->name);
+    if (pd->init != KBV_INIT_CONST && pd->init != KBV_INIT_NORMAL && pd->value != 0.0)
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': value is for the constant and "
+                        "normal initialisers only", k, pd->name);
     return KBV_OK;
 }
 

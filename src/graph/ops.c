@@ -848,7 +848,9 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                     shape_float_unary, flops_3},
     [KBV_OP_HARDTANH] = {"hardtanh", 1, false,
                          "torch.nn.functional.hardtanh({0}, min_val={f0}, max_val={f1})",
-                         shape_hardtanh, flops_2},
+                         shape_hardtanh, flops_2,
+                         .torch_inplace = "torch.nn.functional.hardtanh({0}, min_val={f0}, "
+                                          "max_val={f1}, inplace=True)"},
 
     [KBV_OP_SOFTMAX] = {"softmax", 1, false, "torch.softmax({0}, dim={i0})", shape_softmax,
                         flops_5,

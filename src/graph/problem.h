@@ -51,6 +51,8 @@ typedef enum kbv_init {
     KBV_INIT_RANDN,           /* N(0, 1): nn.Parameter(torch.randn(shape)) */
     KBV_INIT_CONST,           /* every element .value: nn.Parameter(torch.tensor(x)),
                                  torch.ones(shape) * x */
+    KBV_INIT_NORMAL,          /* N(0, .value^2): nn.init.normal_(w, 0, std); kaiming_normal_(w,
+                                 mode="fan_out") is std sqrt(2 / fan_out) */
 } kbv_init;
 
 typedef struct kbv_dim_def {
@@ -77,7 +79,7 @@ typedef struct kbv_param_def {
     /* KBV_INIT_UNIFORM_FAN_IN: left 0, it is derived from the shape as PyTorch
      * does (graph.h, kbv_value.fan_in); when written it must equal that */
     int64_t fan_in;
-    double value;                         /* KBV_INIT_CONST */
+    double value;                         /* KBV_INIT_CONST; the std of KBV_INIT_NORMAL */
     int is_buffer;                        /* a buffer (running_mean), not a parameter */
 } kbv_param_def;
 

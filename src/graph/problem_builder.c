@@ -185,6 +185,17 @@ void kbv_b_paramf(kbv_builder *b, const char *name, kbv_init init, bool is_buffe
     kbv_b_param(b, name, init, shape, is_buffer);
 }
 
+void kbv_b_param_value(kbv_builder *b, double value)
+{
+    if (b->st != KBV_OK)
+        return;
+    if (b->p.n_params == 0) {
+        kbv_b_fail(b, "a param value (%g) before any param", value);
+        return;
+    }
+    b->params[b->p.n_params - 1].value = value;
+}
+
 void kbv_b_init_arg(kbv_builder *b, const char *name, const char *value)
 {
     if (b->st != KBV_OK || !grow(b, (void **)&b->init_args, &b->cap_init_args,

@@ -346,6 +346,11 @@ static void render_param(FILE *f, const kbv_graph *g, int p)
     case KBV_INIT_RANDN:
         fprint_factory(f, "torch.randn", pd->shape, pd->dtype, KBV_F32);
         break;
+    case KBV_INIT_NORMAL:
+        kbv_render_float(pd->value, num, sizeof num);
+        fprint_factory(f, "torch.empty", pd->shape, pd->dtype, KBV_F32);
+        fprintf(f, ".normal_(0, %s)", num);
+        break;
     case KBV_INIT_CONST:
         /* torch.tensor(x) for a 0-dim param, torch.ones(shape) * x otherwise */
         kbv_render_float(pd->value, num, sizeof num);

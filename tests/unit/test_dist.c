@@ -354,6 +354,8 @@ static const kbv_problem_def init_problem = {
         {.name = "noise", .dtype = KBV_F32, .shape = {"n", "n"}, .init = KBV_INIT_RANDN},
         {.name = "scale", .dtype = KBV_F32, .init = KBV_INIT_CONST, .value = 0.1},
         {.name = "ones", .dtype = KBV_F32, .shape = {"n", "n"}, .init = KBV_INIT_ONES},
+        {.name = "small", .dtype = KBV_F32, .shape = {"n", "n"}, .init = KBV_INIT_NORMAL,
+         .value = 0.01},
     },
     .nodes = {{.op = KBV_OP_RELU, .args = {"x"}, .out = "y"}},
 };
@@ -412,7 +414,16 @@ static void test_fill_param(void **state)
         moved += w[i] != 1.0f;
     assert_int_equal(moved, 256);
     assert_true(w[0] != w[1]);
-    assert_int_equal(be->fill_param(be, &g, 5, &base, &t), KBV_ERR_INVALID);
+    /* normal(0, 0.01), as nn.init.normal_(w, 0, 0.01) */
+    assert_int_equal(be->fill_param(be, &g, 5, &base, &t), KBV_OK);
+    sum = sq = most = 0;
+    for (int i = 0; i < 256; i++) {
+        sum += w[i];
+        sq += (double)w[i] * w[i];
+        most = fabs(w[i]) > most ? fabs(w[i]) : most;
+    }
+    assert_true(fabs(sum / 256) < 0.002 && fabs(sqrt(sq / 256) - 0.01) < 0.0015 && most > 0.015);
+    assert_int_equal(be->fill_param(be, &g, 6, &base, &t), KBV_ERR_INVALID);
     kbv_backend_destroy(be);
 }
 

@@ -286,6 +286,78 @@ static void test_shufflenet_unet_as_built(void **state)
     kbv_graph_free(&g);
 }
 
+/* L3/20 as built: MobileNetV2's _initialize_weights as data (conv weights
+ * N(0, 2 / fan_out), the Linear's N(0, 0.01^2), its bias zeros), its
+ * 158 params and 104 buffers, and ReLU6 as an in-place hardtanh(0, 6). */
+static void test_mobilenet_v2_as_built(void **state)
+{
+    (void)state;
+    const kbv_problem *p = kbv_problem_find("L3/20");
+    assert_non_null(p);
+    int buffers = 0, normal = 0;
+    for (int j = 0; j < p->n_params; j++) {
+        buffers += p->params[j].is_buffer;
+        normal += p->params[j].init == KBV_INIT_NORMAL;
+    }
+    assert_int_equal(p->n_params - buffers, 158);
+    assert_int_equal(buffers, 104);
+    assert_int_equal(normal, 52 + 1);   /* every conv and the Linear */
+    assert_string_equal(p->params[0].name, "features.0.weight");
+    assert_int_equal(p->params[0].init, KBV_INIT_NORMAL);
+    assert_true(fabs(p->params[0].value - sqrt(2.0 / (32 * 3 * 3))) < 1e-15);
+    const kbv_param_def *w = &p->params[p->n_params - 2], *bias = &p->params[p->n_params - 1];
+    assert_string_equal(w->name, "classifier.1.weight");
+    assert_true(w->init == KBV_INIT_NORMAL && w->value == 0.01);
+    assert_string_equal(bias->name, "classifier.1.bias");
+    assert_int_equal(bias->init, KBV_INIT_ZEROS);
+    int relu6 = 0;
+    for (int n = 0; n < p->n_nodes; n++) {
+        const kbv_node_def *nd = &p->nodes[n];
+        if (nd->op == KBV_OP_HARDTANH) {
+            assert_true(nd->in_place && nd->f[0] == 0.0 && nd->f[1] == 6.0);
+            relu6++;
+        }
+    }
+    assert_int_equal(relu6, 1 + 1 + 16 * 2 + 1);
+    kbv_graph g = {0};
+    assert_int_equal(kbv_graph_build(p, KBV_SIZE_SMALL, &g), KBV_OK);
+    kbv_graph_free(&g);
+}
+
+/* A normal initialiser needs a positive std, and a param's value a param. */
+static kbv_status build_zero_std(kbv_builder *b)
+{
+    kbv_b_problem(b, 9, 2, "2_ZeroStd", NULL);
+    kbv_b_dim(b, "D", 4, 3);
+    kbv_b_input(b, "x", KBV_GEN_RANDN, "D");
+    kbv_b_param(b, "w", KBV_INIT_NORMAL, "D", false);
+    kbv_b_attrs none = {0};
+    kbv_b_op2(b, KBV_OP_ADD, NULL, none, "x", "w");
+    return kbv_b_status(b);
+}
+
+static kbv_status build_value_first(kbv_builder *b)
+{
+    kbv_b_problem(b, 9, 3, "3_ValueFirst", NULL);
+    kbv_b_param_value(b, 0.5);
+    return kbv_b_status(b);
+}
+
+static void test_normal_initialiser_checked(void **state)
+{
+    (void)state;
+    const kbv_problem *p = NULL;
+    assert_int_equal(kbv_builder_run(build_zero_std, &p), KBV_OK);
+    kbv_graph g = {0};
+    assert_int_equal(kbv_graph_build(p, KBV_SIZE_SMALL, &g), KBV_ERR_INVALID);
+    assert_non_null(strstr(kbv_last_error(), "std"));
+    kbv_graph_free(&g);
+    kbv_built_problem_free(p);
+    p = NULL;
+    assert_int_not_equal(kbv_builder_run(build_value_first, &p), KBV_OK);
+    assert_null(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +367,8 @@ int main(void)
         cmocka_unit_test(test_resnet101_as_built),
         cmocka_unit_test(test_several_outputs),
         cmocka_unit_test(test_shufflenet_unet_as_built),
+        cmocka_unit_test(test_mobilenet_v2_as_built),
+        cmocka_unit_test(test_normal_initialiser_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
