@@ -22,6 +22,16 @@ static const level3_builder builders[] = {
     kbv_l3_016,
     kbv_l3_017,
     kbv_l3_018,
+    kbv_l3_033,
+    kbv_l3_034,
+    kbv_l3_035,
+    kbv_l3_036,
+    kbv_l3_037,
+    kbv_l3_038,
+    kbv_l3_039,
+    kbv_l3_040,
+    kbv_l3_041,
+    kbv_l3_042,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

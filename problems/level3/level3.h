@@ -28,5 +28,15 @@ kbv_status kbv_l3_015(kbv_builder *b);
 kbv_status kbv_l3_016(kbv_builder *b);
 kbv_status kbv_l3_017(kbv_builder *b);
 kbv_status kbv_l3_018(kbv_builder *b);
+kbv_status kbv_l3_033(kbv_builder *b);
+kbv_status kbv_l3_034(kbv_builder *b);
+kbv_status kbv_l3_035(kbv_builder *b);
+kbv_status kbv_l3_036(kbv_builder *b);
+kbv_status kbv_l3_037(kbv_builder *b);
+kbv_status kbv_l3_038(kbv_builder *b);
+kbv_status kbv_l3_039(kbv_builder *b);
+kbv_status kbv_l3_040(kbv_builder *b);
+kbv_status kbv_l3_041(kbv_builder *b);
+kbv_status kbv_l3_042(kbv_builder *b);
 
 #endif

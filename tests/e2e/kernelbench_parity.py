@@ -27,7 +27,8 @@ import os
 import sys
 import types
 
-from torch_parity import F64_TOL, Mismatch, as_tuple, dtype_name, f32_tol_for, rel_error
+from torch_parity import (F64_TOL, Mismatch, as_tuple, default_dtype, dtype_name, f32_tol_for,
+                          rel_error)
 
 import numpy as np
 import torch
@@ -103,6 +104,12 @@ def check_full_interface(module_ns, kbv_full_ns):
 
 
 def check_forward(d, meta, module_ns, kbv_small_ns):
+    # The module's size constants at kbv's small sizes: an __init__ that reads
+    # one (L3/33's self.hidden = torch.randn((batch_size, hidden_size))) builds
+    # the model at the size it runs at.
+    for name in meta.get("dims", {}):
+        if name in module_ns and name in kbv_small_ns:
+            module_ns[name] = kbv_small_ns[name]
     torch.manual_seed(0)
     model = module_ns["Model"](*kbv_small_ns["get_init_inputs"]())
     keys = [k for k in model.state_dict().keys() if k.rsplit(".", 1)[-1] not in NOT_LISTED]
@@ -124,7 +131,7 @@ def check_forward(d, meta, module_ns, kbv_small_ns):
         m = copy.deepcopy(model).to(dtype)  # training mode, as KernelBench builds it
         args = [a.to(dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
                 for a in inputs]
-        with torch.no_grad():
+        with torch.no_grad(), default_dtype(dtype):
             return as_tuple(m(*args))
 
     out64, out32 = run(torch.float64), run(torch.float32)
