@@ -1057,7 +1057,8 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_STACK] = {.name = "stack", .n_args = -1, .min_args = 1,
         .torch = "torch.stack([{*}], dim={i0})", .shape = kbv_shape_stack, .flops = flops_none},
     [KBV_OP_ZEROS_STATE] = {.name = "zeros_state", .n_args = 2,
-        .torch = "torch.zeros({i0}, {0}.size({i1}), {1}.size(1), device={0}.device)",
+        .torch = "torch.zeros({i0}, {0}.size({i1}), {1}.size(1), dtype={0}.dtype, "
+                 "device={0}.device)",
         .shape = kbv_shape_zeros_state, .flops = flops_none},
     [KBV_OP_LSTM] = {.name = "lstm", .n_args = -1, .min_args = 7,
         .torch = "torch._VF.lstm({0}, ({1}, {2}), [{*3}], True, {i1}, 0.0, self.training, {b2}, "

@@ -165,9 +165,10 @@ typedef enum kbv_op {
                              i[0], at index i[1] (negative counts from the end) */
     KBV_OP_STACK,         /* torch.stack([a, b, ...], dim=i[0]): one operand or more, of one
                              shape */
-    KBV_OP_ZEROS_STATE,   /* torch.zeros(i[0], a.size(i[1]), b.size(1), device=a.device): an
-                             RNN's initial state of i[0] = layers x directions, a (the
-                             input) giving the batch, b (weight_hh_l0) the hidden size */
+    KBV_OP_ZEROS_STATE,   /* torch.zeros(i[0], a.size(i[1]), b.size(1), dtype=a.dtype,
+                             device=a.device): an RNN's initial state of i[0] = layers x
+                             directions, a (the input) giving the batch and dtype, b
+                             (weight_hh_l0) the hidden size */
     /* nn.LSTM and nn.GRU as they call torch._VF.lstm/gru: operands x, h0 (and c0
      * for the LSTM), then per layer and direction (forward, then _reverse)
      * weight_ih [G*H, in], weight_hh [G*H, H], bias_ih [G*H], bias_hh [G*H],

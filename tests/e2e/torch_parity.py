@@ -25,7 +25,6 @@ config its alternating targets beside the base predictions; and the
 rendering must match kbv's oracle on the config's inputs as above (float32
 within 1e-3 there: see CONFIG_F32_TOL).
 """
-import contextlib
 import copy
 import json
 import os
@@ -93,19 +92,6 @@ class Mismatch(Exception):
 # rounding noise whose relative error means nothing: errors are measured
 # against at least this scale.
 SCALE_FLOOR = 1e-3
-
-
-@contextlib.contextmanager
-def default_dtype(dtype):
-    """torch's default dtype set to dtype: a tensor forward() makes without one
-    (L3/35's torch.zeros initial states) then is in the dtype the model runs
-    in, as it is in float32."""
-    saved = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(saved)
 
 
 def rel_error(got, want):
@@ -181,7 +167,7 @@ def check_problem(d, f32_tol=F32_TOL):
         m = copy.deepcopy(model).to(dtype)
         args = [a.to(dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
                 for a in inputs]
-        with torch.no_grad(), default_dtype(dtype):
+        with torch.no_grad():
             return as_tuple(m(*args))
 
     out64, out32 = run(torch.float64), run(torch.float32)
