@@ -14,6 +14,15 @@ static void name_of(char *buf, size_t cap, const char *prefix, const char *leaf)
     snprintf(buf, cap, "%s%s%s", prefix, *prefix ? "." : "", leaf);
 }
 
+void l3_linear_params(kbv_builder *b, const char *prefix, const char *in, const char *out)
+{
+    char w[160], c[160];
+    name_of(w, sizeof w, prefix, "weight");
+    name_of(c, sizeof c, prefix, "bias");
+    kbv_b_paramf(b, w, KBV_INIT_UNIFORM_FAN_IN, false, "%s,%s", out, in);
+    kbv_b_paramf(b, c, KBV_INIT_UNIFORM_FAN_IN, false, "%s", out);
+}
+
 const char *l3_linear(kbv_builder *b, const char *prefix, const char *x, const char *in,
                       const char *out, bool bias)
 {

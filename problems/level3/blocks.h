@@ -13,6 +13,10 @@
 /* A size as a shape entry: decimal digits of n, kept by the builder. */
 const char *l3_size(kbv_builder *b, int n);
 
+/* nn.Linear(in, out) named prefix: its weight and bias alone (a module a
+ * forward() never applies still has them in its state_dict). */
+void l3_linear_params(kbv_builder *b, const char *prefix, const char *in, const char *out);
+
 /* nn.Linear(in, out, bias) named prefix, applied to x. */
 const char *l3_linear(kbv_builder *b, const char *prefix, const char *x, const char *in,
                       const char *out, bool bias);

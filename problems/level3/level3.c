@@ -33,6 +33,16 @@ static const level3_builder builders[] = {
     kbv_l3_025,
     kbv_l3_026,
     kbv_l3_027,
+    kbv_l3_033,
+    kbv_l3_034,
+    kbv_l3_035,
+    kbv_l3_036,
+    kbv_l3_037,
+    kbv_l3_038,
+    kbv_l3_039,
+    kbv_l3_040,
+    kbv_l3_041,
+    kbv_l3_042,
     kbv_l3_045,
 };
 

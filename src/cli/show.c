@@ -71,6 +71,7 @@ static void print_init(const kbv_param_def *p, const kbv_value *v)
     switch (p->init) {
     case KBV_INIT_ONES: printf("ones"); break;
     case KBV_INIT_UNIFORM_FAN_IN:
+    case KBV_INIT_UNIFORM_HIDDEN:
         printf("U(-1/sqrt(%lld), 1/sqrt(%lld))", (long long)v->fan_in, (long long)v->fan_in);
         break;
     case KBV_INIT_RANDN: printf("randn: N(0, 1)"); break;
@@ -145,7 +146,7 @@ static kbv_status print_words(const kbv_graph *g, kbv_size size)
         printf("  %s = %s\n", def->init_args[a].name, def->init_args[a].value);
     printf("ops (as PyTorch eager runs them):\n");
     for (int n = 0; n < g->n_nodes; n++) {
-        char expr[1024];
+        char expr[16384];
         KBV_TRY(kbv_render_node(g, n, expr, sizeof expr));
         const kbv_node *node = &g->nodes[n];
         const kbv_op_info *info = &kbv_op_table[node->op];

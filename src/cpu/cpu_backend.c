@@ -11,6 +11,7 @@
 #include "cpu/cpu_conv_pool.h"
 #include "cpu/cpu_ops.h"
 #include "exec/view.h"
+#include "exec/view_select.h"
 #include "graph/ops_table.h"
 
 /* Every block is 256-byte aligned, as kbv_env.alloc promises candidates, and
@@ -139,6 +140,14 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_RESHAPE] = kbv_view_op,
     [KBV_OP_SPLIT] = kbv_view_op,
     [KBV_OP_CHUNK] = kbv_view_op,
+
+    /* the recurrent ops */
+    [KBV_OP_SELECT] = kbv_select_op,
+    [KBV_OP_STACK] = kbv_cpu_stack,
+    [KBV_OP_ZEROS_STATE] = kbv_cpu_zeros_slice, /* both fill their result with zeros */
+    [KBV_OP_LSTM] = kbv_cpu_rnn,
+    [KBV_OP_GRU] = kbv_cpu_rnn,
+    /* (end of the recurrent ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }

@@ -35,6 +35,12 @@ kbv_status kbv_cpu_zeros_slice(kbv_backend *be, const kbv_node *node, const kbv_
                                kbv_tensor *out);
 kbv_status kbv_cpu_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                        kbv_tensor *out);
+/* torch.stack: cat of the operands viewed with a size-1 dim */
+kbv_status kbv_cpu_stack(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out);
+/* lstm, gru (cpu_rnn.c) */
+kbv_status kbv_cpu_rnn(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                       kbv_tensor *out);
 kbv_status kbv_cpu_drop_last(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                              kbv_tensor *out);
 /* cross_entropy, smooth_l1_loss, kl_div, triplet_margin_loss */

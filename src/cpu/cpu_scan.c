@@ -3,6 +3,7 @@
  * tensors, and the [:-1] view. Operands may be strided views; the layout
  * ops copy elements of any dtype. */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
@@ -151,6 +152,36 @@ kbv_status kbv_cpu_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *
         at += len;
     }
     return KBV_OK;
+}
+
+/* torch.stack: the cat of the operands, each viewed with a size-1 dim at
+ * the stack's dim (unsqueeze), along that dim. */
+kbv_status kbv_cpu_stack(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out)
+{
+    int n = node->n_args;
+    if (n < 1 || out->ndim < 1 || out->ndim != args[0].ndim + 1)
+        return kbv_fail(KBV_ERR_INVALID, "stack: %d operands of %d dims for a %d-dim result", n,
+                        n > 0 ? args[0].ndim : 0, out->ndim);
+    int dim = 0;
+    KBV_TRY(kbv_cpu_resolve_dim("stack", out, node->def ? node->def->i[0] : 0, &dim));
+    kbv_tensor *views = malloc(sizeof *views * (size_t)n);
+    if (!views)
+        return kbv_fail(KBV_ERR_NOMEM, "stack: %d operand views", n);
+    for (int k = 0; k < n; k++) {
+        const kbv_tensor *a = &args[k];
+        views[k] = *a;
+        views[k].ndim = a->ndim + 1;
+        for (int d = 0, j = 0; d < views[k].ndim; d++) {
+            bool here = d == dim;
+            views[k].shape[d] = here ? 1 : a->shape[j];
+            views[k].stride[d] = here ? 1 : a->stride[j];
+            j += !here;
+        }
+    }
+    kbv_status st = kbv_cpu_cat(be, node, views, out);
+    free(views);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
 /* a[:-1]: the same memory and strides, one index fewer along dim 0. */

@@ -44,6 +44,7 @@
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_conv_graph.h"
 #include "cuda/cuda_conv_launch.h"
+#include "cuda/cuda_dnn.h"
 #include "cuda/cuda_impl.h"
 #include "graph/ops_conv.h"
 #include "graph/ops_table.h"
@@ -201,6 +202,17 @@ static kbv_status dnn_handle(kbv_cuda *cu, cudnnHandle_t *out)
 done:
     return st;
 }
+
+kbv_status kbv_cuda_dnn_acquire(kbv_cuda *cu, cudnnHandle_t *out)
+{
+    pthread_mutex_lock(&dnn_lock);
+    kbv_status st = dnn_handle(cu, out);
+    if (st != KBV_OK)
+        pthread_mutex_unlock(&dnn_lock);
+    return st;
+}
+
+void kbv_cuda_dnn_release(void) { pthread_mutex_unlock(&dnn_lock); }
 
 /* How the algorithm is chosen: "find" (default) measures every algorithm
  * once per shape, as torch.backends.cudnn.benchmark=True does, and takes

@@ -8,6 +8,7 @@
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_ops.h"
 #include "exec/view.h"
+#include "exec/view_select.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
 
@@ -413,6 +414,14 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_RESHAPE] = kbv_view_op,
     [KBV_OP_SPLIT] = kbv_view_op,
     [KBV_OP_CHUNK] = kbv_view_op,
+
+    /* the recurrent ops */
+    [KBV_OP_SELECT] = kbv_select_op,
+    [KBV_OP_STACK] = kbv_cuda_op_stack,
+    [KBV_OP_ZEROS_STATE] = kbv_cuda_op_zeros_slice, /* both fill their result with zeros */
+    [KBV_OP_LSTM] = kbv_cuda_op_rnn,
+    [KBV_OP_GRU] = kbv_cuda_op_rnn,
+    /* (end of the recurrent ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

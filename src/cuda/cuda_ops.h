@@ -37,6 +37,12 @@ kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const 
                                    kbv_tensor *out);
 kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                            kbv_tensor *out);
+/* torch.stack: cat of the operands viewed with a size-1 dim */
+kbv_status kbv_cuda_op_stack(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out);
+/* lstm and gru through cuDNN (cuda_rnn.c) */
+kbv_status kbv_cuda_op_rnn(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out);
 kbv_status kbv_cuda_op_drop_last(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                  kbv_tensor *out);
 /* cross_entropy, smooth_l1_loss, kl_div, triplet_margin_loss */

@@ -1,6 +1,7 @@
 /* The CUDA scans (cumsum, cumprod) and the layout ops around them (flip, a
  * zeros slice, cat, the [:-1] view), through the kernels of cuda_scan.cu on
  * contiguous operands (cat of more than two: strided copies). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda/cuda_check.h"
@@ -124,6 +125,40 @@ kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tens
     kbv_cuda_operand_release(be, &b);
     kbv_cuda_operand_release(be, &a);
     return st;
+}
+
+/* torch.stack: the cat of the operands, each viewed with a size-1 dim at
+ * the stack's dim, along that dim. */
+kbv_status kbv_cuda_op_stack(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out)
+{
+    int n = node->n_args, dim = 0;
+    if (n < 1 || out->ndim < 1 || out->ndim != args[0].ndim + 1)
+        return kbv_fail(KBV_ERR_INVALID, "stack: %d operands of %d dims for a %d-dim result", n,
+                        n > 0 ? args[0].ndim : 0, out->ndim);
+    KBV_TRY(kbv_cuda_resolve_dim(node, out, &dim));
+    if (n == 1)
+        return kbv_cuda_launched(cudaMemcpyAsync(out->data, args[0].data,
+                                                 kbv_tensor_bytes(out), cudaMemcpyDeviceToDevice,
+                                                 kbv_cuda_of(be)->stream),
+                                 node);
+    kbv_tensor *views = malloc(sizeof *views * (size_t)n);
+    if (!views)
+        return kbv_fail(KBV_ERR_NOMEM, "stack: %d operand views", n);
+    for (int k = 0; k < n; k++) {
+        const kbv_tensor *a = &args[k];
+        views[k] = *a;
+        views[k].ndim = a->ndim + 1;
+        for (int d = 0, j = 0; d < views[k].ndim; d++) {
+            bool here = d == dim;
+            views[k].shape[d] = here ? 1 : a->shape[j];
+            views[k].stride[d] = here ? 1 : a->stride[j];
+            j += !here;
+        }
+    }
+    kbv_status st = kbv_cuda_op_cat(be, node, views, out);
+    free(views);
+    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
 /* a[:-1]: the same memory and strides, one index fewer along dim 0. */

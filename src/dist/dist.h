@@ -215,6 +215,7 @@ static inline bool kbv_param_kind_of(kbv_init init, double const_value, int *kin
     case KBV_INIT_ONES: *kind = KBV_PARAM_CONSTANT; *value = 1.0; return true;
     case KBV_INIT_CONST: *kind = KBV_PARAM_CONSTANT; *value = const_value; return true;
     case KBV_INIT_UNIFORM_FAN_IN: *kind = KBV_PARAM_UNIFORM_FAN_IN; return true;
+    case KBV_INIT_UNIFORM_HIDDEN: *kind = KBV_PARAM_UNIFORM_FAN_IN; return true; /* fan_in: hidden */
     case KBV_INIT_RANDN: *kind = KBV_PARAM_RANDN; return true;
     case KBV_INIT_NORMAL: *kind = KBV_PARAM_NORMAL; *value = const_value; return true;
     }

@@ -264,6 +264,29 @@ kbv_status kbv_param_fan_in(const kbv_graph *g, int p, int64_t *fan_in)
     return KBV_OK;
 }
 
+/* The hidden size of an nn.LSTM/nn.GRU param "X.name": dim 1 of the param
+ * "X.weight_hh_l0", which every such module has. */
+static kbv_status rnn_hidden_of(const kbv_graph *g, int p, int64_t *hidden)
+{
+    char key[32], want[256];
+    const kbv_value *v = &g->values[g->n_inputs + p];
+    const char *k = key_of(g->def, key, sizeof key);
+    const char *dot = strrchr(v->name, '.');
+    int owner = dot ? (int)(dot - v->name) : 0;
+    snprintf(want, sizeof want, "%.*s%sweight_hh_l0", owner, v->name, dot ? "." : "");
+    for (int q = 0; q < g->n_params; q++) {
+        const kbv_value *w = &g->values[g->n_inputs + q];
+        if (strcmp(w->name, want) == 0 && w->ndim == 2 && w->shape[1] > 0) {
+            *hidden = w->shape[1];
+            return KBV_OK;
+        }
+    }
+    return kbv_fail(KBV_ERR_INVALID,
+                    "%s: param '%s': an RNN param's bound is 1/sqrt(hidden), hidden from a 2-D "
+                    "'%s', which the problem does not have",
+                    k, v->name, want);
+}
+
 /* A param's initialiser fits its dtype and shape; fan_in is derived and a
  * written one checked against it. */
 static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
@@ -289,6 +312,9 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
                             "(leave fan_in out: it is derived)",
                             k, pd->name, (long long)pd->fan_in, (long long)v->fan_in);
         break;
+    case KBV_INIT_UNIFORM_HIDDEN:
+        KBV_TRY(rnn_hidden_of(g, p, &v->fan_in));
+        break;
     case KBV_INIT_RANDN:
     case KBV_INIT_CONST:
         break;
@@ -302,7 +328,8 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
                         (int)pd->init);
     }
     bool drawn = pd->init == KBV_INIT_UNIFORM_FAN_IN || pd->init == KBV_INIT_RANDN ||
-                 pd->init == KBV_INIT_CONST || pd->init == KBV_INIT_NORMAL;
+                 pd->init == KBV_INIT_CONST || pd->init == KBV_INIT_NORMAL ||
+                 pd->init == KBV_INIT_UNIFORM_HIDDEN;
     if (drawn && !is_float)
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': a random or constant initialiser "
                         "needs a float dtype", k, pd->name);

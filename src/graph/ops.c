@@ -4,6 +4,7 @@
  * op and the operands' shapes; graph.c adds the problem and node. */
 #include "graph/ops_table.h"
 #include "graph/ops_conv.h"
+#include "graph/ops_rnn.h"
 #include "graph/ops_rules.h"
 
 #include <stdio.h>
@@ -1103,6 +1104,25 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
         .torch = "{0}.chunk({i0}, dim={i1})", .shape = kbv_shape_split, .flops = flops_none,
         .several_outputs = true},
     /* (end of the general views) */
+    /* the recurrent ops: rules in ops_rnn.c; nn.LSTM/nn.GRU render as the
+     * torch._VF call their forward makes, with the module's own flags */
+    [KBV_OP_SELECT] = {.name = "select", .n_args = 1, .is_view = true,
+        .torch = "{0}.select({i0}, {i1})", .shape = kbv_shape_select, .flops = flops_none},
+    [KBV_OP_STACK] = {.name = "stack", .n_args = -1, .min_args = 1,
+        .torch = "torch.stack([{*}], dim={i0})", .shape = kbv_shape_stack, .flops = flops_none},
+    [KBV_OP_ZEROS_STATE] = {.name = "zeros_state", .n_args = 2,
+        .torch = "torch.zeros({i0}, {0}.size({i1}), {1}.size(1), dtype={0}.dtype, "
+                 "device={0}.device)",
+        .shape = kbv_shape_zeros_state, .flops = flops_none},
+    [KBV_OP_LSTM] = {.name = "lstm", .n_args = -1, .min_args = 7,
+        .torch = "torch._VF.lstm({0}, ({1}, {2}), [{*3}], True, {i1}, 0.0, self.training, {b2}, "
+                 "{b3})[{i0}]",
+        .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
+    [KBV_OP_GRU] = {.name = "gru", .n_args = -1, .min_args = 6,
+        .torch = "torch._VF.gru({0}, {1}, [{*2}], True, {i1}, 0.0, self.training, {b2}, "
+                 "{b3})[{i0}]",
+        .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
+    /* (end of the recurrent ops) */
 };
 
 /* The table's size is fixed by its declaration, so a missing row would be a

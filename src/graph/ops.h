@@ -177,6 +177,27 @@ typedef enum kbv_op {
     KBV_OP_CHUNK,         /* a.chunk(i[0], dim=i[1]): ceil(size / i[0]) per piece, as
                              PyTorch (fewer pieces than i[0] where that divides so) */
     /* (end of the general views) */
+    /* the recurrent ops (level 3's RNN problems; graph/ops_rnn.c) */
+    KBV_OP_SELECT,        /* a.select(i[0], i[1]) (x[t], out[:, -1, :]): a view without dim
+                             i[0], at index i[1] (negative counts from the end) */
+    KBV_OP_STACK,         /* torch.stack([a, b, ...], dim=i[0]): one operand or more, of one
+                             shape */
+    KBV_OP_ZEROS_STATE,   /* torch.zeros(i[0], a.size(i[1]), b.size(1), dtype=a.dtype,
+                             device=a.device): an RNN's initial state of i[0] = layers x
+                             directions, a (the input) giving the batch and dtype, b
+                             (weight_hh_l0) the hidden size */
+    /* nn.LSTM and nn.GRU as they call torch._VF.lstm/gru: operands x, h0 (and c0
+     * for the LSTM), then per layer and direction (forward, then _reverse)
+     * weight_ih [G*H, in], weight_hh [G*H, H], bias_ih [G*H], bias_hh [G*H],
+     * PyTorch's _flat_weights order; G = 4 gates (i, f, g, o) or 3 (r, z, n).
+     * i[0] chooses the result the node yields (the graph has one value per
+     * node): 0 output [T, B, D*H] ([B, T, D*H] batch first), 1 h_n
+     * [L*D, B, H], 2 c_n (LSTM). i[1] layers L, i[2] bidirectional (D = 2),
+     * i[3] batch_first. No dropout; training mode, as KernelBench builds its
+     * modules. */
+    KBV_OP_LSTM,
+    KBV_OP_GRU,
+    /* (end of the recurrent ops) */
 
     KBV_OP_COUNT
 } kbv_op;

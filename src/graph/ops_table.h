@@ -18,7 +18,8 @@ typedef struct kbv_op_info {
     const char *name;            /* "matmul" */
     int n_args;                  /* operands; -1: any number from min_args on (cat) */
     bool is_view;                /* output aliases args[0] (no allocation) */
-    /* PyTorch rendering: {0} {1} operands, {f0} {i0} attributes, {b0} an integer
+    /* PyTorch rendering: {0} {1} operands, {*} every operand and {*3} those from
+     * index 3 on (comma-separated), {f0} {i0} attributes, {b0} an integer
      * attribute as a Python bool (True/False), {s} string. */
     const char *torch;
     /* Shape rule: fills out's dtype, ndim, shape from the operands. */

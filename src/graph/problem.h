@@ -53,6 +53,10 @@ typedef enum kbv_init {
                                  torch.ones(shape) * x */
     KBV_INIT_NORMAL,          /* N(0, .value^2): nn.init.normal_(w, 0, std); kaiming_normal_(w,
                                  mode="fan_out") is std sqrt(2 / fan_out) */
+    KBV_INIT_UNIFORM_HIDDEN,  /* U(-1/sqrt(hidden), 1/sqrt(hidden)): every weight and bias of
+                                 nn.LSTM/nn.GRU (RNNBase.reset_parameters); hidden is the
+                                 width of the module's "X.weight_hh_l0" (dim 1) for a param
+                                 "X.*", derived like fan_in */
 } kbv_init;
 
 typedef struct kbv_dim_def {
@@ -77,7 +81,9 @@ typedef struct kbv_param_def {
     const char *shape[KBV_MAX_DIMS];
     kbv_init init;
     /* KBV_INIT_UNIFORM_FAN_IN: left 0, it is derived from the shape as PyTorch
-     * does (graph.h, kbv_value.fan_in); when written it must equal that */
+     * does (graph.h, kbv_value.fan_in); when written it must equal that
+     * (KBV_INIT_UNIFORM_HIDDEN derives its hidden size into kbv_value.fan_in
+     * and takes no written one) */
     int64_t fan_in;
     double value;                         /* KBV_INIT_CONST; the std of KBV_INIT_NORMAL */
     int is_buffer;                        /* a buffer (running_mean), not a parameter */

@@ -146,9 +146,11 @@ kbv_status kbv_render_node(const kbv_graph *g, int node, char *buf, size_t cap)
         char tmp[64];
         if (kind >= '0' && kind <= '9' && close - t == 2 && kind - '0' < n->n_args) {
             put_operand(&b, &g->values[n->args[kind - '0']]);
-        } else if (kind == '*' && close - t == 2) {
-            for (int a = 0; a < n->n_args; a++) { /* every operand: cat's list */
-                if (a)
+        } else if (kind == '*' && (close - t == 2 || (field >= '0' && field <= '9'))) {
+            /* every operand (cat's list), or those from index `field` on (an
+             * RNN's weights) */
+            for (int a = close - t == 2 ? 0 : field - '0', first = a; a < n->n_args; a++) {
+                if (a > first)
                     puts_(&b, ", ");
                 put_operand(&b, &g->values[n->args[a]]);
             }
@@ -337,7 +339,8 @@ static void render_param(FILE *f, const kbv_graph *g, int p)
     case KBV_INIT_ONES:
         fprint_factory(f, "torch.ones", pd->shape, pd->dtype, KBV_F32);
         break;
-    case KBV_INIT_UNIFORM_FAN_IN: {
+    case KBV_INIT_UNIFORM_FAN_IN:
+    case KBV_INIT_UNIFORM_HIDDEN: {
         long long fan_in = (long long)g->values[g->n_inputs + p].fan_in;
         fprint_factory(f, "torch.empty", pd->shape, pd->dtype, KBV_F32);
         fprintf(f, ".uniform_(-1 / math.sqrt(%lld), 1 / math.sqrt(%lld))", fan_in, fan_in);
@@ -401,12 +404,13 @@ kbv_status kbv_render_torch(const kbv_problem *def, kbv_size size, FILE *f)
             size == KBV_SIZE_SMALL ? "small (CI)" : "full (catalog)");
     bool uses_math = false;
     for (int p = 0; p < g->n_params; p++)
-        uses_math |= def->params[p].init == KBV_INIT_UNIFORM_FAN_IN;
+        uses_math |= def->params[p].init == KBV_INIT_UNIFORM_FAN_IN ||
+                     def->params[p].init == KBV_INIT_UNIFORM_HIDDEN;
     if (uses_math)
         fprintf(f, "import math\n\n");
     fprintf(f, "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n");
     render_model(f, g, key);
-    char expr[1024];
+    char expr[16384]; /* an RNN node lists its weights, a stack its 256 steps */
     for (int n = 0; n < g->n_nodes; n++) {
         KBV_TRY_GOTO(kbv_render_node(g, n, expr, sizeof expr), st, done);
         const kbv_node *node = &g->nodes[n];

@@ -253,10 +253,12 @@ static int64_t count_mismatches(kbv_backend *gpu, const kbv_tensor *dev, const k
     return bad;
 }
 
+/* An op that cuDNN runs with TF32 allowed outside fp32-strict: the
+ * convolutions, LSTM and GRU (ops_table.h). */
 static bool has_conv(const kbv_graph *g)
 {
     for (int i = 0; i < g->n_nodes; i++)
-        if (g->nodes[i].op >= KBV_OP_CONV1D && g->nodes[i].op <= KBV_OP_CONV_TRANSPOSE3D_BIAS)
+        if (kbv_op_table[g->nodes[i].op].tf32 == KBV_TF32_CONV)
             return true;
     return false;
 }

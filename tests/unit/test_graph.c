@@ -31,9 +31,19 @@ static void test_op_table_rows_complete(void **state)
         assert_non_null(info->shape);
         assert_non_null(info->flops);
         assert_non_null(info->torch);
-        /* a fixed count, or any count from min_args (cat), rendered as one list */
+        /* a fixed count, or any count from min_args (cat), rendered as one list;
+         * {*N} lists those from N on, after {0} ... {N-1} (an RNN's weights) */
+        const char *list = strstr(info->torch, "{*");
         assert_true((info->n_args >= 1 && info->n_args <= KBV_STATIC_MAX_ARGS) ||
-                    (info->n_args == -1 && info->min_args >= 1 && strstr(info->torch, "{*}")));
+                    (info->n_args == -1 && info->min_args >= 1 && list));
+        if (info->n_args == -1 && list[2] != '}') {
+            int first = list[2] - '0';
+            assert_true(first >= 1 && first <= info->min_args && list[3] == '}');
+            for (int a = 0; a < first; a++) {
+                char placeholder[4] = {'{', (char)('0' + a), '}', '\0'};
+                assert_non_null(strstr(info->torch, placeholder));
+            }
+        }
         /* every operand appears in the rendering */
         for (int a = 0; a < info->n_args; a++) {
             char placeholder[4] = {'{', (char)('0' + a), '}', '\0'};
