@@ -205,32 +205,37 @@ def bench_problem(a, lib, key, modes, out):
 
 def gpu_times(lib, key, mode, a, ptrs, bufs, model, torch_args, calls=5):
     """Each side's GPU time per call (ms): the summed device time of the
-    kernels, copies and fills the profiler's trace holds, over `calls` calls
-    after one untraced warm-up."""
+    kernels, copies and fills the profiler's trace holds. kbv's bench call
+    also draws the parameters and runs once untimed before its timed calls,
+    so its side is traced at `calls` and at 2 * `calls` timed calls and the
+    difference is taken: what is left is `calls` calls."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
-    ms = (ctypes.c_double * calls)()
-    peak = ctypes.c_double(0)
 
-    def device_ms(prof):
-        us = sum(e.time_range.elapsed_us() for e in prof.events() if e.device_type == DeviceType.CUDA)
-        return us / calls / 1000 if us > 0 else math.nan
+    def traced_us(run):
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            run()
+            torch.cuda.synchronize()
+        return sum(e.time_range.elapsed_us() for e in prof.events() if e.device_type == DeviceType.CUDA)
+
+    def kbv_run(n):
+        ms = (ctypes.c_double * n)()
+        peak = ctypes.c_double(0)
+        if lib.kbv_bench_time_baseline(key.encode(), int(a.small), mode.encode(), ptrs, len(bufs),
+                                       0, n, ms, ctypes.byref(peak)) != 0:
+            raise RuntimeError(f"{mode}: kbv_bench_time_baseline failed")
+
+    def torch_run():
+        for _ in range(calls):
+            model(*torch_args)
 
     with torch.no_grad():
         model(*torch_args)
         torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            if lib.kbv_bench_time_baseline(key.encode(), int(a.small), mode.encode(), ptrs, len(bufs),
-                                           1, calls, ms, ctypes.byref(peak)) != 0:
-                raise RuntimeError(f"{mode}: kbv_bench_time_baseline failed")
-            torch.cuda.synchronize()
-        kbv_ms = device_ms(prof) * calls / (calls + 1)   # its one warm-up call is traced too
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(calls):
-                model(*torch_args)
-            torch.cuda.synchronize()
-        torch_ms = device_ms(prof)
-    return kbv_ms, torch_ms
+        kbv_us = traced_us(lambda: kbv_run(2 * calls)) - traced_us(lambda: kbv_run(calls))
+        torch_us = traced_us(torch_run)
+    as_ms = lambda us: us / calls / 1000 if us > 0 else math.nan  # noqa: E731
+    return as_ms(kbv_us), as_ms(torch_us)
 
 
 def profile_kernels(lib, key, mode, a, ptrs, bufs, model, torch_args, calls=3):
