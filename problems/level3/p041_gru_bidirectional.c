@@ -12,20 +12,7 @@ kbv_status kbv_l3_041(kbv_builder *b)
                   "in the state_dict); the graph has no such tensor. layer_input_size is 2 x "
                   "hidden_size, what layers 1 to 5 read. The small size shrinks the batch, the "
                   "sequence and the widths; the six layers stay (num_layers sets the params).");
-    kbv_b_dim(b, "batch_size", 10, 3);
-    kbv_b_dim(b, "seq_len", 512, 5);
-    kbv_b_dim(b, "input_size", 128, 7);
-    kbv_b_dim(b, "hidden_size", 256, 6);
-    kbv_b_dim(b, "gate_size", 768, 18);
-    kbv_b_dim(b, "layer_input_size", 512, 12);
-    kbv_b_input(b, "x", KBV_GEN_RAND, "seq_len,batch_size,input_size");
-    kbv_b_input(b, "h0", KBV_GEN_RAND, "12,batch_size,hidden_size");
-    const l3_rnn gru = {KBV_OP_GRU, "gru", "input_size", "hidden_size", "gate_size",
-                       "layer_input_size", 6, true, false};
-    l3_rnn_params(b, gru);
+    const l3_rnn gru = l3_gru_model(b, true);
     l3_rnn_apply(b, gru, "x", "h0", NULL, 0);
-    kbv_b_init_arg(b, "input_size", "input_size");
-    kbv_b_init_arg(b, "hidden_size", "hidden_size");
-    kbv_b_init_arg(b, "num_layers", "6");
     return kbv_b_status(b);
 }

@@ -1,6 +1,8 @@
 /* Level-3 recurrent blocks on the problem builder (rnn_blocks.h). */
 #include "rnn_blocks.h"
 
+#include "blocks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,6 +67,59 @@ const char *l3_rnn_zero_state(kbv_builder *b, l3_rnn m, const char *x, const cha
     kbv_b_attrs a = {.i = {m.layers * dirs, m.batch_first ? 0 : 1}};
     return kbv_b_op2(b, KBV_OP_ZEROS_STATE, out, a, x,
                      kbv_b_strf(b, "%s.weight_hh_l0", m.prefix));
+}
+
+/* The dims both model families share: batch 10, 128 features in, 256 hidden,
+ * the gates' rows and, bidirectional, the next layer's 512 inputs. */
+static void rnn_model_dims(kbv_builder *b, const char *seq, int gates, bool bidirectional)
+{
+    kbv_b_dim(b, "batch_size", 10, 3);
+    kbv_b_dim(b, seq, 512, 5);
+    kbv_b_dim(b, "input_size", 128, 7);
+    kbv_b_dim(b, "hidden_size", 256, 6);
+    kbv_b_dim(b, "gate_size", gates * 256, gates * 6);
+    if (bidirectional)
+        kbv_b_dim(b, "layer_input_size", 512, 12);
+}
+
+static void rnn_model_init_args(kbv_builder *b)
+{
+    kbv_b_init_arg(b, "input_size", "input_size");
+    kbv_b_init_arg(b, "hidden_size", "hidden_size");
+    kbv_b_init_arg(b, "num_layers", "6");
+}
+
+l3_rnn l3_lstm_model(kbv_builder *b, bool bidirectional, bool given_state)
+{
+    rnn_model_dims(b, "sequence_length", 4, bidirectional);
+    kbv_b_dim(b, "output_size", 10, 4);
+    kbv_b_input(b, "x", KBV_GEN_RAND, "batch_size,sequence_length,input_size");
+    if (given_state) {
+        const char *state = bidirectional ? "12,batch_size,hidden_size" : "6,batch_size,hidden_size";
+        kbv_b_input(b, "h0", KBV_GEN_RAND, state);
+        kbv_b_input(b, "c0", KBV_GEN_RAND, state);
+    }
+    const l3_rnn lstm = {KBV_OP_LSTM, "lstm", "input_size", "hidden_size", "gate_size",
+                         bidirectional ? "layer_input_size" : NULL, 6, bidirectional, true};
+    l3_rnn_params(b, lstm);
+    l3_linear_params(b, "fc", bidirectional ? "layer_input_size" : "hidden_size", "output_size");
+    rnn_model_init_args(b);
+    kbv_b_init_arg(b, "output_size", "output_size");
+    kbv_b_init_arg(b, "dropout", "0.0");
+    return lstm;
+}
+
+l3_rnn l3_gru_model(kbv_builder *b, bool bidirectional)
+{
+    rnn_model_dims(b, "seq_len", 3, bidirectional);
+    kbv_b_input(b, "x", KBV_GEN_RAND, "seq_len,batch_size,input_size");
+    kbv_b_input(b, "h0", KBV_GEN_RAND,
+                bidirectional ? "12,batch_size,hidden_size" : "6,batch_size,hidden_size");
+    const l3_rnn gru = {KBV_OP_GRU, "gru", "input_size", "hidden_size", "gate_size",
+                        bidirectional ? "layer_input_size" : NULL, 6, bidirectional, false};
+    l3_rnn_params(b, gru);
+    rnn_model_init_args(b);
+    return gru;
 }
 
 void l3_vanilla_rnn_params(kbv_builder *b, const char *hidden, const char *combined,

@@ -42,6 +42,19 @@ const char *l3_rnn_zero_state(kbv_builder *b, l3_rnn m, const char *x, const cha
  * tanh(i2h(cat((x, hidden), dim=1))), output = h2o(hidden). The
  * step's values are named after step (combined_S, hidden_S, output_S);
  * *hidden is updated. Returns the output. */
+/* KernelBench's 6-layer LSTM models (L3/35-38), up to the LSTM's node:
+ * their dims (catalog and small sizes), the input x [batch, seq, 128]
+ * (batch_first), h0 and c0 [6 or 12, batch, 256] when the model is given
+ * them (else none: the caller makes zero states), the LSTM's and fc's
+ * params (fc reads the last step's 256 or, bidirectional, 512 features) and
+ * the constructor's arguments. Returns the LSTM for l3_rnn_apply. */
+l3_rnn l3_lstm_model(kbv_builder *b, bool bidirectional, bool given_state);
+
+/* KernelBench's 6-layer GRU models (L3/39-42), likewise: x [seq, batch,
+ * 128] (seq-first), h0 [6 or 12, batch, 256], the GRU's params, the
+ * constructor's arguments. */
+l3_rnn l3_gru_model(kbv_builder *b, bool bidirectional);
+
 void l3_vanilla_rnn_params(kbv_builder *b, const char *hidden, const char *combined,
                            const char *output);
 const char *l3_vanilla_rnn_step(kbv_builder *b, const char *x, const char **hidden, int step);
