@@ -9,6 +9,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/cpu_lines.h"
+#include "exec/stack_as_cat.h"
 
 #define KBV_CPU_TYPE_F32
 #include "cpu/cpu_template.h"
@@ -165,23 +166,7 @@ kbv_status kbv_cpu_stack(kbv_backend *be, const kbv_node *node, const kbv_tensor
                         n > 0 ? args[0].ndim : 0, out->ndim);
     int dim = 0;
     KBV_TRY(kbv_cpu_resolve_dim("stack", out, node->def ? node->def->i[0] : 0, &dim));
-    kbv_tensor *views = malloc(sizeof *views * (size_t)n);
-    if (!views)
-        return kbv_fail(KBV_ERR_NOMEM, "stack: %d operand views", n);
-    for (int k = 0; k < n; k++) {
-        const kbv_tensor *a = &args[k];
-        views[k] = *a;
-        views[k].ndim = a->ndim + 1;
-        for (int d = 0, j = 0; d < views[k].ndim; d++) {
-            bool here = d == dim;
-            views[k].shape[d] = here ? 1 : a->shape[j];
-            views[k].stride[d] = here ? 1 : a->stride[j];
-            j += !here;
-        }
-    }
-    kbv_status st = kbv_cpu_cat(be, node, views, out);
-    free(views);
-    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+    return kbv_stack_as_cat(be, node, args, out, dim, kbv_cpu_cat);
 }
 
 /* a[:-1]: the same memory and strides, one index fewer along dim 0. */

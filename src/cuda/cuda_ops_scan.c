@@ -8,6 +8,7 @@
 #include "cuda/cuda_norm_launch.h"
 #include "cuda/cuda_op_args.h"
 #include "cuda/cuda_ops.h"
+#include "exec/stack_as_cat.h"
 
 kbv_status kbv_cuda_op_scan(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                             kbv_tensor *out)
@@ -142,23 +143,7 @@ kbv_status kbv_cuda_op_stack(kbv_backend *be, const kbv_node *node, const kbv_te
                                                  kbv_tensor_bytes(out), cudaMemcpyDeviceToDevice,
                                                  kbv_cuda_of(be)->stream),
                                  node);
-    kbv_tensor *views = malloc(sizeof *views * (size_t)n);
-    if (!views)
-        return kbv_fail(KBV_ERR_NOMEM, "stack: %d operand views", n);
-    for (int k = 0; k < n; k++) {
-        const kbv_tensor *a = &args[k];
-        views[k] = *a;
-        views[k].ndim = a->ndim + 1;
-        for (int d = 0, j = 0; d < views[k].ndim; d++) {
-            bool here = d == dim;
-            views[k].shape[d] = here ? 1 : a->shape[j];
-            views[k].stride[d] = here ? 1 : a->stride[j];
-            j += !here;
-        }
-    }
-    kbv_status st = kbv_cuda_op_cat(be, node, views, out);
-    free(views);
-    return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
+    return kbv_stack_as_cat(be, node, args, out, dim, kbv_cuda_op_cat);
 }
 
 /* a[:-1]: the same memory and strides, one index fewer along dim 0. */
