@@ -247,6 +247,40 @@ static void test_hidden_inside_exposed(void **state)
     kbv_policy_free(&p);
 }
 
+/* The directories the system's policy takes from a path list (the
+ * libraries kbv was started with, LD_LIBRARY_PATH; the hosted interpreter's
+ * trees, KBV_PYTHON_TREES, go through the same list): readable, never
+ * writable. */
+static void test_path_list_read_only(void **state)
+{
+    (void)state;
+    kbv_spawn_plan plan = {.namespaces = true, .user_ns = true};
+    if (run_confined(&plan, NULL, "exit 0") != 0) {
+        plan.user_ns = false;
+        if (geteuid() != 0 || run_confined(&plan, NULL, "exit 0") != 0)
+            skip();
+    }
+    char libs[400], lib[450], script[2048];
+    snprintf(libs, sizeof libs, "%s/listed-libs", dir);
+    snprintf(lib, sizeof lib, "%s/libexample.so", libs);
+    assert_int_equal(mkdir(libs, 0755), 0);
+    make_file(lib, "not a library\n");
+    const char *was = getenv("LD_LIBRARY_PATH");
+    char *saved = was ? strdup(was) : NULL;
+    assert_int_equal(setenv("LD_LIBRARY_PATH", libs, 1), 0);
+    snprintf(script, sizeof script,
+             "test -r '%s' || exit 40; echo x > '%s' 2>/dev/null && exit 41; "
+             "touch '%s/new' 2>/dev/null && exit 42; exit 0", lib, lib, libs);
+    int rc = run_confined(&plan, NULL, script);
+    if (saved) {
+        setenv("LD_LIBRARY_PATH", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("LD_LIBRARY_PATH");
+    }
+    assert_int_equal(rc, 0);
+}
+
 static void test_landlock_alone(void **state)
 {
     (void)state;
@@ -286,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_order_and_merging),
         cmocka_unit_test(test_jail),
         cmocka_unit_test(test_hidden_inside_exposed),
+        cmocka_unit_test(test_path_list_read_only),
         cmocka_unit_test(test_landlock_alone),
         cmocka_unit_test(test_failures_are_described),
     };
