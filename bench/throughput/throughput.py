@@ -557,6 +557,17 @@ def default_candidates(ext):
     return paths
 
 
+def slice_arg(text):
+    """I/N for --kb-slice, 1 <= I <= N."""
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected I/N, e.g. 1/2")
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: I must be between 1 and N")
+    return i, n
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="directory with kbv, kbv-runner (and lib/)")
@@ -587,6 +598,10 @@ def main():
     ap.add_argument("--kb-count", type=int,
                     help="KernelBench-format candidates for their rows (default: as many as the "
                          "budget's estimate holds)")
+    ap.add_argument("--kb-slice", type=slice_arg, metavar="I/N",
+                    help="only every N-th KernelBench-format candidate from the I-th (of the "
+                         "--kb-count chosen, smallest inputs first): a run too long for one time "
+                         "limit split into N, joined by --merge")
     ap.add_argument("--kb-one-at-a-time", type=int, default=0, metavar="N",
                     help="also evaluate the first N KernelBench-format samples one at a time, each "
                          "building its own extension (about 60 s each; default 0)")
@@ -677,6 +692,10 @@ def main():
         say(f"== KernelBench-format rows: {n} of {len(kb)} candidates (estimated {est:.0f} s of "
             f"{budget.left():.0f} s left" + (", --kb-count" if a.kb_count is not None else "") + ")")
         kb = kb[:n]
+        if a.kb_slice:   # every N-th from the I-th: each slice mixes small inputs and large
+            i, N = a.kb_slice
+            kb = kb[i - 1::N]
+            say(f"== KernelBench-format rows: slice {i}/{N}: {len(kb)} candidates")
         if kb:
             if hosts_python and kbv_part:
                 # the .cu rows' builds kept aside while the cache is cold for these, then back
@@ -726,10 +745,14 @@ def merge(a):
         rows += part["rows"]
         baselines = baselines or part["baselines"]
         for k, v in part["state"].items():
-            if v is not None and (k not in state or (k == "gpu_name" and state[k] in ("cuda", "cpu"))):
+            if k != "kb_build" and v is not None and (k not in state or (k == "gpu_name" and state[k] in ("cuda", "cpu"))):
                 state[k] = v
-        if part["state"].get("kb_build"):   # the workers are those of the run that built
-            state["kb_build"], state["kb_workers"] = part["state"]["kb_build"], part["state"]["kb_workers"]
+        build = part["state"].get("kb_build")
+        if build:   # several slices' batch builds add up; the workers are those of the runs that built
+            if state.get("kb_build"):
+                w, n, n_ok, rc = state["kb_build"]
+                build = (w + build[0], n + build[1], n_ok + build[2], rc if rc != 0 else build[3])
+            state["kb_build"], state["kb_workers"] = build, part["state"]["kb_workers"]
     for k in MERGED_STATE:
         setattr(a, k, state.get(k))
     a.gpu_name = a.gpu_name or a.device
