@@ -103,6 +103,18 @@ cudaError_t kbv_cuda_launch_flip(cudaStream_t s, size_t elem_size, const void *x
 cudaError_t kbv_cuda_launch_cat(cudaStream_t s, size_t elem_size, const void *a, int64_t len_a,
                                 const void *b, int64_t len_b, void *y, int64_t outer,
                                 int64_t inner);
+/* Up to KBV_CUDA_CAT_BATCH operands of a cat in one launch: y[o, at_k.., i] =
+ * x_k[o, .., i] for operand k of extent len[k] at offset at[k] along the middle
+ * dim of y's [outer, total, inner]; the operands contiguous. */
+#define KBV_CUDA_CAT_BATCH 32
+typedef struct kbv_cuda_cat_batch {
+    const void *x[KBV_CUDA_CAT_BATCH];
+    int64_t len[KBV_CUDA_CAT_BATCH], at[KBV_CUDA_CAT_BATCH];
+    int n;
+} kbv_cuda_cat_batch;
+cudaError_t kbv_cuda_launch_cat_batch(cudaStream_t s, size_t elem_size,
+                                      const kbv_cuda_cat_batch *batch, void *y, int64_t outer,
+                                      int64_t total, int64_t inner);
 
 /* ---- losses (cuda_loss.cu) ---- each writes one 0-dim mean into y */
 size_t kbv_cuda_loss_scratch_bytes(int64_t rows, int64_t n);

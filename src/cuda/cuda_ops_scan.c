@@ -63,38 +63,54 @@ kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const 
                              node);
 }
 
-/* cat of n > 2 operands: each copied into its slice of out, as one strided
- * 2-D copy ([outer] rows of its extent x inner elements). */
+/* cat of n > 2 operands: up to KBV_CUDA_CAT_BATCH of them in one launch. An
+ * operand that is not contiguous is copied first and ends its batch, so that
+ * only one such copy is alive at a time. */
 static kbv_status cat_many(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                            kbv_tensor *out, int dim)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
-    const size_t es = kbv_dtype_size(out->dtype);
     int64_t outer, total, inner;
     kbv_cuda_split_at(out, dim, &outer, &total, &inner);
     int64_t at = 0;
-    for (int k = 0; k < node->n_args; k++) {
-        if (args[k].dtype != out->dtype)
-            return kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operand %d of another dtype than the "
-                            "output", k);
-        kbv_cuda_operand a;
-        KBV_TRY(kbv_cuda_operand_get_any(be, node, &args[k], out, kbv_tensor_numel(out),
-                                         out->dtype, &a));
-        int64_t o, len, in;
-        kbv_cuda_split_at(&a.x, dim, &o, &len, &in);
+    for (int first = 0; first < node->n_args;) {
+        kbv_cuda_operand held[KBV_CUDA_CAT_BATCH];
+        kbv_cuda_cat_batch batch = {.n = 0};
         kbv_status st = KBV_OK;
-        if (o != outer || in != inner || at + len > total)
-            st = kbv_fail(KBV_ERR_INVALID, "cat: operand %d does not fit the output", k);
-        else if (len > 0 && outer > 0 && inner > 0)
-            st = kbv_cuda_launched(
-                cudaMemcpy2DAsync((char *)out->data + (size_t)(at * inner) * es,
-                                  (size_t)(total * inner) * es, a.x.data,
-                                  (size_t)(len * inner) * es, (size_t)(len * inner) * es,
-                                  (size_t)outer, cudaMemcpyDeviceToDevice, cu->stream),
-                node);
-        kbv_cuda_operand_release(be, &a);
+        for (int k = first; k < node->n_args && batch.n < KBV_CUDA_CAT_BATCH; k++) {
+            if (args[k].dtype != out->dtype) {
+                st = kbv_fail(KBV_ERR_UNSUPPORTED, "cat: operand %d of another dtype than the "
+                              "output", k);
+                break;
+            }
+            kbv_cuda_operand *a = &held[batch.n];
+            st = kbv_cuda_operand_get_any(be, node, &args[k], out, kbv_tensor_numel(out),
+                                          out->dtype, a);
+            if (st != KBV_OK)
+                break;
+            batch.n++;
+            int64_t o, len, in;
+            kbv_cuda_split_at(&a->x, dim, &o, &len, &in);
+            if (o != outer || in != inner || at + len > total) {
+                st = kbv_fail(KBV_ERR_INVALID, "cat: operand %d does not fit the output", k);
+                break;
+            }
+            batch.x[batch.n - 1] = a->x.data;
+            batch.len[batch.n - 1] = len;
+            batch.at[batch.n - 1] = at;
+            at += len;
+            if (a->copy)   /* one contiguous copy alive at a time, as before: the peak stays */
+                break;
+        }
+        if (st == KBV_OK && total > 0)
+            st = kbv_cuda_launched(kbv_cuda_launch_cat_batch(cu->stream,
+                                                             kbv_dtype_size(out->dtype), &batch,
+                                                             out->data, outer, total, inner),
+                                   node);
+        for (int k = batch.n - 1; k >= 0; k--)
+            kbv_cuda_operand_release(be, &held[k]);
         KBV_TRY(st);
-        at += len;
+        first += batch.n;
     }
     return KBV_OK;
 }

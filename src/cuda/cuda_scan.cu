@@ -333,7 +333,61 @@ cudaError_t cat(cudaStream_t s, const void *a, int64_t na, const void *b, int64_
     return cudaGetLastError();
 }
 
+/* One operand of a cat per blockIdx.y (as PyTorch's CatArrayBatchedCopy):
+ * the block row copies its operand's [outer, len * inner] into its columns of
+ * y's [outer, total * inner], so a cat of many operands is one launch, not one
+ * copy each (DenseNet's blocks cat up to 49). The batch travels as a kernel
+ * parameter. */
+template <typename E>
+__global__ void __launch_bounds__(kThreads)
+cat_batch_kernel(kbv_cuda_cat_batch batch, E *__restrict__ y, int64_t outer, int64_t row)
+{
+    const int k = blockIdx.y;
+    const E *__restrict__ x = (const E *)batch.x[k];
+    const int64_t len = batch.len[k], at = batch.at[k], n = outer * len;
+    for (int64_t t = (int64_t)blockIdx.x * kThreads + threadIdx.x; t < n;
+         t += (int64_t)gridDim.x * kThreads) {
+        const int64_t o = t / len;
+        y[o * row + at + (t - o * len)] = x[t];
+    }
+}
+
+template <typename E>
+cudaError_t cat_batch(cudaStream_t s, kbv_cuda_cat_batch b, void *y, int64_t outer, int64_t row)
+{
+    int64_t most = 0;
+    for (int k = 0; k < b.n; k++)
+        most = b.len[k] * outer > most ? b.len[k] * outer : most;
+    /* enough blocks per operand to fill the GPU for the largest, each thread
+     * looping over what is left */
+    const unsigned gx = (unsigned)(blocks_for(most, kThreads) < 1024 ? blocks_for(most, kThreads)
+                                                                     : 1024);
+    cat_batch_kernel<E><<<dim3(gx > 0 ? gx : 1, (unsigned)b.n), kThreads, 0, s>>>(b, (E *)y, outer,
+                                                                                  row);
+    return cudaGetLastError();
+}
+
 } /* namespace */
+
+extern "C" cudaError_t kbv_cuda_launch_cat_batch(cudaStream_t s, size_t elem_size,
+                                                 const kbv_cuda_cat_batch *batch, void *y,
+                                                 int64_t outer, int64_t total, int64_t inner)
+{
+    if (outer == 0 || inner == 0 || batch->n == 0)
+        return cudaSuccess;
+    kbv_cuda_cat_batch b = *batch; /* extents in elements of [outer, len * inner] rows */
+    for (int k = 0; k < b.n; k++) {
+        b.len[k] *= inner;
+        b.at[k] *= inner;
+    }
+    switch (elem_size) {
+    case 1: return cat_batch<uint8_t>(s, b, y, outer, total * inner);
+    case 2: return cat_batch<uint16_t>(s, b, y, outer, total * inner);
+    case 4: return cat_batch<uint32_t>(s, b, y, outer, total * inner);
+    case 8: return cat_batch<uint64_t>(s, b, y, outer, total * inner);
+    default: return cudaErrorInvalidValue;
+    }
+}
 
 extern "C" cudaError_t kbv_cuda_launch_scan(cudaStream_t s, int is_prod, int ft,
                                             const void *x, int64_t x_row_stride, void *y,
