@@ -43,7 +43,10 @@ static const level3_builder builders[] = {
     kbv_l3_040,
     kbv_l3_041,
     kbv_l3_042,
+    kbv_l3_043,
+    kbv_l3_044,
     kbv_l3_045,
+    kbv_l3_050,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

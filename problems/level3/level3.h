@@ -49,6 +49,9 @@ kbv_status kbv_l3_039(kbv_builder *b);
 kbv_status kbv_l3_040(kbv_builder *b);
 kbv_status kbv_l3_041(kbv_builder *b);
 kbv_status kbv_l3_042(kbv_builder *b);
+kbv_status kbv_l3_043(kbv_builder *b);
+kbv_status kbv_l3_044(kbv_builder *b);
 kbv_status kbv_l3_045(kbv_builder *b);
+kbv_status kbv_l3_050(kbv_builder *b);
 
 #endif

@@ -1,6 +1,6 @@
 /* Elementwise ops of the normalisation, GELU and loss problems: pow with a
  * scalar exponent, sqrt, log, scalar - a, clamp(min=), a * bool mask, and
- * attention's a.masked_fill(mask, value).
+ * attention's a.masked_fill(mask, value) and a == value.
  * Operands may be strided views; the mask broadcasts. */
 #include <math.h>
 
@@ -58,6 +58,27 @@ kbv_status kbv_cpu_masked_fill(kbv_backend *be, const kbv_node *node, const kbv_
         masked_fill_run_f32(&it, args[0].data, args[1].data, value, out->data);
     else
         masked_fill_run_f64(&it, args[0].data, args[1].data, value, out->data);
+    return KBV_OK;
+}
+
+kbv_status kbv_cpu_eq_scalar(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out)
+{
+    (void)be;
+    const kbv_tensor *a = &args[0];
+    if (node->n_args != 1 || out->dtype != KBV_BOOL || (a->dtype != KBV_F32 && a->dtype != KBV_F64))
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "eq_scalar: a %s tensor into a %s result",
+                        kbv_dtype_name(a->dtype), kbv_dtype_name(out->dtype));
+    if ((!a->data && kbv_tensor_numel(a) > 0) || (!out->data && kbv_tensor_numel(out) > 0))
+        return kbv_fail(KBV_ERR_INVALID, "eq_scalar: an operand has no memory");
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[1] = {a};
+    KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 1));
+    const double value = node->def ? node->def->f[0] : 0.0;
+    if (a->dtype == KBV_F32)
+        eq_scalar_run_f32(&it, a->data, value, out->data);
+    else
+        eq_scalar_run_f64(&it, a->data, value, out->data);
     return KBV_OK;
 }
 

@@ -52,6 +52,21 @@ static kbv_status KBV_FN(pointwise_run)(const kbv_node *node, kbv_cpu_iter *it, 
     return KBV_OK;
 }
 
+/* a == value into bool bytes. */
+static void KBV_FN(eq_scalar_run)(kbv_cpu_iter *it, const void *in, double value,
+                                  unsigned char *out)
+{
+    const KBV_T *src = in;
+    const KBV_T c = (KBV_T)value;
+    for (int64_t r = 0; r < it->outer_count; r++, kbv_cpu_iter_advance(it)) {
+        unsigned char *o = out + it->offset[0];
+        const KBV_T *a = src + it->offset[1];
+        const int64_t so = it->inner_stride[0], sa = it->inner_stride[1];
+        for (int64_t j = 0; j < it->inner; j++)
+            o[j * so] = a[j * sa] == c;
+    }
+}
+
 /* a.masked_fill(mask, value): value where the mask is true, a elsewhere. */
 static void KBV_FN(masked_fill_run)(kbv_cpu_iter *it, const void *in, const unsigned char *mask,
                                     double value, void *out)

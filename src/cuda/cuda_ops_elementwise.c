@@ -1,7 +1,7 @@
 /* The CUDA elementwise pieces of the normalisation, GELU and loss modules
  * (pow, sqrt, log, rsub_scalar, clamp_min) and a * bool mask, through the
- * kernels of cuda_pointwise.cu, and attention's masked_fill
- * (cuda_masked_fill.cu). (The activations, the scalar and binary
+ * kernels of cuda_pointwise.cu, and attention's masked_fill and eq_scalar
+ * (cuda_mask.cu). (The activations, the scalar and binary
  * arithmetic run in cuda_ops.c's elementwise ops.) */
 #include "cuda/cuda_norm_launch.h"
 #include "cuda/cuda_op_args.h"
@@ -87,5 +87,22 @@ kbv_status kbv_cuda_op_masked_fill(kbv_backend *be, const kbv_node *node, const 
     return kbv_cuda_launched(kbv_cuda_launch_masked_fill(cu->stream, kind, x->data, &xl, m->data,
                                                          &ml, periodic ? kbv_tensor_numel(m) : 0,
                                                          value, out->data),
+                             node);
+}
+
+kbv_status kbv_cuda_op_eq_scalar(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *x = &args[0];
+    int kind;
+    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
+    const int64_t n = kbv_tensor_numel(out);
+    KBV_TRY(kbv_cuda_check_out(out, n, KBV_BOOL, "eq_scalar"));
+    kbv_cuda_layout xl;
+    KBV_TRY(kbv_cuda_broadcast_layout(x, out->ndim, out->shape, &xl));
+    const double value = node->def ? node->def->f[0] : 0.0;
+    return kbv_cuda_launched(kbv_cuda_launch_eq_scalar(cu->stream, kind, x->data, &xl, value,
+                                                       out->data),
                              node);
 }

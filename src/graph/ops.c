@@ -576,6 +576,17 @@ static kbv_status shape_masked_fill(const kbv_node_def *n, const kbv_value *cons
     return KBV_OK;
 }
 
+/* a == value: a bool of a's shape. */
+static kbv_status shape_eq_scalar(const kbv_node_def *n, const kbv_value *const *args,
+                                  kbv_value *out)
+{
+    (void)n;
+    KBV_TRY(need_float("eq_scalar", args[0]));
+    copy_shape(out, args[0]);
+    out->dtype = KBV_BOOL;
+    return KBV_OK;
+}
+
 /* Same shape along dim i[0]; cumsum/cumprod of integers give int64. */
 static kbv_status shape_scan(const kbv_node_def *n, const kbv_value *const *args,
                              kbv_value *out)
@@ -1146,6 +1157,10 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     /* the attention ops */
     [KBV_OP_MASKED_FILL] = {.name = "masked_fill", .n_args = 2,
         .torch = "{0}.masked_fill({1}, {f0})", .shape = shape_masked_fill, .flops = flops_none},
+    [KBV_OP_EQ_SCALAR] = {.name = "eq_scalar", .n_args = 1, .torch = "({0} == {f0})",
+        .shape = shape_eq_scalar, .flops = flops_1},
+    [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
+        .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
     /* (end of the attention ops) */
 };
 

@@ -202,6 +202,11 @@ typedef enum kbv_op {
      * attention L3/31, the vision transformers L3/28, 32) */
     KBV_OP_MASKED_FILL,   /* a.masked_fill(b, f[0]): b a bool mask that broadcasts to a's
                              shape; where it is true the result holds f[0] (-inf included) */
+    KBV_OP_EQ_SCALAR,     /* a == f[0]: a bool tensor of a's shape */
+    KBV_OP_SLICE,         /* a[s]: a view of leading ranges, s one entry per dim from the
+                             first, ":" the whole dim or ":n" its first n (n an integer or a
+                             problem dim name), ":, :, :seq_len, :seq_len"; the dims after
+                             the last entry stay whole */
     /* (end of the attention ops) */
 
     KBV_OP_COUNT

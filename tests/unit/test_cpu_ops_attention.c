@@ -2,7 +2,10 @@
  * here, as the causal mask does) where the bool mask is true and the
  * operand elsewhere: a [1, 1, T, T] mask broadcast over [B, H, T, T], a
  * transposed (strided) operand, float32 and float64; its shape rule takes
- * a bool mask that broadcasts to the operand's shape and nothing else. */
+ * a bool mask that broadcasts to the operand's shape and nothing else.
+ * eq_scalar gives bool bytes of a strided operand; slice is a view of
+ * leading ranges (bias[:, :, :T, :T]) at the operand's own strides, and its
+ * rule refuses a stop beyond the dim. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -99,9 +102,74 @@ static void test_masked_fill_shape_rule(void **state)
     assert_int_not_equal(info->shape(&nd, floats, &out), KBV_OK);
 }
 
+static void test_eq_scalar(void **state)
+{
+    (void)state;
+    const kbv_dtype dts[2] = {KBV_F32, KBV_F64};
+    for (int t = 0; t < 2; t++) {
+        kbv_backend *be = kbv_test_backend(dts[t]);
+        const int64_t s[2] = {4, 4};
+        kbv_tensor x = kbv_test_tensor(dts[t], 2, s), y = kbv_test_tensor(KBV_BOOL, 2, s);
+        for (int64_t i = 0; i < 16; i++) /* tril(ones(4, 4)) */
+            kbv_test_set(&x, i, i % 4 <= i / 4 ? 1.0 : 0.0);
+        kbv_node_def nd = {.op = KBV_OP_EQ_SCALAR, .f = {0.0}};
+        assert_int_equal(kbv_test_run_op(be, KBV_OP_EQ_SCALAR, &nd, &x, 1, &y), KBV_OK);
+        const unsigned char *m = y.data;
+        for (int64_t i = 0; i < 16; i++)
+            assert_int_equal(m[i], i % 4 > i / 4);
+        kbv_tensor xt = x; /* the transpose: true below the diagonal */
+        xt.stride[0] = 1;
+        xt.stride[1] = 4;
+        assert_int_equal(kbv_test_run_op(be, KBV_OP_EQ_SCALAR, &nd, &xt, 1, &y), KBV_OK);
+        for (int64_t i = 0; i < 16; i++)
+            assert_int_equal(m[i], i % 4 < i / 4);
+        free(x.data);
+        free(y.data);
+        be->destroy(be);
+    }
+}
+
+static void test_slice_is_a_view(void **state)
+{
+    (void)state;
+    const int64_t s[4] = {1, 1, 6, 6};
+    kbv_value a = value_shaped(KBV_F32, 4, s), out;
+    const kbv_value *args[1] = {&a};
+    const kbv_op_info *info = &kbv_op_table[KBV_OP_SLICE];
+    kbv_node_def nd = {.op = KBV_OP_SLICE, .s = ":, :, :4, :4"};
+    memset(&out, 0, sizeof out);
+    assert_int_equal(info->shape(&nd, args, &out), KBV_OK);
+    assert_true(out.ndim == 4 && out.shape[1] == 1 && out.shape[2] == 4 && out.shape[3] == 4);
+    nd.s = ":1, :, :2"; /* the dims after the last entry stay whole */
+    assert_int_equal(info->shape(&nd, args, &out), KBV_OK);
+    assert_true(out.shape[0] == 1 && out.shape[2] == 2 && out.shape[3] == 6);
+    nd.s = ":, :, :7";
+    assert_int_not_equal(info->shape(&nd, args, &out), KBV_OK);
+    nd.s = ":, :, 2:4";
+    assert_int_not_equal(info->shape(&nd, args, &out), KBV_OK);
+    nd.s = ":, :, :, :, :";
+    assert_int_not_equal(info->shape(&nd, args, &out), KBV_OK);
+
+    kbv_backend *be = kbv_test_backend(KBV_F32);
+    kbv_tensor x = kbv_test_tensor(KBV_F32, 4, s);
+    for (int64_t i = 0; i < 36; i++)
+        kbv_test_set(&x, i, (double)i);
+    nd.s = ":, :, :4, :4";
+    kbv_tensor v = {.dtype = KBV_F32, .ndim = 4, .shape = {1, 1, 4, 4}};
+    assert_int_equal(kbv_test_run_op(be, KBV_OP_SLICE, &nd, &x, 1, &v), KBV_OK);
+    assert_ptr_equal(v.data, x.data);
+    assert_true(v.stride[2] == 6 && v.stride[3] == 1);
+    for (int64_t i = 0; i < 16; i++)
+        assert_true(kbv_test_get(&v, i) == (double)(i / 4 * 6 + i % 4));
+    free(x.data);
+    be->destroy(be);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eq_scalar),
+        cmocka_unit_test(test_slice_is_a_view),
         cmocka_unit_test(test_masked_fill_causal),
         cmocka_unit_test(test_masked_fill_shape_rule),
     };

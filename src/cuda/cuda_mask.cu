@@ -1,4 +1,5 @@
-/* a.masked_fill(mask, value) (attention's causal mask): one pass that writes
+/* The masks of attention: a == value (the causal mask made from a 0/1
+ * buffer), and a.masked_fill(mask, value), one pass that writes
  * value where the mask is true and a elsewhere, as PyTorch's clone and
  * masked_fill_ together leave it. The common case -- a contiguous and the
  * mask its trailing dims, broadcast over the leading ones ([1, 1, T, T]
@@ -49,7 +50,41 @@ cudaError_t masked_fill_typed(cudaStream_t s, const void *x, const kbv_cuda_layo
     return cudaGetLastError();
 }
 
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+eq_scalar_kernel(const T *__restrict__ x, kbv_cuda_layout xl, unsigned char *__restrict__ y,
+                 int64_t n, acc_t<T> value)
+{
+    using A = acc_t<T>;
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        y[i] = A(x[layout_offset(i, xl)]) == value;
+}
+
+template <typename T>
+cudaError_t eq_scalar_typed(cudaStream_t s, const void *x, const kbv_cuda_layout *xl,
+                            double value, unsigned char *y)
+{
+    const int64_t n = layout_numel(*xl);
+    eq_scalar_kernel<T><<<grid_cover(kThreads, n), kThreads, 0, s>>>(
+        static_cast<const T *>(x), *xl, y, n, acc_t<T>(value));
+    return cudaGetLastError();
+}
+
 } /* namespace */
+
+extern "C" cudaError_t kbv_cuda_launch_eq_scalar(cudaStream_t s, int kind, const void *x,
+                                                 const kbv_cuda_layout *xl, double value,
+                                                 unsigned char *y)
+{
+    if (layout_numel(*xl) <= 0)
+        return cudaSuccess;
+    switch (kind) {
+    case KBV_CUDA_KIND_F64: return eq_scalar_typed<double>(s, x, xl, value, y);
+    case KBV_CUDA_KIND_BF16: return eq_scalar_typed<bf16>(s, x, xl, value, y);
+    default: return eq_scalar_typed<float>(s, x, xl, value, y);
+    }
+}
 
 extern "C" cudaError_t kbv_cuda_launch_masked_fill(cudaStream_t s, int kind, const void *x,
                                                    const kbv_cuda_layout *xl,

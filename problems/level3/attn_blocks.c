@@ -1,0 +1,95 @@
+/* Level-3 attention blocks on the problem builder (attn_blocks.h). */
+#include "attn_blocks.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "blocks.h"
+
+/* prefix.leaf, or leaf alone under the model itself (prefix ""). */
+static const char *name_in(kbv_builder *b, const char *prefix, const char *leaf)
+{
+    return kbv_b_strf(b, "%s%s%s", prefix, *prefix ? "." : "", leaf);
+}
+
+const char *l3_layer_norm(kbv_builder *b, const char *prefix, const char *x, const char *n)
+{
+    const char *w = name_in(b, prefix, "weight"), *c = name_in(b, prefix, "bias");
+    kbv_b_param(b, w, KBV_INIT_ONES, n, false);
+    kbv_b_param(b, c, KBV_INIT_ZEROS, n, false);
+    return kbv_b_op3(b, KBV_OP_LAYER_NORM, NULL, (kbv_b_attrs){.f = {1e-5}}, x, w, c);
+}
+
+const char *l3_new_gelu(kbv_builder *b, const char *x)
+{
+    /* Python evaluates 0.5 * x first, then the parenthesis inside out */
+    const char *half = kbv_b_op1(b, KBV_OP_MUL_SCALAR, NULL, (kbv_b_attrs){.f = {0.5}}, x);
+    const char *cube = kbv_b_op1(b, KBV_OP_POW_SCALAR, NULL, (kbv_b_attrs){.f = {3.0}}, x);
+    const char *scaled = kbv_b_op1(b, KBV_OP_MUL_SCALAR, NULL, (kbv_b_attrs){.f = {0.044715}},
+                                   cube);
+    const char *inner = kbv_b_op2(b, KBV_OP_ADD, NULL, (kbv_b_attrs){0}, x, scaled);
+    const char *arg = kbv_b_op1(b, KBV_OP_MUL_SCALAR, NULL,
+                                (kbv_b_attrs){.f = {sqrt(2.0 / M_PI)}}, inner);
+    const char *th = kbv_b_op1(b, KBV_OP_TANH, NULL, (kbv_b_attrs){0}, arg);
+    const char *one_plus = kbv_b_op1(b, KBV_OP_ADD_SCALAR, NULL, (kbv_b_attrs){.f = {1.0}}, th);
+    return kbv_b_op2(b, KBV_OP_MUL, NULL, (kbv_b_attrs){0}, half, one_plus);
+}
+
+/* t.view(B, T, n_head, head).transpose(1, 2): [B, n_head, T, head]. */
+static const char *heads_first(kbv_builder *b, const char *t, const l3_causal_attn *a, int head)
+{
+    const char *v = kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                              (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, %s, %d, %d)", a->batch,
+                                                            a->seq, a->n_head, head)},
+                              t);
+    return kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {1, 2}}, v);
+}
+
+const char *l3_causal_self_attention(kbv_builder *b, const char *x, l3_causal_attn a)
+{
+    if (a.n_head <= 0 || a.n_embd % a.n_head != 0) {
+        kbv_b_fail(b, "causal attention: n_embd %d is not a multiple of n_head %d", a.n_embd,
+                   a.n_head);
+        return NULL;
+    }
+    const int head = a.n_embd / a.n_head;
+    const char *c_attn = name_in(b, a.prefix, "c_attn"), *c_proj = name_in(b, a.prefix, "c_proj");
+    const char *mask_buf = name_in(b, a.prefix, "bias");
+    kbv_b_paramf(b, mask_buf, KBV_INIT_TRIL_ONES, true, "1,1,%s,%s", a.max_seqlen, a.max_seqlen);
+
+    const char *embd = l3_size(b, a.n_embd), *embd3 = l3_size(b, 3 * a.n_embd);
+    const char *qkv = l3_linear(b, c_attn, x, embd, embd3, true);
+    const char *pieces[3] = {"q", "k", "v"};
+    kbv_b_node_outs(b, KBV_OP_SPLIT, (kbv_b_attrs){.i = {a.n_embd, 2}}, qkv, 3, pieces);
+    /* the module's order: k, q, v */
+    const char *k = heads_first(b, pieces[1], &a, head);
+    const char *q = heads_first(b, pieces[0], &a, head);
+    const char *v = heads_first(b, pieces[2], &a, head);
+
+    const char *kt = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {-2, -1}}, k);
+    const char *scores = kbv_b_op2(b, KBV_OP_MATMUL, NULL, (kbv_b_attrs){0}, q, kt);
+    const char *att = kbv_b_op1(b, KBV_OP_MUL_SCALAR, NULL,
+                                (kbv_b_attrs){.f = {1.0 / sqrt((double)head)}}, scores);
+    const char *window = kbv_b_op1(
+        b, KBV_OP_SLICE, NULL, (kbv_b_attrs){.s = kbv_b_strf(b, ":, :, :%s, :%s", a.seq, a.seq)},
+        mask_buf);
+    const char *future = kbv_b_op1(b, KBV_OP_EQ_SCALAR, NULL, (kbv_b_attrs){.f = {0.0}}, window);
+    att = kbv_b_op2(b, KBV_OP_MASKED_FILL, NULL, (kbv_b_attrs){.f = {-INFINITY}}, att, future);
+    if (a.relu) {
+        att = kbv_b_op1(b, KBV_OP_RELU, NULL, (kbv_b_attrs){0}, att);
+    } else {
+        att = kbv_b_op1(b, KBV_OP_SOFTMAX, NULL, (kbv_b_attrs){.i = {-1}}, att);
+        att = kbv_b_op1(b, KBV_OP_DROPOUT, NULL, (kbv_b_attrs){.f = {0.0}, .i = {1}}, att);
+    }
+    const char *y = kbv_b_op2(b, KBV_OP_MATMUL, NULL, (kbv_b_attrs){0}, att, v);
+    y = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {1, 2}}, y);
+    y = kbv_b_op1(b, KBV_OP_CONTIGUOUS, NULL, (kbv_b_attrs){0}, y);
+    y = kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                  (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, %s, %d)", a.batch, a.seq, a.n_embd)}, y);
+    if (!a.project) {
+        l3_linear_params(b, c_proj, embd, embd);
+        return y;
+    }
+    y = l3_linear(b, c_proj, y, embd, embd, true);
+    return kbv_b_op1(b, KBV_OP_DROPOUT, NULL, (kbv_b_attrs){.f = {0.0}, .i = {1}}, y);
+}

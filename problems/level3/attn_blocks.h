@@ -1,0 +1,41 @@
+/* The attention blocks of level 3 (L3/28, 31, 32, 43, 44, 50), on the
+ * problem builder: PyTorch's state_dict names and initialisation, each op
+ * as PyTorch eager runs it (one node per temporary it allocates). Sizes are
+ * shape entries (dim names or literals), as in blocks.h. */
+#ifndef KBV_LEVEL3_ATTN_BLOCKS_H
+#define KBV_LEVEL3_ATTN_BLOCKS_H
+
+#include <stdbool.h>
+
+#include "graph/problem_builder.h"
+
+/* nn.LayerNorm(n) named prefix (weight ones, bias zeros, eps 1e-5) on x. */
+const char *l3_layer_norm(kbv_builder *b, const char *prefix, const char *x, const char *n);
+
+/* MinGPT's NewGELU as KernelBench writes it, one node per temporary:
+ * 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 *
+ * torch.pow(x, 3.0)))). */
+const char *l3_new_gelu(kbv_builder *b, const char *x);
+
+/* MinGPT's CausalSelfAttention named prefix ("" for the model itself) on x
+ * [batch, seq, n_embd]: its buffer `bias` = tril(ones(max_seqlen,
+ * max_seqlen)).view(1, 1, ...), then c_attn and c_proj (the state_dict's
+ * order: a module's own buffers before its children). q, k, v from
+ * c_attn(x).split(n_embd, dim=2), each .view(B, T, n_head, head).transpose(1,
+ * 2); att = (q @ k.transpose(-2, -1)) * (1 / sqrt(head)), masked_fill with
+ * -inf where bias[:, :, :T, :T] == 0, softmax over the last dim (relu: F.relu
+ * instead, L3/50), dropout(p = 0); y = att @ v, transposed back,
+ * .contiguous().view(B, T, n_embd). With project, c_proj and its dropout
+ * follow; without (L3/50), c_proj is defined and never applied. n_embd and
+ * n_head are literals: split sizes and the scale are constants of the
+ * graph, so they are the same at every size. */
+typedef struct l3_causal_attn {
+    const char *prefix;
+    const char *batch, *seq, *max_seqlen;   /* dim names */
+    int n_embd, n_head;
+    bool relu;      /* F.relu instead of softmax, no dropout (L3/50) */
+    bool project;   /* c_proj and resid_dropout applied */
+} l3_causal_attn;
+const char *l3_causal_self_attention(kbv_builder *b, const char *x, l3_causal_attn a);
+
+#endif
