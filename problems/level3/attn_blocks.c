@@ -93,3 +93,82 @@ const char *l3_causal_self_attention(kbv_builder *b, const char *x, l3_causal_at
     y = l3_linear(b, c_proj, y, embd, embd, true);
     return kbv_b_op1(b, KBV_OP_DROPOUT, NULL, (kbv_b_attrs){.f = {0.0}, .i = {1}}, y);
 }
+
+/* proj[j] of the packed projection, .view(seq, batch * heads, head)
+ * .transpose(0, 1): [batch * heads, seq, head]. */
+static const char *mha_piece(kbv_builder *b, const char *proj, int j, const l3_mha *m, int head)
+{
+    const char *t = kbv_b_op1(b, KBV_OP_SELECT, NULL, (kbv_b_attrs){.i = {0, j}}, proj);
+    t = kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                  (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, -1, %d)", m->seq, head)}, t);
+    return kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {0, 1}}, t);
+}
+
+/* [batch * heads, seq, head] as .view(batch, heads, seq, head). */
+static const char *mha_heads(kbv_builder *b, const char *t, const l3_mha *m, int head)
+{
+    return kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                     (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, %d, %s, %d)", m->batch, m->heads,
+                                                   m->seq, head)},
+                     t);
+}
+
+const char *l3_multihead_attention(kbv_builder *b, const char *x, l3_mha m)
+{
+    if (m.heads <= 0 || m.embed % m.heads != 0) {
+        kbv_b_fail(b, "multi-head attention: embed %d is not a multiple of heads %d", m.embed,
+                   m.heads);
+        return NULL;
+    }
+    const int head = m.embed / m.heads;
+    const char *w_in = name_in(b, m.prefix, "in_proj_weight");
+    const char *b_in = name_in(b, m.prefix, "in_proj_bias");
+    const char *w_out = name_in(b, m.prefix, "out_proj.weight");
+    const char *b_out = name_in(b, m.prefix, "out_proj.bias");
+    kbv_b_paramf(b, w_in, KBV_INIT_XAVIER_UNIFORM, false, "%d,%d", 3 * m.embed, m.embed);
+    kbv_b_paramf(b, b_in, KBV_INIT_ZEROS, false, "%d", 3 * m.embed);
+    kbv_b_paramf(b, w_out, KBV_INIT_UNIFORM_FAN_IN, false, "%d,%d", m.embed, m.embed);
+    kbv_b_paramf(b, b_out, KBV_INIT_ZEROS, false, "%d", m.embed);
+
+    const kbv_b_attrs none = {0};
+    const char *proj = kbv_b_op3(b, KBV_OP_LINEAR, NULL, none, x, w_in, b_in);
+    proj = kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                     (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, %s, 3, %d)", m.seq, m.batch, m.embed)},
+                     proj);
+    proj = kbv_b_op1(b, KBV_OP_UNSQUEEZE, NULL, (kbv_b_attrs){.i = {0}}, proj);
+    proj = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {0, -2}}, proj);
+    proj = kbv_b_op1(b, KBV_OP_SQUEEZE, NULL, (kbv_b_attrs){.i = {-2}}, proj);
+    proj = kbv_b_op1(b, KBV_OP_CONTIGUOUS, NULL, none, proj);
+    const char *q = mha_piece(b, proj, 0, &m, head);
+    const char *k = mha_piece(b, proj, 1, &m, head);
+    const char *v = mha_piece(b, proj, 2, &m, head);
+
+    const char *weights = NULL, *o;
+    if (m.need_weights) {
+        const char *qs = kbv_b_op1(b, KBV_OP_MUL_SCALAR, NULL,
+                                   (kbv_b_attrs){.f = {sqrt(1.0 / (double)head)}}, q);
+        const char *kt = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {-2, -1}}, k);
+        weights = kbv_b_op2(b, KBV_OP_BMM, NULL, none, qs, kt);
+        weights = kbv_b_op1(b, KBV_OP_SOFTMAX, NULL, (kbv_b_attrs){.i = {-1}}, weights);
+        o = kbv_b_op2(b, KBV_OP_BMM, NULL, none, weights, v);
+        o = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {0, 1}}, o);
+    } else {
+        o = kbv_b_op3(b, KBV_OP_SDPA, NULL, none, mha_heads(b, q, &m, head),
+                      mha_heads(b, k, &m, head), mha_heads(b, v, &m, head));
+        o = kbv_b_op1(b, KBV_OP_PERMUTE, NULL, (kbv_b_attrs){.s = "(2, 0, 1, 3)"}, o);
+    }
+    o = kbv_b_op1(b, KBV_OP_CONTIGUOUS, NULL, none, o);
+    o = kbv_b_op1(b, KBV_OP_VIEW, NULL, (kbv_b_attrs){.s = kbv_b_strf(b, "(-1, %d)", m.embed)}, o);
+    o = kbv_b_op3(b, KBV_OP_LINEAR, NULL, none, o, w_out, b_out);
+    o = kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                  (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, %s, %d)", m.seq, m.batch, m.embed)}, o);
+    if (weights) {
+        /* the averaged weights, which the caller discards */
+        weights = kbv_b_op1(b, KBV_OP_VIEW, NULL,
+                            (kbv_b_attrs){.s = kbv_b_strf(b, "(%s, %d, %s, %s)", m.batch,
+                                                          m.heads, m.seq, m.seq)},
+                            weights);
+        kbv_b_op1(b, KBV_OP_MEAN, NULL, (kbv_b_attrs){.i = {1, 0}}, weights);
+    }
+    return o;
+}

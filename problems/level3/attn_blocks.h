@@ -38,4 +38,29 @@ typedef struct l3_causal_attn {
 } l3_causal_attn;
 const char *l3_causal_self_attention(kbv_builder *b, const char *x, l3_causal_attn a);
 
+/* nn.MultiheadAttention(embed, heads) named prefix, self-attention on x
+ * [seq, batch, embed] (batch_first=False; a batch-first caller transposes,
+ * as the module does), in training mode with dropout 0, decomposed as
+ * PyTorch 2.x's F.multi_head_attention_forward runs it. Params
+ * in_proj_weight (xavier_uniform_), in_proj_bias (zeros), out_proj.weight
+ * (Linear's init), out_proj.bias (zeros). The packed in-projection is
+ * linear, unflatten(-1, (3, embed)).unsqueeze(0).transpose(0, -2)
+ * .squeeze(-2).contiguous() and proj[0], proj[1], proj[2]; each of q, k, v
+ * .view(seq, batch * heads, head).transpose(0, 1). need_weights: q scaled
+ * by sqrt(1 / head), bmm with k^T, softmax, bmm with v, and after the
+ * out-projection the weights .view(batch, heads, seq, seq).mean(dim=1),
+ * computed and dropped, as the module returns them to a caller that
+ * discards them; else (TransformerEncoderLayer's need_weights=False) q, k, v
+ * .view(batch, heads, seq, head) into scaled_dot_product_attention and the
+ * result .permute(2, 0, 1, 3). Either way the output .contiguous()
+ * .view(-1, embed), out_proj, .view(seq, batch, embed). embed and heads are
+ * literals (the head scale is a constant of the graph). */
+typedef struct l3_mha {
+    const char *prefix;
+    const char *seq, *batch;   /* dim names */
+    int embed, heads;
+    bool need_weights;
+} l3_mha;
+const char *l3_multihead_attention(kbv_builder *b, const char *x, l3_mha m);
+
 #endif
