@@ -113,6 +113,16 @@ static const char *mha_heads(kbv_builder *b, const char *t, const l3_mha *m, int
                      t);
 }
 
+void l3_mha_params(kbv_builder *b, const char *prefix, int embed)
+{
+    kbv_b_paramf(b, name_in(b, prefix, "in_proj_weight"), KBV_INIT_XAVIER_UNIFORM, false,
+                 "%d,%d", 3 * embed, embed);
+    kbv_b_paramf(b, name_in(b, prefix, "in_proj_bias"), KBV_INIT_ZEROS, false, "%d", 3 * embed);
+    kbv_b_paramf(b, name_in(b, prefix, "out_proj.weight"), KBV_INIT_UNIFORM_FAN_IN, false,
+                 "%d,%d", embed, embed);
+    kbv_b_paramf(b, name_in(b, prefix, "out_proj.bias"), KBV_INIT_ZEROS, false, "%d", embed);
+}
+
 const char *l3_multihead_attention(kbv_builder *b, const char *x, l3_mha m)
 {
     if (m.heads <= 0 || m.embed % m.heads != 0) {
@@ -125,10 +135,6 @@ const char *l3_multihead_attention(kbv_builder *b, const char *x, l3_mha m)
     const char *b_in = name_in(b, m.prefix, "in_proj_bias");
     const char *w_out = name_in(b, m.prefix, "out_proj.weight");
     const char *b_out = name_in(b, m.prefix, "out_proj.bias");
-    kbv_b_paramf(b, w_in, KBV_INIT_XAVIER_UNIFORM, false, "%d,%d", 3 * m.embed, m.embed);
-    kbv_b_paramf(b, b_in, KBV_INIT_ZEROS, false, "%d", 3 * m.embed);
-    kbv_b_paramf(b, w_out, KBV_INIT_UNIFORM_FAN_IN, false, "%d,%d", m.embed, m.embed);
-    kbv_b_paramf(b, b_out, KBV_INIT_ZEROS, false, "%d", m.embed);
 
     const kbv_b_attrs none = {0};
     const char *proj = kbv_b_op3(b, KBV_OP_LINEAR, NULL, none, x, w_in, b_in);
@@ -171,4 +177,54 @@ const char *l3_multihead_attention(kbv_builder *b, const char *x, l3_mha m)
         kbv_b_op1(b, KBV_OP_MEAN, NULL, (kbv_b_attrs){.i = {1, 0}}, weights);
     }
     return o;
+}
+
+/* F.layer_norm over the last dim with params prefix.weight, prefix.bias. */
+static const char *layer_norm_of(kbv_builder *b, const char *prefix, const char *x)
+{
+    return kbv_b_op3(b, KBV_OP_LAYER_NORM, NULL, (kbv_b_attrs){.f = {1e-5}}, x,
+                     name_in(b, prefix, "weight"), name_in(b, prefix, "bias"));
+}
+
+static const char *dropout0(kbv_builder *b, const char *x)
+{
+    return kbv_b_op1(b, KBV_OP_DROPOUT, NULL, (kbv_b_attrs){.f = {0.0}, .i = {1}}, x);
+}
+
+const char *l3_transformer_encoder_layer(kbv_builder *b, const char *x, l3_encoder_layer e)
+{
+    const char *sa = name_in(b, e.prefix, "self_attn");
+    const char *lin1 = name_in(b, e.prefix, "linear1"), *lin2 = name_in(b, e.prefix, "linear2");
+    const char *norm1 = name_in(b, e.prefix, "norm1"), *norm2 = name_in(b, e.prefix, "norm2");
+    const char *embed = l3_size(b, e.embed), *ff = l3_size(b, e.ff);
+    /* registration order: self_attn, linear1, linear2, norm1, norm2 */
+    l3_mha_params(b, sa, e.embed);
+    l3_linear_params(b, lin1, embed, ff);
+    l3_linear_params(b, lin2, ff, embed);
+    const char *const norms[2] = {norm1, norm2};
+    for (int k = 0; k < 2; k++) {
+        kbv_b_param(b, name_in(b, norms[k], "weight"), KBV_INIT_ONES, embed, false);
+        kbv_b_param(b, name_in(b, norms[k], "bias"), KBV_INIT_ZEROS, embed, false);
+    }
+    const kbv_b_attrs none = {0};
+    /* a batch-first module hands the attention x.transpose(1, 0) and
+     * transposes its result back */
+    const char *in = e.batch_first
+                         ? kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {1, 0}}, x)
+                         : x;
+    const char *att = l3_multihead_attention(
+        b, in,
+        (l3_mha){.prefix = sa, .seq = e.seq, .batch = e.batch, .embed = e.embed,
+                 .heads = e.heads, .need_weights = false});
+    if (e.batch_first)
+        att = kbv_b_op1(b, KBV_OP_TRANSPOSE_DIMS, NULL, (kbv_b_attrs){.i = {1, 0}}, att);
+    att = dropout0(b, att);
+    const char *y = layer_norm_of(b, norm1, kbv_b_op2(b, KBV_OP_ADD, NULL, none, x, att));
+    const char *h = kbv_b_op3(b, KBV_OP_LINEAR, NULL, none, y, name_in(b, lin1, "weight"),
+                              name_in(b, lin1, "bias"));
+    h = dropout0(b, kbv_b_op1(b, KBV_OP_RELU, NULL, none, h));
+    h = kbv_b_op3(b, KBV_OP_LINEAR, NULL, none, h, name_in(b, lin2, "weight"),
+                  name_in(b, lin2, "bias"));
+    h = dropout0(b, h);
+    return layer_norm_of(b, norm2, kbv_b_op2(b, KBV_OP_ADD, NULL, none, y, h));
 }

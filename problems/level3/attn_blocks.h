@@ -62,5 +62,23 @@ typedef struct l3_mha {
     bool need_weights;
 } l3_mha;
 const char *l3_multihead_attention(kbv_builder *b, const char *x, l3_mha m);
+/* Its params, declared apart (a module around it registers them where its
+ * own order puts them). */
+void l3_mha_params(kbv_builder *b, const char *prefix, int embed);
+
+/* nn.TransformerEncoderLayer(embed, heads, ff, dropout=0.0, activation relu,
+ * post-norm, batch_first) named prefix, in training mode as PyTorch 2.x runs
+ * it there (no fast path): x = norm1(x + dropout1(self_attn(x, x, x,
+ * need_weights=False)[0])), then x = norm2(x + dropout2(linear2(dropout(
+ * relu(linear1(x)))))). Params in registration order: self_attn, linear1,
+ * linear2, norm1, norm2. seq and batch name the attention's axes: for a
+ * batch-first layer x is [batch, seq, embed], else [seq, batch, embed]. */
+typedef struct l3_encoder_layer {
+    const char *prefix;
+    const char *seq, *batch;
+    int embed, heads, ff;
+    bool batch_first;
+} l3_encoder_layer;
+const char *l3_transformer_encoder_layer(kbv_builder *b, const char *x, l3_encoder_layer e);
 
 #endif

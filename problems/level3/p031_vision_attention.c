@@ -25,6 +25,7 @@ kbv_status kbv_l3_031(kbv_builder *b)
     const char *t = kbv_b_op1(b, KBV_OP_VIEW, NULL, (kbv_b_attrs){.s = "(batch_size, 128, seq_len)"},
                               "x");
     const char *seq = kbv_b_op1(b, KBV_OP_PERMUTE, NULL, (kbv_b_attrs){.s = "(2, 0, 1)"}, t);
+    l3_mha_params(b, "attn", 128);
     const char *att = l3_multihead_attention(
         b, seq,
         (l3_mha){.prefix = "attn", .seq = "seq_len", .batch = "batch_size", .embed = 128,

@@ -153,6 +153,7 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_MASKED_FILL] = kbv_cpu_masked_fill,
     [KBV_OP_EQ_SCALAR] = kbv_cpu_eq_scalar,
     [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_UNFOLD] = kbv_view_op,
     /* (end of the attention ops) */
 };
 

@@ -427,6 +427,7 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_MASKED_FILL] = kbv_cuda_op_masked_fill,
     [KBV_OP_EQ_SCALAR] = kbv_cuda_op_eq_scalar,
     [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_UNFOLD] = kbv_view_op,
     /* (end of the attention ops) */
 };
 

@@ -1161,6 +1161,8 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
         .shape = shape_eq_scalar, .flops = flops_1},
     [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
         .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
+    [KBV_OP_UNFOLD] = {.name = "unfold", .n_args = 1, .is_view = true,
+        .torch = "{0}.unfold({i0}, {i1}, {i2})", .shape = kbv_shape_unfold, .flops = flops_none},
     /* (end of the attention ops) */
 };
 

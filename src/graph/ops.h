@@ -207,6 +207,9 @@ typedef enum kbv_op {
                              first, ":" the whole dim or ":n" its first n (n an integer or a
                              problem dim name), ":, :, :seq_len, :seq_len"; the dims after
                              the last entry stay whole */
+    KBV_OP_UNFOLD,        /* a.unfold(i[0], i[1], i[2]): dim, size, step; the dim holds the
+                             (n - size) / step + 1 windows and a last dim of `size` is added,
+                             a view (ViT's patches, img.unfold(2, p, p).unfold(3, p, p)) */
     /* (end of the attention ops) */
 
     KBV_OP_COUNT

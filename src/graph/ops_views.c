@@ -485,3 +485,25 @@ kbv_status kbv_shape_slice(const kbv_node_def *n, const kbv_value *const *args, 
 {
     return kbv_shape_slice_in(NULL, n, args, out);
 }
+
+kbv_status kbv_shape_unfold(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
+{
+    const kbv_value *a = args[0];
+    char da[160];
+    int d = 0;
+    if (a->ndim == 0 || a->ndim == KBV_MAX_DIMS)
+        return kbv_fail(KBV_ERR_INVALID, "unfold: %s has no dim to unfold or no room for "
+                        "the window dim", kbv_value_describe(a, da, sizeof da));
+    KBV_TRY(wrap_dim(n, a, n->i[0], a->ndim, &d));
+    const int64_t size = n->i[1], step = n->i[2];
+    if (size <= 0 || step <= 0 || size > a->shape[d])
+        return kbv_fail(KBV_ERR_INVALID, "unfold: size %lld, step %lld do not fit dim %d of %s",
+                        (long long)size, (long long)step, d,
+                        kbv_value_describe(a, da, sizeof da));
+    out->dtype = a->dtype;
+    out->ndim = a->ndim + 1;
+    memcpy(out->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    out->shape[d] = (a->shape[d] - size) / step + 1;
+    out->shape[a->ndim] = size;
+    return KBV_OK;
+}

@@ -5,7 +5,8 @@
  * a bool mask that broadcasts to the operand's shape and nothing else.
  * eq_scalar gives bool bytes of a strided operand; slice is a view of
  * leading ranges (bias[:, :, :T, :T]) at the operand's own strides, and its
- * rule refuses a stop beyond the dim. */
+ * rule refuses a stop beyond the dim; unfold twice (ViT's patches) is a
+ * view whose elements are the patches' pixels. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,9 +166,49 @@ static void test_slice_is_a_view(void **state)
     be->destroy(be);
 }
 
+/* [1, 1, 4, 6].unfold(2, 2, 2).unfold(3, 3, 3): [1, 1, 2, 2, 2, 3], patch
+ * (i, j) pixel (r, c) at row 2i + r, column 3j + c. */
+static void test_unfold_patches(void **state)
+{
+    (void)state;
+    kbv_backend *be = kbv_test_backend(KBV_F64);
+    const int64_t s[4] = {1, 1, 4, 6};
+    kbv_tensor x = kbv_test_tensor(KBV_F64, 4, s);
+    for (int64_t i = 0; i < 24; i++)
+        kbv_test_set(&x, i, (double)i);
+    kbv_node_def rows = {.op = KBV_OP_UNFOLD, .i = {2, 2, 2}};
+    kbv_node_def cols = {.op = KBV_OP_UNFOLD, .i = {3, 3, 3}};
+    kbv_value a = value_shaped(KBV_F64, 4, s), ra, ca;
+    const kbv_value *args[1] = {&a};
+    memset(&ra, 0, sizeof ra);
+    memset(&ca, 0, sizeof ca);
+    assert_int_equal(kbv_op_table[KBV_OP_UNFOLD].shape(&rows, args, &ra), KBV_OK);
+    args[0] = &ra;
+    assert_int_equal(kbv_op_table[KBV_OP_UNFOLD].shape(&cols, args, &ca), KBV_OK);
+    const int64_t want[6] = {1, 1, 2, 2, 2, 3};
+    assert_int_equal(ca.ndim, 6);
+    for (int d = 0; d < 6; d++)
+        assert_true(ca.shape[d] == want[d]);
+    kbv_tensor r = {.dtype = KBV_F64, .ndim = 5, .shape = {1, 1, 2, 6, 2}};
+    kbv_tensor p = {.dtype = KBV_F64, .ndim = 6, .shape = {1, 1, 2, 2, 2, 3}};
+    assert_int_equal(kbv_test_run_op(be, KBV_OP_UNFOLD, &rows, &x, 1, &r), KBV_OK);
+    assert_int_equal(kbv_test_run_op(be, KBV_OP_UNFOLD, &cols, &r, 1, &p), KBV_OK);
+    assert_ptr_equal(p.data, x.data);
+    for (int64_t i = 0; i < 24; i++) {
+        int64_t pi = i / 12, pj = i / 6 % 2, pr = i / 3 % 2, pc = i % 3;
+        assert_true(kbv_test_get(&p, i) == (double)((2 * pi + pr) * 6 + 3 * pj + pc));
+    }
+    kbv_node_def too_big = {.op = KBV_OP_UNFOLD, .i = {2, 5, 1}};
+    args[0] = &a;
+    assert_int_not_equal(kbv_op_table[KBV_OP_UNFOLD].shape(&too_big, args, &ra), KBV_OK);
+    free(x.data);
+    be->destroy(be);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unfold_patches),
         cmocka_unit_test(test_eq_scalar),
         cmocka_unit_test(test_slice_is_a_view),
         cmocka_unit_test(test_masked_fill_causal),
