@@ -70,7 +70,7 @@ cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_size, const
  * elsewhere, both viewed through layouts aligned to the output shape.
  * period > 0: x is contiguous and the mask, contiguous too, repeats every
  * period elements of the output (its trailing dims, broadcast over the
- * leading ones), so it is read at i % period. */
+ * leading ones): element i reads the mask at i % period. */
 cudaError_t kbv_cuda_launch_masked_fill(cudaStream_t s, int kind, const void *x,
                                         const kbv_cuda_layout *xl, const unsigned char *mask,
                                         const kbv_cuda_layout *ml, int64_t period, double value,

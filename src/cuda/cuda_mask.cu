@@ -3,8 +3,8 @@
  * value where the mask is true and a elsewhere, as PyTorch's clone and
  * masked_fill_ together leave it. The common case -- a contiguous and the
  * mask its trailing dims, broadcast over the leading ones ([1, 1, T, T]
- * over [B, H, T, T]) -- reads the mask at i % period; any other layout
- * walks both operands' strides. */
+ * over [B, H, T, T]) -- walks the output as repeats of the mask, with no
+ * index division; any other layout walks both operands' strides. */
 #include "cuda/cuda_device.h"
 
 using namespace kbv_cuda;
@@ -13,14 +13,20 @@ namespace {
 
 constexpr int kThreads = 256;
 
+/* Repeat r of the mask along grid y, the mask's element j along grid x: no
+ * division per element. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
 masked_fill_periodic_kernel(const T *__restrict__ x, const unsigned char *__restrict__ m,
-                            T *__restrict__ y, int64_t n, int64_t period, T fill)
+                            T *__restrict__ y, int64_t repeats, int64_t period, T fill)
 {
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        y[i] = m[i % period] ? fill : x[i];
+    for (int64_t r = blockIdx.y; r < repeats; r += gridDim.y) {
+        const T *xr = x + r * period;
+        T *yr = y + r * period;
+        for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < period; j += step)
+            yr[j] = m[j] ? fill : xr[j];
+    }
 }
 
 template <typename T>
@@ -41,10 +47,13 @@ cudaError_t masked_fill_typed(cudaStream_t s, const void *x, const kbv_cuda_layo
 {
     const int64_t n = layout_numel(*xl);
     const T fill = T(value);
-    if (period > 0)
-        masked_fill_periodic_kernel<T><<<grid_cover(kThreads, n), kThreads, 0, s>>>(
-            static_cast<const T *>(x), m, static_cast<T *>(y), n, period, fill);
-    else
+    if (period > 0) {
+        const int64_t repeats = n / period;
+        const dim3 grid(grid_cover(kThreads, period),
+                        (unsigned)(repeats < 65535 ? (repeats > 0 ? repeats : 1) : 65535));
+        masked_fill_periodic_kernel<T><<<grid, kThreads, 0, s>>>(
+            static_cast<const T *>(x), m, static_cast<T *>(y), repeats, period, fill);
+    } else
         masked_fill_strided_kernel<T><<<grid_cover(kThreads, n), kThreads, 0, s>>>(
             static_cast<const T *>(x), *xl, m, *ml, static_cast<T *>(y), n, fill);
     return cudaGetLastError();
