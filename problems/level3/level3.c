@@ -33,6 +33,9 @@ static const level3_builder builders[] = {
     kbv_l3_025,
     kbv_l3_026,
     kbv_l3_027,
+    kbv_l3_028,
+    kbv_l3_031,
+    kbv_l3_032,
     kbv_l3_033,
     kbv_l3_034,
     kbv_l3_035,
@@ -43,7 +46,10 @@ static const level3_builder builders[] = {
     kbv_l3_040,
     kbv_l3_041,
     kbv_l3_042,
+    kbv_l3_043,
+    kbv_l3_044,
     kbv_l3_045,
+    kbv_l3_050,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

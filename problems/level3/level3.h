@@ -39,6 +39,9 @@ kbv_status kbv_l3_024(kbv_builder *b);
 kbv_status kbv_l3_025(kbv_builder *b);
 kbv_status kbv_l3_026(kbv_builder *b);
 kbv_status kbv_l3_027(kbv_builder *b);
+kbv_status kbv_l3_028(kbv_builder *b);
+kbv_status kbv_l3_031(kbv_builder *b);
+kbv_status kbv_l3_032(kbv_builder *b);
 kbv_status kbv_l3_033(kbv_builder *b);
 kbv_status kbv_l3_034(kbv_builder *b);
 kbv_status kbv_l3_035(kbv_builder *b);
@@ -49,6 +52,9 @@ kbv_status kbv_l3_039(kbv_builder *b);
 kbv_status kbv_l3_040(kbv_builder *b);
 kbv_status kbv_l3_041(kbv_builder *b);
 kbv_status kbv_l3_042(kbv_builder *b);
+kbv_status kbv_l3_043(kbv_builder *b);
+kbv_status kbv_l3_044(kbv_builder *b);
 kbv_status kbv_l3_045(kbv_builder *b);
+kbv_status kbv_l3_050(kbv_builder *b);
 
 #endif

@@ -77,6 +77,11 @@ static void print_init(const kbv_param_def *p, const kbv_value *v)
     case KBV_INIT_RANDN: printf("randn: N(0, 1)"); break;
     case KBV_INIT_CONST: printf("constant %.17g", p->value); break;
     case KBV_INIT_NORMAL: printf("normal: N(0, %.17g^2)", p->value); break;
+    case KBV_INIT_TRIL_ONES: printf("tril(ones)"); break;
+    case KBV_INIT_XAVIER_UNIFORM:
+        printf("xavier_uniform_: U(-sqrt(6/%lld), sqrt(6/%lld))", (long long)v->fan_in,
+               (long long)v->fan_in);
+        break;
     default: printf("zeros"); break;
     }
 }

@@ -148,6 +148,13 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_LSTM] = kbv_cpu_rnn,
     [KBV_OP_GRU] = kbv_cpu_rnn,
     /* (end of the recurrent ops) */
+
+    /* the attention ops */
+    [KBV_OP_MASKED_FILL] = kbv_cpu_masked_fill,
+    [KBV_OP_EQ_SCALAR] = kbv_cpu_eq_scalar,
+    [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_UNFOLD] = kbv_view_op,
+    /* (end of the attention ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }

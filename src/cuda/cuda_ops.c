@@ -422,6 +422,13 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_LSTM] = kbv_cuda_op_rnn,
     [KBV_OP_GRU] = kbv_cuda_op_rnn,
     /* (end of the recurrent ops) */
+
+    /* the attention ops */
+    [KBV_OP_MASKED_FILL] = kbv_cuda_op_masked_fill,
+    [KBV_OP_EQ_SCALAR] = kbv_cuda_op_eq_scalar,
+    [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_UNFOLD] = kbv_view_op,
+    /* (end of the attention ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

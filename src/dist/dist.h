@@ -203,6 +203,8 @@ typedef enum kbv_param_kind {
     KBV_PARAM_UNIFORM_FAN_IN, /* U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
     KBV_PARAM_RANDN,          /* N(0, 1) */
     KBV_PARAM_NORMAL,         /* N(0, value^2) */
+    KBV_PARAM_TRIL_ONES,      /* 1 where col <= row of a [..., N, N] square (fan_in: N) */
+    KBV_PARAM_XAVIER_UNIFORM, /* U(-a, a), a = sqrt(6 / fan_in), fan_in: fan_in + fan_out */
 } kbv_param_kind;
 
 /* The kind and constant of an initialiser; false for an unknown one. */
@@ -218,6 +220,8 @@ static inline bool kbv_param_kind_of(kbv_init init, double const_value, int *kin
     case KBV_INIT_UNIFORM_HIDDEN: *kind = KBV_PARAM_UNIFORM_FAN_IN; return true; /* fan_in: hidden */
     case KBV_INIT_RANDN: *kind = KBV_PARAM_RANDN; return true;
     case KBV_INIT_NORMAL: *kind = KBV_PARAM_NORMAL; *value = const_value; return true;
+    case KBV_INIT_TRIL_ONES: *kind = KBV_PARAM_TRIL_ONES; return true;
+    case KBV_INIT_XAVIER_UNIFORM: *kind = KBV_PARAM_XAVIER_UNIFORM; return true;
     }
     return false;
 }
@@ -229,9 +233,16 @@ static inline bool kbv_param_kind_of(kbv_init init, double const_value, int *kin
 KBV_HD double kbv_param_value(int kind, int64_t fan_in, double value, int d5, uint64_t seed,
                               uint32_t key, uint64_t index)
 {
+    if (kind == KBV_PARAM_TRIL_ONES) { /* a mask's structure: D5 leaves it */
+        const uint64_t n = fan_in > 0 ? (uint64_t)fan_in : 1;
+        return index % n <= index / n % n ? 1.0 : 0.0;
+    }
     kbv_philox_out r = kbv_rng(seed, key, KBV_RNG_ELEMENT, index);
     double v;
-    if (kind == KBV_PARAM_UNIFORM_FAN_IN) {
+    if (kind == KBV_PARAM_XAVIER_UNIFORM) {
+        double bound = fan_in > 0 ? sqrt(6.0 / (double)fan_in) : 0.0;
+        v = (2.0 * kbv_u01(r.v[0]) - 1.0) * bound;
+    } else if (kind == KBV_PARAM_UNIFORM_FAN_IN) {
         double bound = fan_in > 0 ? 1.0 / sqrt((double)fan_in) : 0.0;
         v = (2.0 * kbv_u01(r.v[0]) - 1.0) * bound;
     } else if (kind == KBV_PARAM_RANDN) {

@@ -97,6 +97,18 @@ static bool general_view(const kbv_node *node, const kbv_tensor *a, kbv_tensor *
     case KBV_OP_CONTIGUOUS:
         memcpy(out->stride, a->stride, sizeof out->stride);
         return kbv_tensor_is_contiguous(a);
+    case KBV_OP_SLICE: /* leading ranges: a's strides from a's start */
+        memcpy(out->stride, a->stride, sizeof out->stride);
+        return true;
+    case KBV_OP_UNFOLD: { /* windows `step` apart along the dim, each walking it */
+        int d = kbv_wrap_dim(nd->i[0], a->ndim);
+        if (d < 0 || out->ndim != a->ndim + 1)
+            return false;
+        memcpy(out->stride, a->stride, sizeof out->stride);
+        out->stride[d] = a->stride[d] * nd->i[2];
+        out->stride[a->ndim] = a->stride[d];
+        return true;
+    }
     default: /* unsqueeze, squeeze, view, flatten, dropout, reshape */
         return kbv_view_strides(a->ndim, a->shape, a->stride, out->ndim, out->shape,
                                 out->stride);

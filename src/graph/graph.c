@@ -318,6 +318,20 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
     case KBV_INIT_RANDN:
     case KBV_INIT_CONST:
         break;
+    case KBV_INIT_TRIL_ONES:
+        /* the element function reads the square's side from fan_in */
+        if (v->ndim < 2 || v->shape[v->ndim - 1] != v->shape[v->ndim - 2])
+            return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': tril ones needs a square in its "
+                            "last two dims", k, pd->name);
+        v->fan_in = v->shape[v->ndim - 1];
+        break;
+    case KBV_INIT_XAVIER_UNIFORM:
+        /* fan_in holds fan_in + fan_out, the sum the bound reads */
+        if (v->ndim != 2 || v->shape[0] + v->shape[1] <= 0)
+            return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': xavier_uniform_ is for a 2-D "
+                            "weight here", k, pd->name);
+        v->fan_in = v->shape[0] + v->shape[1];
+        break;
     case KBV_INIT_NORMAL:
         if (!(pd->value > 0.0))
             return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': normal initialiser with std %g",
@@ -329,7 +343,8 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
     }
     bool drawn = pd->init == KBV_INIT_UNIFORM_FAN_IN || pd->init == KBV_INIT_RANDN ||
                  pd->init == KBV_INIT_CONST || pd->init == KBV_INIT_NORMAL ||
-                 pd->init == KBV_INIT_UNIFORM_HIDDEN;
+                 pd->init == KBV_INIT_UNIFORM_HIDDEN || pd->init == KBV_INIT_TRIL_ONES ||
+                 pd->init == KBV_INIT_XAVIER_UNIFORM;
     if (drawn && !is_float)
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': a random or constant initialiser "
                         "needs a float dtype", k, pd->name);

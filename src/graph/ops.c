@@ -556,6 +556,37 @@ static kbv_status shape_mul_mask(const kbv_node_def *n, const kbv_value *const *
     return KBV_OK;
 }
 
+/* a.masked_fill(mask, value): a bool mask broadcast to a's shape, which the
+ * result keeps (PyTorch refuses a mask that would widen a). */
+static kbv_status shape_masked_fill(const kbv_node_def *n, const kbv_value *const *args,
+                                    kbv_value *out)
+{
+    char da[160], db[160];
+    if (args[1]->dtype != KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "masked_fill: the mask %s must be bool, it is %s",
+                        kbv_value_describe(args[1], db, sizeof db), kbv_dtype_name(args[1]->dtype));
+    KBV_TRY(need_float("masked_fill", args[0]));
+    KBV_TRY(shape_binary("masked_fill", args, out, false));
+    if (!same_shape(out, args[0]))
+        return kbv_fail(KBV_ERR_INVALID, "masked_fill: the mask %s does not broadcast to %s",
+                        kbv_value_describe(args[1], db, sizeof db),
+                        kbv_value_describe(args[0], da, sizeof da));
+    (void)n;
+    out->dtype = args[0]->dtype;
+    return KBV_OK;
+}
+
+/* a == value: a bool of a's shape. */
+static kbv_status shape_eq_scalar(const kbv_node_def *n, const kbv_value *const *args,
+                                  kbv_value *out)
+{
+    (void)n;
+    KBV_TRY(need_float("eq_scalar", args[0]));
+    copy_shape(out, args[0]);
+    out->dtype = KBV_BOOL;
+    return KBV_OK;
+}
+
 /* Same shape along dim i[0]; cumsum/cumprod of integers give int64. */
 static kbv_status shape_scan(const kbv_node_def *n, const kbv_value *const *args,
                              kbv_value *out)
@@ -1123,6 +1154,16 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                  "{b3})[{i0}]",
         .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
     /* (end of the recurrent ops) */
+    /* the attention ops */
+    [KBV_OP_MASKED_FILL] = {.name = "masked_fill", .n_args = 2,
+        .torch = "{0}.masked_fill({1}, {f0})", .shape = shape_masked_fill, .flops = flops_none},
+    [KBV_OP_EQ_SCALAR] = {.name = "eq_scalar", .n_args = 1, .torch = "({0} == {f0})",
+        .shape = shape_eq_scalar, .flops = flops_1},
+    [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
+        .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
+    [KBV_OP_UNFOLD] = {.name = "unfold", .n_args = 1, .is_view = true,
+        .torch = "{0}.unfold({i0}, {i1}, {i2})", .shape = kbv_shape_unfold, .flops = flops_none},
+    /* (end of the attention ops) */
 };
 
 /* The table's size is fixed by its declaration, so a missing row would be a

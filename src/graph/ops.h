@@ -198,6 +198,19 @@ typedef enum kbv_op {
     KBV_OP_LSTM,
     KBV_OP_GRU,
     /* (end of the recurrent ops) */
+    /* the attention ops (level 3's MinGPT attention L3/43, 44, 50, multi-head
+     * attention L3/31, the vision transformers L3/28, 32) */
+    KBV_OP_MASKED_FILL,   /* a.masked_fill(b, f[0]): b a bool mask that broadcasts to a's
+                             shape; where it is true the result holds f[0] (-inf included) */
+    KBV_OP_EQ_SCALAR,     /* a == f[0]: a bool tensor of a's shape */
+    KBV_OP_SLICE,         /* a[s]: a view of leading ranges, s one entry per dim from the
+                             first, ":" the whole dim or ":n" its first n (n an integer or a
+                             problem dim name), ":, :, :seq_len, :seq_len"; the dims after
+                             the last entry stay whole */
+    KBV_OP_UNFOLD,        /* a.unfold(i[0], i[1], i[2]): dim, size, step; the dim holds the
+                             (n - size) / step + 1 windows and a last dim of `size` is added,
+                             a view (ViT's patches, img.unfold(2, p, p).unfold(3, p, p)) */
+    /* (end of the attention ops) */
 
     KBV_OP_COUNT
 } kbv_op;

@@ -42,6 +42,12 @@ kbv_status kbv_shape_expand_in(const kbv_graph *g, const kbv_node_def *n,
                                const kbv_value *const *args, kbv_value *out);
 kbv_status kbv_shape_split(const kbv_node_def *n, const kbv_value *const *args,
                            kbv_value *out);
+/* slice: a[s] of leading ranges (ops.h); stops may name dims (shape_in). */
+kbv_status kbv_shape_slice(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
+kbv_status kbv_shape_slice_in(const kbv_graph *g, const kbv_node_def *n,
+                              const kbv_value *const *args, kbv_value *out);
+/* unfold: a.unfold(dim, size, step) (ops.h), a view. */
+kbv_status kbv_shape_unfold(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
 /* The permutation a permute node's s gives, checked against rank ndim:
  * perm[d] is the operand dim that result dim d walks. */
 kbv_status kbv_permute_dims(const kbv_node_def *n, int ndim, int *perm);

@@ -57,6 +57,12 @@ typedef enum kbv_init {
                                  nn.LSTM/nn.GRU (RNNBase.reset_parameters); hidden is the
                                  width of the module's "X.weight_hh_l0" (dim 1) for a param
                                  "X.*", derived like fan_in */
+    KBV_INIT_TRIL_ONES,       /* 1 on and below the diagonal of the last two (equal) dims, 0
+                                 above: a causal mask buffer, torch.tril(torch.ones(N, N));
+                                 structure, never perturbed (D5 leaves it) */
+    KBV_INIT_XAVIER_UNIFORM,  /* nn.init.xavier_uniform_: U(-a, a), a = sqrt(6 / (fan_in +
+                                 fan_out)) of a 2-D [fan_out, fan_in] weight
+                                 (nn.MultiheadAttention's in_proj_weight) */
 } kbv_init;
 
 typedef struct kbv_dim_def {

@@ -354,6 +354,16 @@ static void render_param(FILE *f, const kbv_graph *g, int p)
         fprint_factory(f, "torch.empty", pd->shape, pd->dtype, KBV_F32);
         fprintf(f, ".normal_(0, %s)", num);
         break;
+    case KBV_INIT_TRIL_ONES:
+        fprintf(f, "torch.tril(");
+        fprint_factory(f, "torch.ones", pd->shape, pd->dtype, KBV_F32);
+        fprintf(f, ")");
+        break;
+    case KBV_INIT_XAVIER_UNIFORM:
+        fprintf(f, "nn.init.xavier_uniform_(");
+        fprint_factory(f, "torch.empty", pd->shape, pd->dtype, KBV_F32);
+        fprintf(f, ")");
+        break;
     case KBV_INIT_CONST:
         /* torch.tensor(x) for a 0-dim param, torch.ones(shape) * x otherwise */
         kbv_render_float(pd->value, num, sizeof num);

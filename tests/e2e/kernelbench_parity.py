@@ -22,7 +22,6 @@ have its problem. Level-1 problems without a module are counted, not checked.
 Prints one line per problem and "N passed, M failed"; exits 1 on a failure.
 """
 import contextlib
-import copy
 import json
 import os
 import sys
@@ -139,7 +138,13 @@ def check_forward(d, meta, module_ns, kbv_small_ns):
     oracle = [np.load(os.path.join(d, o["file"])) for o in meta["outputs"]]
 
     def run(dtype):
-        m = copy.deepcopy(model).to(dtype)  # training mode, as KernelBench builds it
+        # A fresh model per dtype with kbv's params, converted in place: a
+        # deep copy would leave L3/44's mlpf lambda on the original's float32
+        # submodules (it closes over self.mlp as built).
+        torch.manual_seed(0)
+        m = module_ns["Model"](*kbv_small_ns["get_init_inputs"]())
+        m.load_state_dict(state, strict=False)
+        m = m.to(dtype)  # training mode, as KernelBench builds it
         args = [a.to(dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
                 for a in inputs]
         with torch.no_grad():

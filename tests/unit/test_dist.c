@@ -525,6 +525,33 @@ static void test_fill_extra_pattern(void **state)
     kbv_backend_destroy(be);
 }
 
+/* A causal mask's tril(ones) is structure: 1 on and below the diagonal of
+ * each square, under every draw, D5 included. xavier_uniform_ stays inside
+ * sqrt(6 / (fan_in + fan_out)) and reaches near it. */
+static void test_param_tril_and_xavier(void **state)
+{
+    (void)state;
+    int kind;
+    double value;
+    assert_true(kbv_param_kind_of(KBV_INIT_TRIL_ONES, 0.0, &kind, &value));
+    for (int d5 = 0; d5 <= 1; d5++)
+        for (uint64_t i = 0; i < 2 * 5 * 5; i++) {
+            uint64_t r = i / 5 % 5, c = i % 5;
+            assert_true(kbv_param_value(kind, 5, value, d5, 7, kbv_param_key(0), i) ==
+                        (c <= r ? 1.0 : 0.0));
+        }
+    assert_true(kbv_param_kind_of(KBV_INIT_XAVIER_UNIFORM, 0.0, &kind, &value));
+    const int64_t fan_sum = 128 + 384;
+    const double bound = sqrt(6.0 / (double)fan_sum);
+    double most = 0.0;
+    for (uint64_t i = 0; i < 4096; i++) {
+        double v = kbv_param_value(kind, fan_sum, value, 0, 7, kbv_param_key(1), i);
+        assert_true(fabs(v) <= bound);
+        most = fmax(most, fabs(v));
+    }
+    assert_true(most > 0.99 * bound);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_fill_param),
         cmocka_unit_test(test_fill_scales_after_structure),
         cmocka_unit_test(test_fill_extra_pattern),
+        cmocka_unit_test(test_param_tril_and_xavier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
