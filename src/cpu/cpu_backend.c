@@ -148,6 +148,11 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_LSTM] = kbv_cpu_rnn,
     [KBV_OP_GRU] = kbv_cpu_rnn,
     /* (end of the recurrent ops) */
+
+    /* NetVLAD and Mamba-2 */
+    [KBV_OP_EXP] = kbv_cpu_unary,
+    [KBV_OP_NORMALIZE] = kbv_cpu_normalize,
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }

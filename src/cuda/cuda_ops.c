@@ -422,6 +422,11 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_LSTM] = kbv_cuda_op_rnn,
     [KBV_OP_GRU] = kbv_cuda_op_rnn,
     /* (end of the recurrent ops) */
+
+    /* NetVLAD and Mamba-2 */
+    [KBV_OP_EXP] = op_unary,
+    [KBV_OP_NORMALIZE] = kbv_cuda_op_normalize,
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

@@ -198,6 +198,11 @@ typedef enum kbv_op {
     KBV_OP_LSTM,
     KBV_OP_GRU,
     /* (end of the recurrent ops) */
+    /* NetVLAD and Mamba-2 (L3/46-49) */
+    KBV_OP_EXP,           /* torch.exp(a) */
+    KBV_OP_NORMALIZE,     /* F.normalize(a, p=2.0, dim=i[0], eps=f[0]): a / clamp_min(2-norm
+                             along the dim (keepdim), eps), as PyTorch computes it */
+    /* (end of the NetVLAD and Mamba-2 ops) */
 
     KBV_OP_COUNT
 } kbv_op;
