@@ -152,8 +152,9 @@ typedef enum kbv_op {
     KBV_OP_SQUEEZE,       /* a.squeeze(i[0]): the dim goes when its size is 1 */
     KBV_OP_SQUEEZE_ALL,   /* a.squeeze(): every size-1 dim goes */
     KBV_OP_VIEW,          /* a.view(s) of a contiguous a: s the target shape as a tuple of
-                             integers, -1 (once), problem dim names and size(k) (a's size k,
-                             rendered a.size(k)), "(batch_size, -1)" */
+                             integers, -1 (once), problem dim names, size(k) (a's size k,
+                             rendered a.size(k)) and x.size(k) (input x's size k),
+                             "(batch_size, -1)" */
     KBV_OP_FLATTEN,       /* torch.flatten(a, start_dim=i[0], end_dim=i[1]) of a contiguous a */
     KBV_OP_CLONE,         /* a.clone(): a contiguous copy */
     KBV_OP_DROPOUT,       /* F.dropout(a, p=f[0], training=i[0]): the identity, a view (a
