@@ -7,6 +7,7 @@
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_ops.h"
+#include "exec/einsum_pairwise.h"
 #include "exec/view.h"
 #include "exec/view_select.h"
 #include "graph/graph.h"
@@ -426,6 +427,7 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     /* NetVLAD and Mamba-2 */
     [KBV_OP_EXP] = op_unary,
     [KBV_OP_NORMALIZE] = kbv_cuda_op_normalize,
+    [KBV_OP_EINSUM_N] = kbv_einsum_pairwise, /* cuBLAS bmm steps (exec/einsum_pairwise.c) */
     /* (end of the NetVLAD and Mamba-2 ops) */
 };
 

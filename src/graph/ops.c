@@ -4,6 +4,7 @@
  * op and the operands' shapes; graph.c adds the problem and node. */
 #include "graph/ops_table.h"
 #include "graph/ops_conv.h"
+#include "graph/ops_einsum.h"
 #include "graph/ops_rnn.h"
 #include "graph/ops_rules.h"
 
@@ -1148,6 +1149,9 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_NORMALIZE] = {.name = "normalize", .n_args = 1,
         .torch = "torch.nn.functional.normalize({0}, p=2.0, dim={i0}, eps={f0})",
         .shape = shape_normalize, .flops = flops_3},
+    [KBV_OP_EINSUM_N] = {.name = "einsum_n", .n_args = -1, .min_args = 1,
+        .torch = "torch.einsum(\"{s}\", {*})", .shape = kbv_shape_einsum_n,
+        .flops = kbv_flops_einsum_n, .tf32 = KBV_TF32_MATMUL},
     /* (end of the NetVLAD and Mamba-2 ops) */
 };
 

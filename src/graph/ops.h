@@ -203,6 +203,10 @@ typedef enum kbv_op {
     KBV_OP_EXP,           /* torch.exp(a) */
     KBV_OP_NORMALIZE,     /* F.normalize(a, p=2.0, dim=i[0], eps=f[0]): a / clamp_min(2-norm
                              along the dim (keepdim), eps), as PyTorch computes it */
+    KBV_OP_EINSUM_N,      /* torch.einsum(s, a, b, ...): one operand or more, any equation
+                             without ellipses or repeated labels, contracted pairwise left to
+                             right as aten does (graph/ops_einsum.h); einsum above is the
+                             single-matmul case */
     /* (end of the NetVLAD and Mamba-2 ops) */
 
     KBV_OP_COUNT
