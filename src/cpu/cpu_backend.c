@@ -150,6 +150,9 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_GRU] = kbv_cpu_rnn,
     /* (end of the recurrent ops) */
 
+    /* the attention ops */
+    [KBV_OP_MASKED_FILL] = kbv_cpu_masked_fill,
+    /* (end of the attention ops) */
     /* NetVLAD and Mamba-2 */
     [KBV_OP_EXP] = kbv_cpu_unary,
     [KBV_OP_NORMALIZE] = kbv_cpu_normalize,

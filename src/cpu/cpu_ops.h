@@ -28,6 +28,8 @@ kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_t
 /* pow, sqrt, log, rsub_scalar, clamp_min */
 kbv_status kbv_cpu_pointwise(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                              kbv_tensor *out);
+kbv_status kbv_cpu_masked_fill(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out);
 kbv_status kbv_cpu_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                             kbv_tensor *out);
 /* cumsum, cumprod */

@@ -1,5 +1,6 @@
 /* Elementwise ops of the normalisation, GELU and loss problems: pow with a
- * scalar exponent, sqrt, log, scalar - a, clamp(min=), and a * bool mask.
+ * scalar exponent, sqrt, log, scalar - a, clamp(min=), a * bool mask, and
+ * attention's a.masked_fill(mask, value).
  * Operands may be strided views; the mask broadcasts. */
 #include <math.h>
 
@@ -27,18 +28,44 @@ kbv_status kbv_cpu_pointwise(kbv_backend *be, const kbv_node *node, const kbv_te
     return pointwise_run_f64(node, &it, args[0].data, out->data);
 }
 
+/* The checks mul_mask and masked_fill share: a float tensor of the output's
+ * dtype and a bool mask, all with memory. */
+static kbv_status check_masked(const kbv_node *node, const kbv_tensor *args,
+                               const kbv_tensor *out)
+{
+    const char *op = kbv_cpu_op_name(node);
+    if (node->n_args != 2 || args[1].dtype != KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "%s: needs a tensor and a bool mask", op);
+    if ((out->dtype != KBV_F32 && out->dtype != KBV_F64) || args[0].dtype != out->dtype)
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: %s tensor into a %s output", op,
+                        kbv_dtype_name(args[0].dtype), kbv_dtype_name(out->dtype));
+    if ((!args[0].data && kbv_tensor_numel(&args[0]) > 0) ||
+        (!args[1].data && kbv_tensor_numel(&args[1]) > 0) || (!out->data && kbv_tensor_numel(out) > 0))
+        return kbv_fail(KBV_ERR_INVALID, "%s: an operand has no memory", op);
+    return KBV_OK;
+}
+
+kbv_status kbv_cpu_masked_fill(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out)
+{
+    (void)be;
+    KBV_TRY(check_masked(node, args, out));
+    kbv_cpu_iter it;
+    const kbv_tensor *ins[2] = {&args[0], &args[1]};
+    KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 2));
+    const double value = node->def ? node->def->f[0] : 0.0;
+    if (out->dtype == KBV_F32)
+        masked_fill_run_f32(&it, args[0].data, args[1].data, value, out->data);
+    else
+        masked_fill_run_f64(&it, args[0].data, args[1].data, value, out->data);
+    return KBV_OK;
+}
+
 kbv_status kbv_cpu_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                             kbv_tensor *out)
 {
     (void)be;
-    if (node->n_args != 2 || args[1].dtype != KBV_BOOL)
-        return kbv_fail(KBV_ERR_INVALID, "mul_mask: needs a tensor and a bool mask");
-    if ((out->dtype != KBV_F32 && out->dtype != KBV_F64) || args[0].dtype != out->dtype)
-        return kbv_fail(KBV_ERR_UNSUPPORTED, "mul_mask: %s tensor into a %s output",
-                        kbv_dtype_name(args[0].dtype), kbv_dtype_name(out->dtype));
-    if ((!args[0].data && kbv_tensor_numel(&args[0]) > 0) ||
-        (!args[1].data && kbv_tensor_numel(&args[1]) > 0) || (!out->data && kbv_tensor_numel(out) > 0))
-        return kbv_fail(KBV_ERR_INVALID, "mul_mask: an operand has no memory");
+    KBV_TRY(check_masked(node, args, out));
     kbv_cpu_iter it;
     const kbv_tensor *ins[2] = {&args[0], &args[1]};
     KBV_TRY(kbv_cpu_iter_init(&it, out, ins, 2));

@@ -52,6 +52,24 @@ static kbv_status KBV_FN(pointwise_run)(const kbv_node *node, kbv_cpu_iter *it, 
     return KBV_OK;
 }
 
+/* a.masked_fill(mask, value): value where the mask is true, a elsewhere. */
+static void KBV_FN(masked_fill_run)(kbv_cpu_iter *it, const void *in, const unsigned char *mask,
+                                    double value, void *out)
+{
+    const KBV_T *src = in;
+    KBV_T *dst = out;
+    const KBV_T fill = (KBV_T)value;
+    for (int64_t r = 0; r < it->outer_count; r++, kbv_cpu_iter_advance(it)) {
+        KBV_T *o = dst + it->offset[0];
+        const KBV_T *a = src + it->offset[1];
+        const unsigned char *m = mask + it->offset[2];
+        const int64_t so = it->inner_stride[0], sa = it->inner_stride[1],
+                      sm = it->inner_stride[2];
+        for (int64_t j = 0; j < it->inner; j++)
+            o[j * so] = m[j * sm] ? fill : a[j * sa];
+    }
+}
+
 /* a * mask: the bool promoted to 0 or 1 of the element type, then multiplied
  * (so inf * false is NaN, as in PyTorch). */
 static void KBV_FN(mul_mask_run)(kbv_cpu_iter *it, const void *in, const unsigned char *mask,

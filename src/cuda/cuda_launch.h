@@ -64,6 +64,18 @@ cudaError_t kbv_cuda_launch_binary_f32_scalar(cudaStream_t s, int op, const void
 cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_size, const void *x,
                                          const kbv_cuda_layout *xl, void *y);
 
+/* ---- attention's masked_fill (cuda_masked_fill.cu) ---- */
+
+/* y (contiguous, shape xl->shape) = value where the bool mask is true, x
+ * elsewhere, both viewed through layouts aligned to the output shape.
+ * period > 0: x is contiguous and the mask, contiguous too, repeats every
+ * period elements of the output (its trailing dims, broadcast over the
+ * leading ones), so it is read at i % period. */
+cudaError_t kbv_cuda_launch_masked_fill(cudaStream_t s, int kind, const void *x,
+                                        const kbv_cuda_layout *xl, const unsigned char *mask,
+                                        const kbv_cuda_layout *ml, int64_t period, double value,
+                                        void *y);
+
 /* ---- noise beside a call (cuda_noise.cu): the strict race run ---- */
 
 /* Blocks on stream s that read and write buf (bytes) for about us microseconds. */

@@ -424,6 +424,9 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_GRU] = kbv_cuda_op_rnn,
     /* (end of the recurrent ops) */
 
+    /* the attention ops */
+    [KBV_OP_MASKED_FILL] = kbv_cuda_op_masked_fill,
+    /* (end of the attention ops) */
     /* NetVLAD and Mamba-2 */
     [KBV_OP_EXP] = op_unary,
     [KBV_OP_NORMALIZE] = kbv_cuda_op_normalize,

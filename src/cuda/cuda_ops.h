@@ -30,6 +30,8 @@ kbv_status kbv_cuda_op_reduce_all(kbv_backend *be, const kbv_node *node, const k
 /* pow, sqrt, log, rsub_scalar, clamp_min */
 kbv_status kbv_cuda_op_pointwise(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                  kbv_tensor *out);
+kbv_status kbv_cuda_op_masked_fill(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                   kbv_tensor *out);
 kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                 kbv_tensor *out);
 /* cumsum, cumprod */

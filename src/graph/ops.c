@@ -575,6 +575,26 @@ static kbv_status shape_mul_mask(const kbv_node_def *n, const kbv_value *const *
     return KBV_OK;
 }
 
+/* a.masked_fill(mask, value): a bool mask broadcast to a's shape, which the
+ * result keeps (PyTorch refuses a mask that would widen a). */
+static kbv_status shape_masked_fill(const kbv_node_def *n, const kbv_value *const *args,
+                                    kbv_value *out)
+{
+    char da[160], db[160];
+    if (args[1]->dtype != KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "masked_fill: the mask %s must be bool, it is %s",
+                        kbv_value_describe(args[1], db, sizeof db), kbv_dtype_name(args[1]->dtype));
+    KBV_TRY(need_float("masked_fill", args[0]));
+    KBV_TRY(shape_binary("masked_fill", args, out, false));
+    if (!same_shape(out, args[0]))
+        return kbv_fail(KBV_ERR_INVALID, "masked_fill: the mask %s does not broadcast to %s",
+                        kbv_value_describe(args[1], db, sizeof db),
+                        kbv_value_describe(args[0], da, sizeof da));
+    (void)n;
+    out->dtype = args[0]->dtype;
+    return KBV_OK;
+}
+
 /* Same shape along dim i[0]; cumsum/cumprod of integers give int64. */
 static kbv_status shape_scan(const kbv_node_def *n, const kbv_value *const *args,
                              kbv_value *out)
@@ -1142,6 +1162,10 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                  "{b3})[{i0}]",
         .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
     /* (end of the recurrent ops) */
+    /* the attention ops */
+    [KBV_OP_MASKED_FILL] = {.name = "masked_fill", .n_args = 2,
+        .torch = "{0}.masked_fill({1}, {f0})", .shape = shape_masked_fill, .flops = flops_none},
+    /* (end of the attention ops) */
     /* NetVLAD and Mamba-2: exp 1 FLOP; normalize the squares' sum (2), the
      * division (1) */
     [KBV_OP_EXP] = {.name = "exp", .n_args = 1, .torch = "torch.exp({0})",

@@ -199,6 +199,11 @@ typedef enum kbv_op {
     KBV_OP_LSTM,
     KBV_OP_GRU,
     /* (end of the recurrent ops) */
+    /* the attention ops (level 3's MinGPT attention L3/43, 44, 50, multi-head
+     * attention L3/31, the vision transformers L3/28, 32) */
+    KBV_OP_MASKED_FILL,   /* a.masked_fill(b, f[0]): b a bool mask that broadcasts to a's
+                             shape; where it is true the result holds f[0] (-inf included) */
+    /* (end of the attention ops) */
     /* NetVLAD and Mamba-2 (L3/46-49) */
     KBV_OP_EXP,           /* torch.exp(a) */
     KBV_OP_NORMALIZE,     /* F.normalize(a, p=2.0, dim=i[0], eps=f[0]): a / clamp_min(2-norm

@@ -35,8 +35,12 @@ static kbv_status write_npy(kbv_backend *be, const kbv_tensor *t, const kbv_valu
     if (!buf)
         return kbv_fail(KBV_ERR_NOMEM, "%s", v->name);
     (void)be;
+    if (t->dtype == KBV_BOOL) /* a mask: its bytes as they are */
+        want = KBV_BOOL;
     for (int64_t i = 0; i < n; i++) {
-        if (want == KBV_F32)
+        if (want == KBV_BOOL)
+            ((unsigned char *)buf)[i] = ((const unsigned char *)t->data)[i];
+        else if (want == KBV_F32)
             ((float *)buf)[i] = (float)src[i];
         else
             ((double *)buf)[i] = src[i];
@@ -74,8 +78,12 @@ static kbv_status dump_one(const kbv_problem *def, const char *dir, uint64_t see
     const kbv_draw draw = {KBV_DIST_D6, seed, NULL}, base = {KBV_DIST_BASE, seed, NULL};
     for (; n_in < g.n_inputs; n_in++) {
         kbv_value_tensor(&g.values[n_in], &in[n_in]);
-        in[n_in].dtype = KBV_F64;
-        KBV_TRY_GOTO(be->alloc(be, (size_t)kbv_value_numel(&g.values[n_in]) * 8, &in[n_in].data),
+        /* float inputs in float64; a bool mask stays bool */
+        const bool is_mask = in[n_in].dtype == KBV_BOOL;
+        if (!is_mask)
+            in[n_in].dtype = KBV_F64;
+        KBV_TRY_GOTO(be->alloc(be, (size_t)kbv_value_numel(&g.values[n_in]) * (is_mask ? 1 : 8),
+                               &in[n_in].data),
                      st, done);
         KBV_TRY_GOTO(be->fill(be, &def->inputs[n_in], n_in, &draw, &in[n_in]), st, done);
     }

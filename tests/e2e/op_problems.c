@@ -3,6 +3,8 @@
  * checks them against PyTorch (op_parity_dump.c), and the GPU tests run
  * them on the CUDA backend against the CPU's float64 (tests/gpu). Dims B,
  * C, H, W; the small size is the full one (the GPU tests choose others). */
+#include <math.h>
+
 #include "op_problems.h"
 
 #define X3 {"B", "C", "H", NULL}
@@ -112,6 +114,20 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_CHUNK, .args = {"x"}, .outs = {"c0", "c1"}, .i = {2, 1}},
                {.op = KBV_OP_SUB, .args = {"c0", "c1"}, .out = "d"}},
      .outputs = {"sa", "v", "d", "qk"}},
+    /* attention's masked_fill: -inf where a broadcast bool mask is true (the
+     * causal mask), a finite value through a strided operand */
+    {.level = 0, .id = 11, .name = "11_Masked_Fill", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
+                 .gen = KBV_GEN_RANDN},
+                {.name = "mask", .dtype = KBV_BOOL, .shape = {"1", "1", "H", "W"},
+                 .gen = KBV_GEN_RANDINT, .low = 0, .high = 2},
+                {.name = "row", .dtype = KBV_BOOL, .shape = {"C", "1", "1", "1"},
+                 .gen = KBV_GEN_RANDINT, .low = 0, .high = 2}},
+     .nodes = {{.op = KBV_OP_MASKED_FILL, .args = {"x", "mask"}, .out = "a",
+                .f = {-INFINITY}},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {0, 1}},
+               {.op = KBV_OP_MASKED_FILL, .args = {"t", "row"}, .out = "b", .f = {-0.25}}},
+     .outputs = {"a", "b"}},
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);
