@@ -200,8 +200,8 @@ static kbv_status sumproduct(kbv_backend *be, const kbv_node *node, int n_dims, 
     if (last && in_result_order(&r->t, n_out)) {
         mm.data = out->data;
     } else {
-        KBV_TRY_GOTO(be->alloc(be, (size_t)kbv_tensor_numel(&mm) * kbv_dtype_size(mm.dtype)
-                                       + 1, &r->owned), st, done);
+        const size_t bytes = (size_t)kbv_tensor_numel(&mm) * kbv_dtype_size(mm.dtype);
+        KBV_TRY_GOTO(be->alloc(be, bytes ? bytes : 1, &r->owned), st, done);
         mm.data = r->owned;
     }
     r->t.data = mm.data;
