@@ -46,6 +46,8 @@ static const level3_builder builders[] = {
     kbv_l3_045,
     kbv_l3_046,
     kbv_l3_047,
+    kbv_l3_048,
+    kbv_l3_049,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

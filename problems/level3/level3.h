@@ -52,5 +52,7 @@ kbv_status kbv_l3_042(kbv_builder *b);
 kbv_status kbv_l3_045(kbv_builder *b);
 kbv_status kbv_l3_046(kbv_builder *b);
 kbv_status kbv_l3_047(kbv_builder *b);
+kbv_status kbv_l3_048(kbv_builder *b);
+kbv_status kbv_l3_049(kbv_builder *b);
 
 #endif

@@ -157,6 +157,7 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_EXP] = kbv_cpu_unary,
     [KBV_OP_NORMALIZE] = kbv_cpu_normalize,
     [KBV_OP_EINSUM_N] = kbv_einsum_pairwise,
+    [KBV_OP_SEGSUM_MASK] = kbv_cpu_segsum_mask,
     /* (end of the NetVLAD and Mamba-2 ops) */
 };
 

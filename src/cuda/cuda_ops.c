@@ -431,6 +431,7 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_EXP] = op_unary,
     [KBV_OP_NORMALIZE] = kbv_cuda_op_normalize,
     [KBV_OP_EINSUM_N] = kbv_einsum_pairwise, /* cuBLAS bmm steps (exec/einsum_pairwise.c) */
+    [KBV_OP_SEGSUM_MASK] = kbv_cuda_op_segsum_mask,
     /* (end of the NetVLAD and Mamba-2 ops) */
 };
 

@@ -368,6 +368,21 @@ static kbv_status shape_normalize(const kbv_node_def *n, const kbv_value *const 
     return KBV_OK;
 }
 
+/* segsum's mask: bool [T, T], T the operand's last size. */
+static kbv_status shape_segsum_mask(const kbv_node_def *n, const kbv_value *const *args,
+                                    kbv_value *out)
+{
+    (void)n;
+    char da[160];
+    if (args[0]->ndim < 1)
+        return kbv_fail(KBV_ERR_INVALID, "segsum_mask: %s has no last dim",
+                        kbv_value_describe(args[0], da, sizeof da));
+    out->dtype = KBV_BOOL;
+    out->ndim = 2;
+    out->shape[0] = out->shape[1] = args[0]->shape[args[0]->ndim - 1];
+    return KBV_OK;
+}
+
 /* ------------------------------------------------------------------- FLOPs */
 
 /* Matmul-like ops: 2 * (output elements) * (contracted size). The
@@ -1176,6 +1191,10 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_EINSUM_N] = {.name = "einsum_n", .n_args = -1, .min_args = 1,
         .torch = "torch.einsum(\"{s}\", {*})", .shape = kbv_shape_einsum_n,
         .flops = kbv_flops_einsum_n, .tf32 = KBV_TF32_MATMUL},
+    [KBV_OP_SEGSUM_MASK] = {.name = "segsum_mask", .n_args = 1,
+        .torch = "~torch.tril(torch.ones({0}.size(-1), {0}.size(-1), dtype=torch.bool, "
+                 "device={0}.device), diagonal=0)",
+        .shape = shape_segsum_mask, .flops = flops_none},
     /* (end of the NetVLAD and Mamba-2 ops) */
 };
 

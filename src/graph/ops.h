@@ -212,6 +212,9 @@ typedef enum kbv_op {
                              without ellipses or repeated labels, contracted pairwise left to
                              right as aten does (graph/ops_einsum.h); einsum above is the
                              single-matmul case */
+    KBV_OP_SEGSUM_MASK,   /* ~torch.tril(torch.ones(T, T, dtype=torch.bool, device=a.device),
+                             diagonal=0), T = a.size(-1): Mamba-2's segsum mask, true strictly
+                             above the diagonal */
     /* (end of the NetVLAD and Mamba-2 ops) */
 
     KBV_OP_COUNT

@@ -684,6 +684,29 @@ static void test_normalize_shapes(void **state)
     check_op(&c);
 }
 
+/* einsum_n's pairwise steps through cuBLAS: Mamba-2's chunk recurrence
+ * (a reshape copy, the bmm's output copied into the result) and its
+ * intra-chunk states (an elementwise step, then a bmm). */
+static void test_einsum_shapes(void **state)
+{
+    (void)state;
+    op_case c = make_case("einsum bhzc,bchpn->bzhpn", KBV_OP_EINSUM_N, 2);
+    c.def.s = "bhzc,bchpn->bzhpn";
+    c.def.n_args = 2;
+    set_arg(&c, 0, 4, SHAPE(3, 4, 5, 5));
+    set_arg(&c, 1, 5, SHAPE(3, 5, 4, 16, 8));
+    set_out(&c, 5, SHAPE(3, 5, 4, 16, 8));
+    check_op(&c);
+    c = make_case("einsum bclhn,bhcl,bclhp->bchpn", KBV_OP_EINSUM_N, 3);
+    c.def.s = "bclhn,bhcl,bclhp->bchpn";
+    c.def.n_args = 3;
+    set_arg(&c, 0, 5, SHAPE(3, 2, 64, 4, 16));
+    set_arg(&c, 1, 4, SHAPE(3, 4, 2, 64));
+    set_arg(&c, 2, 5, SHAPE(3, 2, 64, 4, 32));
+    set_out(&c, 5, SHAPE(3, 2, 4, 32, 16));
+    check_op(&c);
+}
+
 static void test_elementwise_shapes(void **state)
 {
     (void)state;
@@ -1083,6 +1106,7 @@ int main(void)
         cmocka_unit_test(test_elementwise_shapes),
         cmocka_unit_test(test_softmax_shapes),
         cmocka_unit_test(test_normalize_shapes),
+        cmocka_unit_test(test_einsum_shapes),
         cmocka_unit_test(test_layout_shapes),
         cmocka_unit_test(test_matmul_shapes),
         cmocka_unit_test(test_attention_chunks),
