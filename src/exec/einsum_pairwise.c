@@ -6,9 +6,10 @@
  * as [b, c, l, h, p]), where kbv's node hands over a contiguous tensor; when
  * that view is not already in the result's order, the bmm writes to a
  * temporary that is then copied into the node's output (one result-sized
- * buffer more, for the copy's duration). Elementwise steps write a
- * contiguous result in the aligned order, where PyTorch's TensorIterator
- * follows its operands' layout: values and sizes are the same. */
+ * buffer more, for the copy's duration). An elementwise step's result is
+ * laid out in memory as PyTorch's TensorIterator lays it out (following its
+ * operands' strides), since the next step's reshape views or copies it by
+ * that layout. */
 #include "exec/einsum_pairwise.h"
 
 #include <stdbool.h>
@@ -218,26 +219,69 @@ done:
     return st;
 }
 
-/* a * b, broadcast: a contiguous result in the aligned order (into out
- * when this is the last step: the contracted dims are all 1 by then). */
-static kbv_status product(kbv_backend *be, const kbv_node *node, int n_dims, const term *a,
-                          const term *b, kbv_tensor *out, bool last, term *r)
+/* The memory order of an elementwise result, as PyTorch's TensorIterator
+ * lays it out: dims outermost first, dim x before dim y where the first
+ * operand that has both (size above 1) strides x wider, the next operand
+ * deciding where it has either broadcast; undecided dims keep the aligned
+ * order. perm[j] is the aligned dim at memory position j. */
+static void elementwise_order(int n_dims, const kbv_tensor *a, const kbv_tensor *b, int *perm)
+{
+    const kbv_tensor *ops[2] = {a, b};
+    for (int d = 0; d < n_dims; d++)
+        perm[d] = d;
+    for (int j = 1; j < n_dims; j++) /* insertion sort, stable */
+        for (int k = j; k > 0; k--) {
+            int x = perm[k - 1], y = perm[k], order = 0;
+            for (int o = 0; o < 2 && !order; o++) {
+                int64_t sx = ops[o]->shape[x] != 1 ? ops[o]->stride[x] : 0;
+                int64_t sy = ops[o]->shape[y] != 1 ? ops[o]->stride[y] : 0;
+                if (sx && sy && sx != sy)
+                    order = sx < sy ? 1 : -1; /* 1: y goes outside x */
+            }
+            if (order <= 0)
+                break;
+            perm[k - 1] = y;
+            perm[k] = x;
+        }
+}
+
+/* a * b, broadcast, laid out as TensorIterator lays it out (above): the
+ * backend's mul runs on the operands permuted to that order into a
+ * contiguous buffer, viewed back in the aligned order. The last step
+ * writes into out when that order is the result's (the contracted dims
+ * are all 1 by then). */
+static kbv_status product(kbv_backend *be, const kbv_node *node, int n_dims, int n_out,
+                          const term *a, const term *b, kbv_tensor *out, bool last, term *r)
 {
     memset(r, 0, sizeof *r);
-    int64_t shape[KBV_MAX_DIMS];
-    for (int d = 0; d < n_dims; d++)
-        shape[d] = a->t.shape[d] != 1 ? a->t.shape[d] : b->t.shape[d];
-    if (last) {
-        r->t = *out;
-        r->t.ndim = n_dims;
-        memcpy(r->t.shape, shape, sizeof shape);
-        set_contiguous(&r->t);
-    } else {
-        KBV_TRY(new_tensor(be, a->t.dtype, n_dims, shape, &r->t, &r->owned));
+    int perm[KBV_MAX_DIMS];
+    elementwise_order(n_dims, &a->t, &b->t, perm);
+    kbv_tensor pa = a->t, pb = b->t, po = {.dtype = a->t.dtype, .ndim = n_dims};
+    for (int j = 0; j < n_dims; j++) {
+        const int d = perm[j];
+        pa.shape[j] = a->t.shape[d];
+        pa.stride[j] = a->t.stride[d];
+        pb.shape[j] = b->t.shape[d];
+        pb.stride[j] = b->t.stride[d];
+        po.shape[j] = a->t.shape[d] != 1 ? a->t.shape[d] : b->t.shape[d];
     }
-    kbv_tensor ab[2] = {a->t, b->t};
+    set_contiguous(&po);
+    r->t = po;
+    for (int j = 0; j < n_dims; j++) {
+        r->t.shape[perm[j]] = po.shape[j];
+        r->t.stride[perm[j]] = po.stride[j];
+    }
+    if (last && in_result_order(&r->t, n_out)) {
+        po.data = out->data;
+    } else {
+        const size_t bytes = (size_t)kbv_tensor_numel(&po) * kbv_dtype_size(po.dtype);
+        KBV_TRY(be->alloc(be, bytes ? bytes : 1, &r->owned));
+        po.data = r->owned;
+    }
+    r->t.data = po.data;
+    kbv_tensor ab[2] = {pa, pb};
     kbv_node_def def = {0};
-    kbv_status st = run_op(be, node, KBV_OP_MUL, &def, ab, 2, &r->t);
+    kbv_status st = run_op(be, node, KBV_OP_MUL, &def, ab, 2, &po);
     if (st != KBV_OK) {
         release(be, r);
         return kbv_relay_at(__FILE__, __LINE__, st);
@@ -307,7 +351,7 @@ kbv_status kbv_einsum_pairwise(kbv_backend *be, const kbv_node *node, const kbv_
         if (p.sum)
             st = sumproduct(be, node, eq.n_dims, eq.n_out, &acc, &b, p.sum, out, last, &r);
         else
-            st = product(be, node, eq.n_dims, &acc, &b, out, last, &r);
+            st = product(be, node, eq.n_dims, eq.n_out, &acc, &b, out, last, &r);
     done_b:
         release(be, &b);
         if (st != KBV_OK)

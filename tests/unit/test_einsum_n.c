@@ -247,6 +247,23 @@ static void test_temporaries(void **state)
     assert_int_equal(be->mem.peak, counted(states) + counted(bmm_out));
     assert_int_equal(be->mem.current, 0);
 
+    /* Mamba-2's diagonal blocks, "bclhn,bcshn,bhcls,bcshp->bclhp": C and B
+     * copied for their reshapes beside the bmm's CB [b*c*h, l, s] (the peak);
+     * CB * L laid out as CB is (TensorIterator's order, b c h l s), so the
+     * third step's reshape views it rather than copying it again */
+    be->reset_peak(be);
+    kbv_tensor d4[4] = {labelled(KBV_F64, "bclhn", &s, NULL), labelled(KBV_F64, "bcshn", &s, NULL),
+                        labelled(KBV_F64, "bhcls", &s, NULL), labelled(KBV_F64, "bcshp", &s, NULL)};
+    int64_t s4[5] = {2, 3, 5, 2, 3};
+    kbv_tensor out4 = kbv_test_tensor(KBV_F64, 5, s4);
+    assert_int_equal(run_einsum(be, "bclhn,bcshn,bhcls,bcshp->bclhp", d4, 4, &out4), KBV_OK);
+    const size_t c_copy = 2 * 3 * 5 * 2 * 4 * sizeof(double), cb = 2 * 3 * 2 * 5 * 5 * sizeof(double);
+    assert_int_equal(be->mem.peak, 2 * counted(c_copy) + counted(cb));
+    assert_int_equal(be->mem.current, 0);
+    for (int k = 0; k < 4; k++)
+        free(d4[k].data);
+    free(out4.data);
+
     /* "bl,lh->bh": the bmm's output is the result, written in place */
     be->reset_peak(be);
     kbv_tensor mm[2] = {labelled(KBV_F64, "bl", &s, NULL), labelled(KBV_F64, "lh", &s, NULL)};
