@@ -157,7 +157,7 @@ static kbv_status sumproduct(kbv_backend *be, const kbv_node *node, int n_dims, 
             ro[n_ro++] = d;
     }
     /* left [lro, lo, sum, ro], right [lro, sum, ro, lo] */
-    int lperm[KBV_MAX_DIMS], rperm[KBV_MAX_DIMS], np = 0;
+    int lperm[KBV_MAX_DIMS], rperm[KBV_MAX_DIMS];
     memcpy(lperm, lro, sizeof(int) * (size_t)n_lro);
     memcpy(lperm + n_lro, lo, sizeof(int) * (size_t)n_lo);
     memcpy(lperm + n_lro + n_lo, sd, sizeof(int) * (size_t)n_sum);
@@ -166,13 +166,12 @@ static kbv_status sumproduct(kbv_backend *be, const kbv_node *node, int n_dims, 
     memcpy(rperm + n_lro, sd, sizeof(int) * (size_t)n_sum);
     memcpy(rperm + n_lro + n_sum, ro, sizeof(int) * (size_t)n_ro);
     memcpy(rperm + n_lro + n_sum + n_ro, lo, sizeof(int) * (size_t)n_lo);
-    np = n_dims;
 
     kbv_status st = KBV_OK;
     void *lcopy = NULL, *rcopy = NULL;
     kbv_tensor left, right;
-    KBV_TRY(as_batch_matrix(be, node, &a->t, lperm, np, n_lro, n_lro + n_lo, &left, &lcopy));
-    KBV_TRY_GOTO(as_batch_matrix(be, node, &b->t, rperm, np, n_lro, n_lro + n_sum, &right,
+    KBV_TRY(as_batch_matrix(be, node, &a->t, lperm, n_dims, n_lro, n_lro + n_lo, &left, &lcopy));
+    KBV_TRY_GOTO(as_batch_matrix(be, node, &b->t, rperm, n_dims, n_lro, n_lro + n_sum, &right,
                                  &rcopy), st, done);
 
     /* the bmm's output [lro, lo, 1 per summed dim, ro], viewed in the aligned order */
