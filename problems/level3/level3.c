@@ -49,6 +49,10 @@ static const level3_builder builders[] = {
     kbv_l3_043,
     kbv_l3_044,
     kbv_l3_045,
+    kbv_l3_046,
+    kbv_l3_047,
+    kbv_l3_048,
+    kbv_l3_049,
     kbv_l3_050,
 };
 

@@ -55,6 +55,10 @@ kbv_status kbv_l3_042(kbv_builder *b);
 kbv_status kbv_l3_043(kbv_builder *b);
 kbv_status kbv_l3_044(kbv_builder *b);
 kbv_status kbv_l3_045(kbv_builder *b);
+kbv_status kbv_l3_046(kbv_builder *b);
+kbv_status kbv_l3_047(kbv_builder *b);
+kbv_status kbv_l3_048(kbv_builder *b);
+kbv_status kbv_l3_049(kbv_builder *b);
 kbv_status kbv_l3_050(kbv_builder *b);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "cpu/cpu_conv_pool.h"
 #include "cpu/cpu_ops.h"
+#include "exec/einsum_pairwise.h"
 #include "exec/view.h"
 #include "exec/view_select.h"
 #include "graph/ops_table.h"
@@ -155,6 +156,12 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_SLICE] = kbv_view_op,
     [KBV_OP_UNFOLD] = kbv_view_op,
     /* (end of the attention ops) */
+    /* NetVLAD and Mamba-2 */
+    [KBV_OP_EXP] = kbv_cpu_unary,
+    [KBV_OP_NORMALIZE] = kbv_cpu_normalize,
+    [KBV_OP_EINSUM_N] = kbv_einsum_pairwise,
+    [KBV_OP_SEGSUM_MASK] = kbv_cpu_segsum_mask,
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }
@@ -252,6 +259,8 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
     if (mode == KBV_MODE_BF16) {
         for (int op = 0; op < KBV_OP_COUNT; op++)
             impl->bf16_ops[op] = cpu_ops[op] ? kbv_cpu_bf16_op : NULL;
+        /* einsum's steps are ops of their own, each rounded to bf16 as PyTorch's are */
+        impl->bf16_ops[KBV_OP_EINSUM_N] = kbv_einsum_pairwise;
         be->ops = impl->bf16_ops;
     }
     be->alloc = cpu_alloc;

@@ -80,6 +80,11 @@ cudaError_t kbv_cuda_launch_masked_fill(cudaStream_t s, int kind, const void *x,
 cudaError_t kbv_cuda_launch_eq_scalar(cudaStream_t s, int kind, const void *x,
                                       const kbv_cuda_layout *xl, double value, unsigned char *y);
 
+/* ---- Mamba-2's segsum mask (cuda_segsum_mask.cu) ---- */
+
+/* m (contiguous bool [t, t]) = j > i: ~tril(ones(t, t)). */
+cudaError_t kbv_cuda_launch_segsum_mask(cudaStream_t s, unsigned char *m, int64_t t);
+
 /* ---- noise beside a call (cuda_noise.cu): the strict race run ---- */
 
 /* Blocks on stream s that read and write buf (bytes) for about us microseconds. */

@@ -7,6 +7,7 @@
 #include "cuda/cuda_conv.h"
 #include "cuda/cuda_impl.h"
 #include "cuda/cuda_ops.h"
+#include "exec/einsum_pairwise.h"
 #include "exec/view.h"
 #include "exec/view_select.h"
 #include "graph/graph.h"
@@ -429,6 +430,12 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_SLICE] = kbv_view_op,
     [KBV_OP_UNFOLD] = kbv_view_op,
     /* (end of the attention ops) */
+    /* NetVLAD and Mamba-2 */
+    [KBV_OP_EXP] = op_unary,
+    [KBV_OP_NORMALIZE] = kbv_cuda_op_normalize,
+    [KBV_OP_EINSUM_N] = kbv_einsum_pairwise, /* cuBLAS bmm steps (exec/einsum_pairwise.c) */
+    [KBV_OP_SEGSUM_MASK] = kbv_cuda_op_segsum_mask,
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

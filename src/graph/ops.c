@@ -4,6 +4,7 @@
  * op and the operands' shapes; graph.c adds the problem and node. */
 #include "graph/ops_table.h"
 #include "graph/ops_conv.h"
+#include "graph/ops_einsum.h"
 #include "graph/ops_rnn.h"
 #include "graph/ops_rules.h"
 
@@ -346,6 +347,39 @@ static kbv_status shape_softmax(const kbv_node_def *n, const kbv_value *const *a
                         (long long)n->i[0], kbv_value_describe(a, da, sizeof da));
     out->dtype = float_result(a->dtype);
     copy_shape(out, a);
+    return KBV_OK;
+}
+
+/* F.normalize: a float tensor of a's shape; the dim must exist (a 0-dim
+ * tensor has none to normalise along, as PyTorch's norm over dim 0 of a
+ * scalar is the scalar's own absolute value: kept out). */
+static kbv_status shape_normalize(const kbv_node_def *n, const kbv_value *const *args,
+                                  kbv_value *out)
+{
+    const kbv_value *a = args[0];
+    char da[160];
+    if (!kbv_dtype_is_float(a->dtype) || a->ndim == 0 || kbv_wrap_dim(n->i[0], a->ndim) < 0)
+        return kbv_fail(KBV_ERR_INVALID, "normalize: dim %lld of %s (a float tensor of 1 dim "
+                        "or more)", (long long)n->i[0], kbv_value_describe(a, da, sizeof da));
+    if (!(n->f[0] > 0.0))
+        return kbv_fail(KBV_ERR_INVALID, "normalize: eps %g is not positive", n->f[0]);
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    return KBV_OK;
+}
+
+/* segsum's mask: bool [T, T], T the operand's last size. */
+static kbv_status shape_segsum_mask(const kbv_node_def *n, const kbv_value *const *args,
+                                    kbv_value *out)
+{
+    (void)n;
+    char da[160];
+    if (args[0]->ndim < 1)
+        return kbv_fail(KBV_ERR_INVALID, "segsum_mask: %s has no last dim",
+                        kbv_value_describe(args[0], da, sizeof da));
+    out->dtype = KBV_BOOL;
+    out->ndim = 2;
+    out->shape[0] = out->shape[1] = args[0]->shape[args[0]->ndim - 1];
     return KBV_OK;
 }
 
@@ -1164,6 +1198,21 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_UNFOLD] = {.name = "unfold", .n_args = 1, .is_view = true,
         .torch = "{0}.unfold({i0}, {i1}, {i2})", .shape = kbv_shape_unfold, .flops = flops_none},
     /* (end of the attention ops) */
+    /* NetVLAD and Mamba-2: exp 1 FLOP; normalize the squares' sum (2), the
+     * division (1) */
+    [KBV_OP_EXP] = {.name = "exp", .n_args = 1, .torch = "torch.exp({0})",
+        .shape = shape_float_unary, .flops = flops_1},
+    [KBV_OP_NORMALIZE] = {.name = "normalize", .n_args = 1,
+        .torch = "torch.nn.functional.normalize({0}, p=2.0, dim={i0}, eps={f0})",
+        .shape = shape_normalize, .flops = flops_3},
+    [KBV_OP_EINSUM_N] = {.name = "einsum_n", .n_args = -1, .min_args = 1,
+        .torch = "torch.einsum(\"{s}\", {*})", .shape = kbv_shape_einsum_n,
+        .flops = kbv_flops_einsum_n, .tf32 = KBV_TF32_MATMUL},
+    [KBV_OP_SEGSUM_MASK] = {.name = "segsum_mask", .n_args = 1,
+        .torch = "~torch.tril(torch.ones({0}.size(-1), {0}.size(-1), dtype=torch.bool, "
+                 "device={0}.device), diagonal=0)",
+        .shape = shape_segsum_mask, .flops = flops_none},
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 /* The table's size is fixed by its declaration, so a missing row would be a

@@ -182,6 +182,9 @@ def check_forward(d, meta, module_ns, kbv_small_ns):
 
 
 def main(modules_dir, dirs):
+    # the modules' own imports: einops, which KernelBench's Mamba-2 modules
+    # use, is a test-only shim there (einops/__init__.py) unless installed
+    sys.path.append(modules_dir)
     passed = failed = unchecked = 0
     seen = set()
     for d in dirs:
