@@ -148,6 +148,9 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_LSTM] = kbv_cpu_rnn,
     [KBV_OP_GRU] = kbv_cpu_rnn,
     /* (end of the recurrent ops) */
+    /* the Swin ops */
+    [KBV_OP_PAD] = kbv_cpu_shifted,
+    /* (end of the Swin ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }

@@ -422,6 +422,9 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_LSTM] = kbv_cuda_op_rnn,
     [KBV_OP_GRU] = kbv_cuda_op_rnn,
     /* (end of the recurrent ops) */
+    /* the Swin ops */
+    [KBV_OP_PAD] = kbv_cuda_op_shifted,
+    /* (end of the Swin ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

@@ -6,6 +6,7 @@
 #include "graph/ops_conv.h"
 #include "graph/ops_rnn.h"
 #include "graph/ops_rules.h"
+#include "graph/ops_shifted.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -1123,6 +1124,11 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                  "{b3})[{i0}]",
         .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
     /* (end of the recurrent ops) */
+    /* the Swin ops: rules in ops_shifted.c */
+    [KBV_OP_PAD] = {.name = "pad", .n_args = 1,
+        .torch = "torch.nn.functional.pad({0}, {s}, \"constant\", {f0})",
+        .shape = kbv_shape_shifted, .flops = flops_none},
+    /* (end of the Swin ops) */
 };
 
 /* The table's size is fixed by its declaration, so a missing row would be a

@@ -198,6 +198,11 @@ typedef enum kbv_op {
     KBV_OP_LSTM,
     KBV_OP_GRU,
     /* (end of the recurrent ops) */
+    /* the Swin problems' ops (L3/29 Swin-MLP, L3/30 Swin V2; graph/ops_shifted.c) */
+    KBV_OP_PAD,           /* F.pad(a, s, "constant", f[0]): s F.pad's list of (before, after)
+                             pairs from the last dim backwards ("[0, 0, 4, 3, 4, 3]"), none
+                             negative; a new contiguous tensor, as PyTorch allocates it */
+    /* (end of the Swin ops) */
 
     KBV_OP_COUNT
 } kbv_op;

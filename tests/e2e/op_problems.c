@@ -112,6 +112,16 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_CHUNK, .args = {"x"}, .outs = {"c0", "c1"}, .i = {2, 1}},
                {.op = KBV_OP_SUB, .args = {"c0", "c1"}, .out = "d"}},
      .outputs = {"sa", "v", "d", "qk"}},
+    /* F.pad in constant mode: Swin-MLP's (dims 1 and 2 of a 4-D tensor, the
+     * last left alone), of a strided operand, and with a value */
+    {.level = 0, .id = 11, .name = "11_Pad", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
+                 .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_PAD, .args = {"x"}, .out = "p", .s = "[0, 0, 2, 1, 3, 0]"},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {1, -1}},
+               {.op = KBV_OP_PAD, .args = {"t"}, .out = "q", .s = "(1, 2)", .f = {-1.5}},
+               {.op = KBV_OP_MUL_SCALAR, .args = {"q"}, .out = "y", .f = {2.0}}},
+     .outputs = {"p", "y"}},
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);

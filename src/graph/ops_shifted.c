@@ -1,0 +1,92 @@
+/* Shape rule of pad (ops_shifted.h), with PyTorch's rules: F.pad's list
+ * pairs (before, after) from the last dim backwards and may cover fewer dims
+ * than the operand has. Negative pads (cropping) are not supported. */
+#include "graph/ops_shifted.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/ops_rules.h"
+#include "graph/ops_table.h"
+
+/* Integers of a Python list or tuple at *p ("[0, 0, 4, 3]", "(-3, -3)"),
+ * *p moved past it. */
+static kbv_status parse_ints(const char *op, const char *whole, const char **p, int64_t *v,
+                             int cap, int *n)
+{
+    const char *q = *p;
+    while (*q == ' ')
+        q++;
+    char close = *q == '[' ? ']' : *q == '(' ? ')' : '\0';
+    if (!close)
+        return kbv_fail(KBV_ERR_INVALID, "%s: '%s' needs a list or tuple of integers", op, whole);
+    q++;
+    *n = 0;
+    for (;;) {
+        while (*q == ' ')
+            q++;
+        if (*q == close)
+            break;
+        char *end = NULL;
+        errno = 0;
+        long long x = strtoll(q, &end, 10);
+        if (errno || end == q || *n == cap)
+            return kbv_fail(KBV_ERR_INVALID, "%s: '%s' is not a list of at most %d integers",
+                            op, whole, cap);
+        v[(*n)++] = x;
+        q = end;
+        while (*q == ' ')
+            q++;
+        if (*q == ',')
+            q++;
+        else if (*q != close)
+            return kbv_fail(KBV_ERR_INVALID, "%s: '%s' is not a list of integers", op, whole);
+    }
+    *p = q + 1;
+    return KBV_OK;
+}
+
+static kbv_status pad_map(const kbv_node_def *n, int ndim, const int64_t *in_shape,
+                          kbv_shift_map *m)
+{
+    const char *s = n->s ? n->s : "";
+    const char *p = s;
+    int64_t pads[2 * KBV_MAX_DIMS];
+    int np = 0;
+    KBV_TRY(parse_ints("pad", s, &p, pads, 2 * KBV_MAX_DIMS, &np));
+    if (np % 2 || np / 2 > ndim)
+        return kbv_fail(KBV_ERR_INVALID, "pad: '%s' must pair (before, after) for at most the "
+                        "operand's %d dims", s, ndim);
+    for (int d = 0; d < ndim; d++) {
+        int k = ndim - 1 - d; /* pairs run from the last dim */
+        int64_t before = k < np / 2 ? pads[2 * k] : 0, after = k < np / 2 ? pads[2 * k + 1] : 0;
+        if (before < 0 || after < 0)
+            return kbv_fail(KBV_ERR_UNSUPPORTED, "pad: '%s' crops (a negative pad)", s);
+        m->offset[d] = before;
+        m->out_shape[d] = in_shape[d] + before + after;
+    }
+    return KBV_OK;
+}
+
+kbv_status kbv_shift_map_of(const kbv_node_def *n, int ndim, const int64_t *in_shape,
+                            kbv_shift_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->ndim = ndim;
+    if (ndim < 1)
+        return kbv_fail(KBV_ERR_INVALID, "%s: a 0-dim operand", kbv_op_table[n->op].name);
+    return pad_map(n, ndim, in_shape, m);
+}
+
+kbv_status kbv_shape_shifted(const kbv_node_def *n, const kbv_value *const *args,
+                             kbv_value *out)
+{
+    const kbv_value *a = args[0];
+    kbv_shift_map m;
+    KBV_TRY(kbv_shift_map_of(n, a->ndim, a->shape, &m));
+    out->dtype = a->dtype;
+    out->ndim = a->ndim;
+    memcpy(out->shape, m.out_shape, sizeof out->shape);
+    return KBV_OK;
+}
