@@ -150,6 +150,7 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     /* (end of the recurrent ops) */
     /* the Swin ops */
     [KBV_OP_PAD] = kbv_cpu_shifted,
+    [KBV_OP_SLICE] = kbv_view_op,
     /* (end of the Swin ops) */
 };
 

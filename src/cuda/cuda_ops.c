@@ -424,6 +424,7 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     /* (end of the recurrent ops) */
     /* the Swin ops */
     [KBV_OP_PAD] = kbv_cuda_op_shifted,
+    [KBV_OP_SLICE] = kbv_view_op,
     /* (end of the Swin ops) */
 };
 

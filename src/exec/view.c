@@ -88,6 +88,16 @@ static bool general_view(const kbv_node *node, const kbv_tensor *a, kbv_tensor *
         *offset = start * a->stride[d];
         return true;
     }
+    case KBV_OP_SLICE: {
+        int64_t start[KBV_MAX_DIMS], step[KBV_MAX_DIMS], length[KBV_MAX_DIMS];
+        if (kbv_slice_dims(nd->s, a->ndim, a->shape, start, step, length) != KBV_OK)
+            return false;
+        for (int d = 0; d < a->ndim; d++) {
+            *offset += start[d] * a->stride[d];
+            out->stride[d] = a->stride[d] * step[d];
+        }
+        return true;
+    }
     case KBV_OP_EXPAND:
         for (int d = 0; d < out->ndim; d++) {
             int k = d - (out->ndim - a->ndim);

@@ -1124,10 +1124,12 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                  "{b3})[{i0}]",
         .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
     /* (end of the recurrent ops) */
-    /* the Swin ops: rules in ops_shifted.c */
+    /* the Swin ops: rules in ops_shifted.c and ops_slice.c */
     [KBV_OP_PAD] = {.name = "pad", .n_args = 1,
         .torch = "torch.nn.functional.pad({0}, {s}, \"constant\", {f0})",
         .shape = kbv_shape_shifted, .flops = flops_none},
+    [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
+        .shape = kbv_shape_slice, .flops = flops_none},
     /* (end of the Swin ops) */
 };
 

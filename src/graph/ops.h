@@ -202,6 +202,8 @@ typedef enum kbv_op {
     KBV_OP_PAD,           /* F.pad(a, s, "constant", f[0]): s F.pad's list of (before, after)
                              pairs from the last dim backwards ("[0, 0, 4, 3, 4, 3]"), none
                              negative; a new contiguous tensor, as PyTorch allocates it */
+    KBV_OP_SLICE,         /* a[s]: s the index between the brackets, start:stop:step per leading
+                             dim (":, 0::2, 1::2, :"), Python's rules, step > 0; a view */
     /* (end of the Swin ops) */
 
     KBV_OP_COUNT

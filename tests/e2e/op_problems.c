@@ -122,6 +122,17 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_PAD, .args = {"t"}, .out = "q", .s = "(1, 2)", .f = {-1.5}},
                {.op = KBV_OP_MUL_SCALAR, .args = {"q"}, .out = "y", .f = {2.0}}},
      .outputs = {"p", "y"}},
+    /* basic slicing: PatchMerging's 2x2 gather cat along the last dim, and a
+     * cut with negative bounds */
+    {.level = 0, .id = 12, .name = "12_Slice", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "C", "W"},
+                 .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_SLICE, .args = {"x"}, .out = "a", .s = ":, 0::2, 0::2, :"},
+               {.op = KBV_OP_SLICE, .args = {"x"}, .out = "b", .s = ":, 1::2, 1::2, :"},
+               {.op = KBV_OP_CAT, .args = {"a", "b"}, .out = "g", .i = {-1}},
+               {.op = KBV_OP_SLICE, .args = {"x"}, .out = "c", .s = "1:-1, :, 2:-1:2"},
+               {.op = KBV_OP_CONTIGUOUS, .args = {"c"}, .out = "y"}},
+     .outputs = {"g", "y"}},
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);
