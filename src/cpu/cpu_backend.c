@@ -151,6 +151,7 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     /* the Swin ops */
     [KBV_OP_PAD] = kbv_cpu_shifted,
     [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_ROLL] = kbv_cpu_shifted,
     /* (end of the Swin ops) */
 };
 

@@ -425,6 +425,7 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     /* the Swin ops */
     [KBV_OP_PAD] = kbv_cuda_op_shifted,
     [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_ROLL] = kbv_cuda_op_shifted,
     /* (end of the Swin ops) */
 };
 

@@ -1,6 +1,8 @@
-/* Shape rule of pad (ops_shifted.h), with PyTorch's rules: F.pad's list
- * pairs (before, after) from the last dim backwards and may cover fewer dims
- * than the operand has. Negative pads (cropping) are not supported. */
+/* Shape rules of pad and roll (ops_shifted.h), with PyTorch's rules: F.pad's
+ * list pairs (before, after) from the last dim backwards and may cover fewer
+ * dims than the operand has (negative pads, cropping, are not supported);
+ * torch.roll's shifts and dims pair one to one, each shift wrapping modulo
+ * its dim's size. */
 #include "graph/ops_shifted.h"
 
 #include <errno.h>
@@ -69,6 +71,39 @@ static kbv_status pad_map(const kbv_node_def *n, int ndim, const int64_t *in_sha
     return KBV_OK;
 }
 
+/* "shifts=(a, b), dims=(c, d)" */
+static kbv_status roll_map(const kbv_node_def *n, int ndim, const int64_t *in_shape,
+                           kbv_shift_map *m)
+{
+    const char *s = n->s ? n->s : "";
+    int64_t shifts[KBV_MAX_DIMS], dims[KBV_MAX_DIMS];
+    int ns = 0, nd = 0;
+    const char *p = strstr(s, "shifts=");
+    const char *q = strstr(s, "dims=");
+    if (!p || !q)
+        return kbv_fail(KBV_ERR_INVALID, "roll: '%s' needs shifts=(...) and dims=(...)", s);
+    p += strlen("shifts=");
+    q += strlen("dims=");
+    KBV_TRY(parse_ints("roll", s, &p, shifts, KBV_MAX_DIMS, &ns));
+    KBV_TRY(parse_ints("roll", s, &q, dims, KBV_MAX_DIMS, &nd));
+    if (ns != nd || ns == 0)
+        return kbv_fail(KBV_ERR_INVALID, "roll: '%s' pairs %d shifts with %d dims", s, ns, nd);
+    for (int d = 0; d < ndim; d++) {
+        m->offset[d] = 0;
+        m->out_shape[d] = in_shape[d];
+    }
+    for (int k = 0; k < ns; k++) {
+        int d = kbv_wrap_dim(dims[k], ndim);
+        if (d < 0)
+            return kbv_fail(KBV_ERR_INVALID, "roll: dim %lld of a %d-dim operand",
+                            (long long)dims[k], ndim);
+        int64_t size = in_shape[d];
+        /* torch.roll applies the shifts one dim after another: they add up */
+        m->offset[d] = size > 0 ? ((m->offset[d] + shifts[k]) % size + size) % size : 0;
+    }
+    return KBV_OK;
+}
+
 kbv_status kbv_shift_map_of(const kbv_node_def *n, int ndim, const int64_t *in_shape,
                             kbv_shift_map *m)
 {
@@ -76,7 +111,10 @@ kbv_status kbv_shift_map_of(const kbv_node_def *n, int ndim, const int64_t *in_s
     m->ndim = ndim;
     if (ndim < 1)
         return kbv_fail(KBV_ERR_INVALID, "%s: a 0-dim operand", kbv_op_table[n->op].name);
-    return pad_map(n, ndim, in_shape, m);
+    if (n->op == KBV_OP_PAD)
+        return pad_map(n, ndim, in_shape, m);
+    m->wrap = true;
+    return roll_map(n, ndim, in_shape, m);
 }
 
 kbv_status kbv_shape_shifted(const kbv_node_def *n, const kbv_value *const *args,

@@ -1,7 +1,6 @@
-/* F.pad (constant mode, ops.h): a copy in which every element of the result
- * comes from the operand at a coordinate shifted per dim, or is the pad
- * value where that coordinate falls outside the operand (a map that
- * torch.roll's wrapped shift fits too).
+/* F.pad (constant mode) and torch.roll (ops.h): copies in which every
+ * element of the result comes from the operand at a coordinate shifted per
+ * dim, wrapped (roll) or the pad value where it falls outside the operand.
  * Both backends read the same map (kbv_shift_map_of), so they agree on the
  * attributes' meaning. */
 #ifndef KBV_OPS_SHIFTED_H

@@ -133,6 +133,15 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_SLICE, .args = {"x"}, .out = "c", .s = "1:-1, :, 2:-1:2"},
                {.op = KBV_OP_CONTIGUOUS, .args = {"c"}, .out = "y"}},
      .outputs = {"g", "y"}},
+    /* torch.roll: Swin V2's cyclic shift over dims 1 and 2, of a strided
+     * operand, and one dim with a shift beyond its size */
+    {.level = 0, .id = 13, .name = "13_Roll", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
+                 .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_ROLL, .args = {"x"}, .out = "r", .s = "shifts=(-3, -2), dims=(1, 2)"},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {1, -1}},
+               {.op = KBV_OP_ROLL, .args = {"t"}, .out = "y", .s = "shifts=(9,), dims=(-1,)"}},
+     .outputs = {"r", "y"}},
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);

@@ -1,8 +1,9 @@
-/* pad (F.pad, constant mode) on the CPU backend: the shape rule pairs the
- * list from the last dim backwards; each element is the operand's shifted
- * one or the pad value; a strided operand is read where it lies; bad lists
- * are refused. Expected values are computed here element by element from
- * the definition of F.pad. */
+/* pad (F.pad, constant mode) and roll (torch.roll) on the CPU backend: the
+ * pad rule pairs the list from the last dim backwards; each element is the
+ * operand's shifted one, wrapped (roll) or the pad value (pad); a strided
+ * operand is read where it lies; bad attributes are refused. Expected
+ * values are computed here element by element from the definitions of
+ * F.pad and torch.roll (out[i] = x[(i - shift) mod n] per rolled dim). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,12 +102,66 @@ static void test_pad_refuses_bad_lists(void **state)
     assert_true(m.out_shape[0] == 2 && m.out_shape[1] == 3);
 }
 
+/* Swin V2's cyclic shift and its reverse on [2, 5, 4, 3]: rolled by (-3, -1)
+ * over dims (1, 2) then by (3, 1) back, the operand again; a shift larger
+ * than the dim wraps, and one dim named twice adds its shifts. */
+static void test_roll(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        kbv_dtype dt = mode ? KBV_F64 : KBV_F32;
+        kbv_backend *be = kbv_test_backend(dt);
+        const int64_t s[4] = {2, 5, 4, 3};
+        kbv_tensor a = filled(dt, 4, s);
+        kbv_tensor r = kbv_test_tensor(dt, 4, s), back = kbv_test_tensor(dt, 4, s);
+        kbv_node_def fwd = {.op = KBV_OP_ROLL, .s = "shifts=(-3, -1), dims=(1, 2)"};
+        kbv_node_def rev = {.op = KBV_OP_ROLL, .s = "shifts=(3, 1), dims=(1, -2)"};
+        assert_int_equal(kbv_test_run_op(be, KBV_OP_ROLL, &fwd, &a, 1, &r), KBV_OK);
+        assert_int_equal(kbv_test_run_op(be, KBV_OP_ROLL, &rev, &r, 1, &back), KBV_OK);
+        int64_t i = 0;
+        for (int64_t n = 0; n < 2; n++)
+            for (int64_t h = 0; h < 5; h++)
+                for (int64_t w = 0; w < 4; w++)
+                    for (int64_t c = 0; c < 3; c++, i++) {
+                        int64_t sh = ((h + 3) % 5), sw = ((w + 1) % 4);
+                        assert_true(kbv_test_get(&r, i) ==
+                                    kbv_test_get(&a, ((n * 5 + sh) * 4 + sw) * 3 + c));
+                        assert_true(kbv_test_get(&back, i) == kbv_test_get(&a, i));
+                    }
+        kbv_shift_map m;
+        kbv_node_def wide = {.op = KBV_OP_ROLL, .s = "shifts=(7, 1, 1), dims=(1, 3, 3)"};
+        assert_int_equal(kbv_shift_map_of(&wide, 4, s, &m), KBV_OK);
+        assert_true(m.wrap && m.offset[0] == 0 && m.offset[1] == 2 && m.offset[2] == 0 &&
+                    m.offset[3] == 2);
+        free(back.data);
+        free(r.data);
+        free(a.data);
+        be->destroy(be);
+    }
+}
+
+static void test_roll_refuses_bad_attributes(void **state)
+{
+    (void)state;
+    const int64_t s[2] = {2, 3};
+    kbv_shift_map m;
+    const char *bad[] = {"shifts=(1,), dims=(0, 1)", "shifts=(1, 2)", "dims=(0,)",
+                         "shifts=(1,), dims=(2,)", "shifts=(), dims=()", "shifts=1, dims=0"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        kbv_node_def nd = {.op = KBV_OP_ROLL, .s = bad[k]};
+        if (kbv_shift_map_of(&nd, 2, s, &m) == KBV_OK)
+            fail_msg("'%s' was accepted", bad[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pad_4d),
         cmocka_unit_test(test_pad_strided_with_value),
         cmocka_unit_test(test_pad_refuses_bad_lists),
+        cmocka_unit_test(test_roll),
+        cmocka_unit_test(test_roll_refuses_bad_attributes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
