@@ -90,7 +90,7 @@ static bool general_view(const kbv_node *node, const kbv_tensor *a, kbv_tensor *
     }
     case KBV_OP_SLICE: {
         int64_t start[KBV_MAX_DIMS], step[KBV_MAX_DIMS], length[KBV_MAX_DIMS];
-        if (kbv_slice_dims(nd->s, a->ndim, a->shape, start, step, length) != KBV_OK)
+        if (kbv_slice_dims(NULL, nd->s, a->ndim, a->shape, start, step, length) != KBV_OK)
             return false;
         for (int d = 0; d < a->ndim; d++) {
             *offset += start[d] * a->stride[d];

@@ -1129,7 +1129,7 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
         .torch = "torch.nn.functional.pad({0}, {s}, \"constant\", {f0})",
         .shape = kbv_shape_shifted, .flops = flops_none},
     [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
-        .shape = kbv_shape_slice, .flops = flops_none},
+        .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
     [KBV_OP_ROLL] = {.name = "roll", .n_args = 1, .torch = "torch.roll({0}, {s})",
         .shape = kbv_shape_shifted, .flops = flops_none},
     /* (end of the Swin ops) */

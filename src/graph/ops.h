@@ -203,7 +203,8 @@ typedef enum kbv_op {
                              pairs from the last dim backwards ("[0, 0, 4, 3, 4, 3]"), none
                              negative; a new contiguous tensor, as PyTorch allocates it */
     KBV_OP_SLICE,         /* a[s]: s the index between the brackets, start:stop:step per leading
-                             dim (":, 0::2, 1::2, :"), Python's rules, step > 0; a view */
+                             dim (":, 0::2, 1::2, :", ":, :seq_len"), Python's rules, step > 0,
+                             a stop an integer or a problem dim name; a view */
     KBV_OP_ROLL,          /* torch.roll(a, s): s "shifts=(-3, -3), dims=(1, 2)", each shift
                              wrapping modulo its dim's size; a new contiguous tensor */
     /* (end of the Swin ops) */

@@ -53,10 +53,13 @@ void kbv_split_piece(const kbv_node_def *n, int64_t size, int j, int64_t *start,
                      int64_t *length);
 
 /* a[s] (ops_slice.c): per dim of a (ndim dims, shape), the start, step and
- * length s selects. */
-kbv_status kbv_slice_dims(const char *s, int ndim, const int64_t *shape, int64_t *start,
-                          int64_t *step, int64_t *length);
+ * length s selects; a stop that names a dim resolves against g's dims (g
+ * NULL: its dim's length is -1, the start and step still hold). */
+kbv_status kbv_slice_dims(const kbv_graph *g, const char *s, int ndim, const int64_t *shape,
+                          int64_t *start, int64_t *step, int64_t *length);
 kbv_status kbv_shape_slice(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
+kbv_status kbv_shape_slice_in(const kbv_graph *g, const kbv_node_def *n,
+                              const kbv_value *const *args, kbv_value *out);
 
 /* sum_dims, mean_dims, amax_dims (i[0] a bitmask of dims) and logsumexp
  * (one dim i[0]); keepdim i[1]. */

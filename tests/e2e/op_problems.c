@@ -122,8 +122,8 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_PAD, .args = {"t"}, .out = "q", .s = "(1, 2)", .f = {-1.5}},
                {.op = KBV_OP_MUL_SCALAR, .args = {"q"}, .out = "y", .f = {2.0}}},
      .outputs = {"p", "y"}},
-    /* basic slicing: PatchMerging's 2x2 gather cat along the last dim, and a
-     * cut with negative bounds */
+    /* basic slicing: PatchMerging's 2x2 gather cat along the last dim, a cut
+     * with negative bounds, and a stop naming a dim */
     {.level = 0, .id = 12, .name = "12_Slice", .dims = DIMS,
      .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "C", "W"},
                  .gen = KBV_GEN_RANDN}},
@@ -131,8 +131,10 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_SLICE, .args = {"x"}, .out = "b", .s = ":, 1::2, 1::2, :"},
                {.op = KBV_OP_CAT, .args = {"a", "b"}, .out = "g", .i = {-1}},
                {.op = KBV_OP_SLICE, .args = {"x"}, .out = "c", .s = "1:-1, :, 2:-1:2"},
-               {.op = KBV_OP_CONTIGUOUS, .args = {"c"}, .out = "y"}},
-     .outputs = {"g", "y"}},
+               {.op = KBV_OP_CONTIGUOUS, .args = {"c"}, .out = "y"},
+               {.op = KBV_OP_SLICE, .args = {"x"}, .out = "n", .s = ":, :, :, 1:H"},
+               {.op = KBV_OP_MUL_SCALAR, .args = {"n"}, .out = "z", .f = {0.5}}},
+     .outputs = {"g", "y", "z"}},
     /* torch.roll: Swin V2's cyclic shift over dims 1 and 2, of a strided
      * operand, and one dim with a shift beyond its size */
     {.level = 0, .id = 13, .name = "13_Roll", .dims = DIMS,
