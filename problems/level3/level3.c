@@ -45,6 +45,8 @@ static const level3_builder builders[] = {
     kbv_l3_041,
     kbv_l3_042,
     kbv_l3_045,
+    kbv_l3_046,
+    kbv_l3_047,
 };
 
 int kbv_level3_build_all(const kbv_problem **out, int cap)

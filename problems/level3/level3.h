@@ -51,5 +51,7 @@ kbv_status kbv_l3_040(kbv_builder *b);
 kbv_status kbv_l3_041(kbv_builder *b);
 kbv_status kbv_l3_042(kbv_builder *b);
 kbv_status kbv_l3_045(kbv_builder *b);
+kbv_status kbv_l3_046(kbv_builder *b);
+kbv_status kbv_l3_047(kbv_builder *b);
 
 #endif

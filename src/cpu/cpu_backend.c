@@ -153,6 +153,10 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     [KBV_OP_SLICE] = kbv_view_op,
     [KBV_OP_ROLL] = kbv_cpu_shifted,
     /* (end of the Swin ops) */
+    /* NetVLAD and Mamba-2 */
+    [KBV_OP_EXP] = kbv_cpu_unary,
+    [KBV_OP_NORMALIZE] = kbv_cpu_normalize,
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 const kbv_op_fn *kbv_cpu_f32_ops(void) { return cpu_ops; }

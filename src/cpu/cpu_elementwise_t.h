@@ -152,6 +152,9 @@ static kbv_status KBV_FN(unary_run)(const kbv_node *node, kbv_cpu_iter *it, cons
         KBV_UNARY_LOOP(KBV_FN(nan_max)(x, c));
         break;
     }
+    case KBV_OP_EXP:
+        KBV_UNARY_LOOP(KBV_MATH(exp)(x));
+        break;
     default:
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s is not a unary elementwise op",
                         kbv_cpu_op_name(node));

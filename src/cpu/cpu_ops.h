@@ -19,6 +19,10 @@ kbv_status kbv_cpu_reduce(kbv_backend *be, const kbv_node *node, const kbv_tenso
 kbv_status kbv_cpu_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                kbv_tensor *out);
 /* mean_all, norm_fro */
+/* F.normalize along dim i[0]: a / max(||a||_2, eps) per line; the norm
+ * accumulates in double, as the CPU's reductions do. */
+kbv_status kbv_cpu_normalize(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out);
 kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);
 /* pow, sqrt, log, rsub_scalar, clamp_min */

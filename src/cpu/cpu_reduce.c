@@ -1,5 +1,5 @@
 /* Reductions: along one dim (sum, mean, max, min, argmax, argmin, 2-norm;
- * keepdim i[1]), over several dims (sum, mean, amax; logsumexp over one)
+ * keepdim i[1]; F.normalize by the 2-norm), over several dims (sum, mean, amax; logsumexp over one)
  * and over the whole tensor (mean, Frobenius norm). Operands
  * may be strided views. */
 #include <math.h>
@@ -46,6 +46,27 @@ kbv_status kbv_cpu_reduce(kbv_backend *be, const kbv_node *node, const kbv_tenso
     if (x->dtype == KBV_F32)
         return reduce_lines_f32(node, &l, x->data, out->data);
     return reduce_lines_f64(node, &l, x->data, out->data);
+}
+
+kbv_status kbv_cpu_normalize(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out)
+{
+    (void)be;
+    const char *op = kbv_cpu_op_name(node);
+    const kbv_tensor *x = &args[0];
+    KBV_TRY(kbv_cpu_check_float(node, args, 1, out));
+    if (!node->def)
+        return kbv_fail(KBV_ERR_INVALID, "%s: no attributes (dim, eps)", op);
+    int dim = 0;
+    KBV_TRY(kbv_cpu_resolve_dim(op, x, node->def->i[0], &dim));
+    kbv_cpu_lines l;
+    const kbv_tensor *ins[1] = {x};
+    KBV_TRY(kbv_cpu_lines_init(&l, out, true, ins, 1, dim));
+    if (x->dtype == KBV_F32)
+        normalize_lines_f32(&l, node->def->f[0], x->data, out->data);
+    else
+        normalize_lines_f64(&l, node->def->f[0], x->data, out->data);
+    return KBV_OK;
 }
 
 kbv_status kbv_cpu_reduce_all(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,

@@ -66,6 +66,25 @@ static kbv_status KBV_FN(reduce_lines)(const kbv_node *node, kbv_cpu_lines *l, c
     return KBV_OK;
 }
 
+/* F.normalize over each line: the norm is rounded to the element type as
+ * PyTorch's norm returns it, clamped to eps and divided by. */
+static void KBV_FN(normalize_lines)(kbv_cpu_lines *l, double eps, const void *in, void *out)
+{
+    const KBV_T *src = in;
+    KBV_T *dst = out;
+    const int64_t n = l->len;
+    for (int64_t r = 0; r < l->it.outer_count; r++, kbv_cpu_iter_advance(&l->it)) {
+        for (int64_t j = 0; j < l->it.inner; j++) {
+            KBV_T *y = dst + l->it.offset[0] + j * l->it.inner_stride[0];
+            const KBV_T *x = src + l->it.offset[1] + j * l->it.inner_stride[1];
+            KBV_T norm = (KBV_T)sqrt(KBV_FN(line_sum)(x, l->step[1], n, true));
+            KBV_T denom = norm != norm || norm > (KBV_T)eps ? norm : (KBV_T)eps; /* NaN passes */
+            for (int64_t k = 0; k < n; k++)
+                y[k * l->step[0]] = x[k * l->step[1]] / denom;
+        }
+    }
+}
+
 /* mean or Frobenius norm of every element of t (any strides). */
 static double KBV_FN(reduce_all)(const kbv_tensor *t, bool squares)
 {

@@ -74,6 +74,8 @@ template <int OP, typename T> __device__ __forceinline__ T unary_op(T x, T p0, T
         return T(0.5) * x * (T(1) + k_tanh(beta * (x + kappa * (x * x * x))));
     } else if constexpr (OP == KBV_OP_SILU) {
         return x / (T(1) + k_exp(-x));
+    } else if constexpr (OP == KBV_OP_EXP) {
+        return k_exp(x);
     } else if constexpr (OP == KBV_OP_MIN_SCALAR) { /* minimum_kernel_cuda: a NaN wins */
         return x != x ? x : (p0 != p0 ? p0 : (p0 < x ? p0 : x));
     } else {
@@ -497,7 +499,7 @@ cudaError_t binary_strided_typed(cudaStream_t s, const void *a, const kbv_cuda_l
     X(KBV_OP_HARDTANH) X(KBV_OP_ADD_SCALAR) X(KBV_OP_MUL_SCALAR) X(KBV_OP_CLAMP)             \
     X(KBV_OP_CLAMP_MAX) X(KBV_OP_SUB_SCALAR) X(KBV_OP_DIV_SCALAR) X(KBV_OP_MISH)            \
     X(KBV_OP_HARDSWISH) X(KBV_OP_GELU_TANH) X(KBV_OP_SILU) X(KBV_OP_MIN_SCALAR)             \
-    X(KBV_OP_MAX_SCALAR)
+    X(KBV_OP_MAX_SCALAR) X(KBV_OP_EXP)
 
 #define KBV_BINARY_OPS(X)                                                                  \
     X(KBV_OP_ADD) X(KBV_OP_SUB) X(KBV_OP_MUL) X(KBV_OP_DIV) X(KBV_OP_MINIMUM) X(KBV_OP_MAXIMUM)

@@ -46,6 +46,12 @@ cudaError_t kbv_cuda_launch_norm(cudaStream_t s, int kind, int ft, const void *x
  * norm_dim); argmax/argmin write int64. */
 cudaError_t kbv_cuda_launch_reduce_dim(cudaStream_t s, int op, int ft, const void *x,
                                        void *y, int64_t outer, int64_t len, int64_t inner);
+/* F.normalize's division (cuda_normalize.cu): y = x / max(norm, eps) over
+ * a contiguous [outer, len, inner] x, norm [outer, inner] (a NaN norm
+ * passes, as clamp_min lets it). */
+cudaError_t kbv_cuda_launch_normalize_divide(cudaStream_t s, int ft, const void *x,
+                                             const void *norm, void *y, int64_t outer,
+                                             int64_t len, int64_t inner, double eps);
 /* The kernels of a reduction with inner > 1, for measuring one against the
  * others (bench/probes/pool_reduce_variants.cu); kbv_cuda_launch_reduce_dim
  * picks one. Max, min and the arg reductions agree exactly across them;

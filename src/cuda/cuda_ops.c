@@ -427,6 +427,10 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
     [KBV_OP_SLICE] = kbv_view_op,
     [KBV_OP_ROLL] = kbv_cuda_op_shifted,
     /* (end of the Swin ops) */
+    /* NetVLAD and Mamba-2 */
+    [KBV_OP_EXP] = op_unary,
+    [KBV_OP_NORMALIZE] = kbv_cuda_op_normalize,
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }

@@ -16,6 +16,10 @@ kbv_status kbv_cuda_op_norm(kbv_backend *be, const kbv_node *node, const kbv_ten
 kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);
 /* sum_dims, mean_dims, amax_dims; logsumexp */
+/* F.normalize: the 2-norm along the dim into counted scratch (the
+ * reduction kernels), then the division by its clamp to eps. */
+kbv_status kbv_cuda_op_normalize(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out);
 kbv_status kbv_cuda_op_reduce_dims(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                    kbv_tensor *out);
 kbv_status kbv_cuda_op_logsumexp(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,

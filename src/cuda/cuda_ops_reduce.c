@@ -1,5 +1,5 @@
 /* The CUDA reductions: along one dim (sum, mean, max, min, argmax, argmin,
- * 2-norm), over the whole tensor (mean, Frobenius norm), over several dims
+ * 2-norm; F.normalize by that norm), over the whole tensor (mean, Frobenius norm), over several dims
  * (sum, mean, amax with a bitmask of dims) and logsumexp, through the
  * kernels of cuda_reduce.cu and cuda_logsumexp.cu. The operand is made
  * contiguous (as PyTorch's reductions read it). Over several dims, size-1 dims are
@@ -31,6 +31,39 @@ kbv_status kbv_cuda_op_reduce(kbv_backend *be, const kbv_node *node, const kbv_t
                                                                  in.x.data, out->data, outer, len,
                                                                  inner),
                                       node);
+    kbv_cuda_operand_release(be, &in);
+    return st;
+}
+
+kbv_status kbv_cuda_op_normalize(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                                 kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    if (!node->def)
+        return kbv_fail(KBV_ERR_INVALID, "normalize: no attributes (dim, eps)");
+    int dim = 0;
+    KBV_TRY(kbv_cuda_resolve_dim(node, &args[0], &dim));
+    int64_t outer, len, inner;
+    kbv_cuda_split_at(&args[0], dim, &outer, &len, &inner);
+    kbv_cuda_operand in;
+    KBV_TRY(kbv_cuda_operand_get_kind(be, node, &args[0], out, outer * len * inner,
+                                      args[0].dtype, &in));
+    /* the norm, as PyTorch's x.norm(2, dim, keepdim=True) allocates it */
+    void *norm = NULL;
+    kbv_status st = kbv_cuda_scratch(be, (size_t)(outer * inner) * kbv_dtype_size(in.x.dtype),
+                                     &norm);
+    if (st == KBV_OK)
+        st = kbv_cuda_launched(kbv_cuda_launch_reduce_dim(cu->stream, KBV_OP_NORM_DIM, in.kind,
+                                                          in.x.data, norm, outer, len, inner),
+                               node);
+    else
+        kbv_relay_at(__FILE__, __LINE__, st);
+    if (st == KBV_OK)
+        st = kbv_cuda_launched(kbv_cuda_launch_normalize_divide(cu->stream, in.kind, in.x.data,
+                                                                norm, out->data, outer, len,
+                                                                inner, node->def->f[0]),
+                               node);
+    be->release(be, norm);
     kbv_cuda_operand_release(be, &in);
     return st;
 }

@@ -350,6 +350,24 @@ static kbv_status shape_softmax(const kbv_node_def *n, const kbv_value *const *a
     return KBV_OK;
 }
 
+/* F.normalize: a float tensor of a's shape; the dim must exist (a 0-dim
+ * tensor has none to normalise along, as PyTorch's norm over dim 0 of a
+ * scalar is the scalar's own absolute value: kept out). */
+static kbv_status shape_normalize(const kbv_node_def *n, const kbv_value *const *args,
+                                  kbv_value *out)
+{
+    const kbv_value *a = args[0];
+    char da[160];
+    if (!kbv_dtype_is_float(a->dtype) || a->ndim == 0 || kbv_wrap_dim(n->i[0], a->ndim) < 0)
+        return kbv_fail(KBV_ERR_INVALID, "normalize: dim %lld of %s (a float tensor of 1 dim "
+                        "or more)", (long long)n->i[0], kbv_value_describe(a, da, sizeof da));
+    if (!(n->f[0] > 0.0))
+        return kbv_fail(KBV_ERR_INVALID, "normalize: eps %g is not positive", n->f[0]);
+    out->dtype = a->dtype;
+    copy_shape(out, a);
+    return KBV_OK;
+}
+
 /* ------------------------------------------------------------------- FLOPs */
 
 /* Matmul-like ops: 2 * (output elements) * (contracted size). The
@@ -1133,6 +1151,14 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
     [KBV_OP_ROLL] = {.name = "roll", .n_args = 1, .torch = "torch.roll({0}, {s})",
         .shape = kbv_shape_shifted, .flops = flops_none},
     /* (end of the Swin ops) */
+    /* NetVLAD and Mamba-2: exp 1 FLOP; normalize the squares' sum (2), the
+     * division (1) */
+    [KBV_OP_EXP] = {.name = "exp", .n_args = 1, .torch = "torch.exp({0})",
+        .shape = shape_float_unary, .flops = flops_1},
+    [KBV_OP_NORMALIZE] = {.name = "normalize", .n_args = 1,
+        .torch = "torch.nn.functional.normalize({0}, p=2.0, dim={i0}, eps={f0})",
+        .shape = shape_normalize, .flops = flops_3},
+    /* (end of the NetVLAD and Mamba-2 ops) */
 };
 
 /* The table's size is fixed by its declaration, so a missing row would be a

@@ -152,8 +152,9 @@ typedef enum kbv_op {
     KBV_OP_SQUEEZE,       /* a.squeeze(i[0]): the dim goes when its size is 1 */
     KBV_OP_SQUEEZE_ALL,   /* a.squeeze(): every size-1 dim goes */
     KBV_OP_VIEW,          /* a.view(s) of a contiguous a: s the target shape as a tuple of
-                             integers, -1 (once), problem dim names and size(k) (a's size k,
-                             rendered a.size(k)), "(batch_size, -1)" */
+                             integers, -1 (once), problem dim names, size(k) (a's size k,
+                             rendered a.size(k)) and x.size(k) (input x's size k),
+                             "(batch_size, -1)" */
     KBV_OP_FLATTEN,       /* torch.flatten(a, start_dim=i[0], end_dim=i[1]) of a contiguous a */
     KBV_OP_CLONE,         /* a.clone(): a contiguous copy */
     KBV_OP_DROPOUT,       /* F.dropout(a, p=f[0], training=i[0]): the identity, a view (a
@@ -208,6 +209,11 @@ typedef enum kbv_op {
     KBV_OP_ROLL,          /* torch.roll(a, s): s "shifts=(-3, -3), dims=(1, 2)", each shift
                              wrapping modulo its dim's size; a new contiguous tensor */
     /* (end of the Swin ops) */
+    /* NetVLAD and Mamba-2 (L3/46-49) */
+    KBV_OP_EXP,           /* torch.exp(a) */
+    KBV_OP_NORMALIZE,     /* F.normalize(a, p=2.0, dim=i[0], eps=f[0]): a / clamp_min(2-norm
+                             along the dim (keepdim), eps), as PyTorch computes it */
+    /* (end of the NetVLAD and Mamba-2 ops) */
 
     KBV_OP_COUNT
 } kbv_op;

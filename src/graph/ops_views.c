@@ -141,6 +141,21 @@ static kbv_status view_entry(const kbv_graph *g, const kbv_value *a, const char 
     if (q == p)
         return kbv_fail(KBV_ERR_INVALID, "'%s' is not a tuple of sizes and dim names", s);
     size_t len = (size_t)(q - p);
+    /* NAME.size(k): an input's size k, as NetVLAD's max_sample = x.size()[1]
+     * (rendered verbatim, so the module reads it from the tensor) */
+    if (!strncmp(q, ".size(", 6)) {
+        for (int v = 0; g && v < g->n_inputs; v++) {
+            const kbv_value *in = &g->values[v];
+            if (!in->name || strlen(in->name) != len || strncmp(in->name, p, len))
+                continue;
+            const char *at = q + 1;
+            KBV_TRY(view_entry(NULL, in, s, &at, out));
+            *pp = at;
+            return KBV_OK;
+        }
+        return kbv_fail(KBV_ERR_INVALID, "'%.*s' in '%s' is not an input of the problem",
+                        (int)len, p, s);
+    }
     for (int d = 0; g && d < g->n_dims; d++) {
         const char *name = g->def->dims[d].name;
         if (strlen(name) == len && !strncmp(name, p, len)) {
@@ -153,9 +168,10 @@ static kbv_status view_entry(const kbv_graph *g, const kbv_value *a, const char 
                     (int)len, p, s);
 }
 
-/* A tuple of sizes, "(batch_size, -1, 3, size(2))": integers >= -1, dim
- * names (g NULL: none) and size(k), operand a's size k; *infer is the index
- * of the -1, or -1. */
+/* A tuple of sizes, "(batch_size, -1, 3, size(2), x.size(1))": integers
+ * >= -1, dim names (g NULL: none), size(k), operand a's size k, and
+ * NAME.size(k), input NAME's size k (g NULL: none); *infer is the index of
+ * the -1, or -1. */
 static kbv_status parse_sizes(const kbv_graph *g, const kbv_value *a, const char *op,
                               const char *s,
                               int64_t *shape, int *nd_out, int *infer_out)

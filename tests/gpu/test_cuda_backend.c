@@ -659,13 +659,38 @@ static void test_softmax_shapes(void **state)
     }
 }
 
+/* F.normalize: NetVLAD's dim 1 of [B, D, K] (the norm over the middle
+ * dim) and of [B, D*K] (the last), and a transposed view. */
+static void test_normalize_shapes(void **state)
+{
+    (void)state;
+    op_case c = make_case("normalize dim 1 of [3,512,17]", KBV_OP_NORMALIZE, 1);
+    c.def.i[0] = 1;
+    c.def.f[0] = 1e-12;
+    set_arg(&c, 0, 3, SHAPE(3, 512, 17));
+    set_out(&c, 3, SHAPE(3, 512, 17));
+    check_op(&c);
+    c = make_case("normalize dim 1 of [5,8704]", KBV_OP_NORMALIZE, 1);
+    c.def.i[0] = 1;
+    c.def.f[0] = 1e-12;
+    set_arg(&c, 0, 2, SHAPE(5, 8704));
+    set_out(&c, 2, SHAPE(5, 8704));
+    check_op(&c);
+    c = make_case("normalize of a transposed view", KBV_OP_NORMALIZE, 1);
+    c.def.i[0] = 0;
+    c.def.f[0] = 1e-12;
+    set_arg_transposed(&c, 0, SHAPE(37, 61));
+    set_out(&c, 2, SHAPE(37, 61));
+    check_op(&c);
+}
+
 static void test_elementwise_shapes(void **state)
 {
     (void)state;
     const kbv_op unary[] = {KBV_OP_ABS,     KBV_OP_RELU,        KBV_OP_LEAKY_RELU, KBV_OP_SIGMOID,
                             KBV_OP_TANH,    KBV_OP_GELU,        KBV_OP_SELU,       KBV_OP_HARDSIGMOID,
                             KBV_OP_SOFTPLUS, KBV_OP_ELU,        KBV_OP_HARDTANH,   KBV_OP_ADD_SCALAR,
-                            KBV_OP_MUL_SCALAR};
+                            KBV_OP_MUL_SCALAR, KBV_OP_EXP};
     for (size_t k = 0; k < sizeof unary / sizeof unary[0]; k++) {
         op_case c = make_case("unary, 1000003 elements (vector + tail)", unary[k], 1);
         c.def.f[0] = unary[k] == KBV_OP_HARDTANH ? -1.0 : 0.37;
@@ -1057,6 +1082,7 @@ int main(void)
         cmocka_unit_test(test_arena_timer_flush),
         cmocka_unit_test(test_elementwise_shapes),
         cmocka_unit_test(test_softmax_shapes),
+        cmocka_unit_test(test_normalize_shapes),
         cmocka_unit_test(test_layout_shapes),
         cmocka_unit_test(test_matmul_shapes),
         cmocka_unit_test(test_attention_chunks),

@@ -302,6 +302,72 @@ static void test_reductions_along_dim(void **state)
     }
 }
 
+/* F.normalize along each dim, of a strided view too: x / max(||x||, eps)
+ * per line, a zero line staying zero (0 / eps) and a NaN line NaN. */
+static void test_normalize(void **state)
+{
+    (void)state;
+    const int64_t shape[3] = {3, 5, 4};
+    for (int t = 0; t < 2; t++) {
+        kbv_dtype dt = both[t];
+        kbv_backend *be = backend(dt);
+        kbv_tensor x = kbv_test_tensor(dt, 3, shape);
+        rng_state = 9;
+        fill_uniform(&x, -3, 3);
+        for (int64_t k = 0; k < 4; k++) { /* the line x[1, 2, :] is zero */
+            int64_t at[3] = {1, 2, k};
+            set_at(&x, at, 0.0);
+        }
+        int64_t nan_at[3] = {2, 2, 1};
+        set_at(&x, nan_at, NAN);
+        for (int dim = -1; dim < 3; dim++) {
+            int d = dim < 0 ? dim + 3 : dim;
+            kbv_tensor y = kbv_test_tensor(dt, 3, shape);
+            kbv_node_def nd = {.i = {dim}, .f = {1e-12}};
+            assert_int_equal(run_op(be, KBV_OP_NORMALIZE, &nd, &x, 1, &y), KBV_OK);
+            int64_t idx[3] = {0, 0, 0};
+            do {
+                int64_t j[3] = {idx[0], idx[1], idx[2]};
+                double acc = 0;
+                for (int64_t k = 0; k < shape[d]; k++) {
+                    j[d] = k;
+                    acc += get_at(&x, j) * get_at(&x, j);
+                }
+                double norm = sqrt(acc);
+                double want = get_at(&x, idx) / (isnan(norm) || norm > 1e-12 ? norm : 1e-12);
+                if (isnan(want))
+                    assert_true(isnan(get_at(&y, idx)));
+                else
+                    assert_close(get_at(&y, idx), want, tol_of(dt));
+            } while (next_index(idx, shape, 3));
+            free(y.data);
+        }
+        /* a transposed view [4, 5] of a [5, 4] block, normalised along dim 0 */
+        int64_t s2[2] = {5, 4}, t2[2] = {4, 5};
+        kbv_tensor m = kbv_test_tensor(dt, 2, s2), mt = m, y = kbv_test_tensor(dt, 2, t2);
+        fill_uniform(&m, -2, 2);
+        mt.shape[0] = 4;
+        mt.shape[1] = 5;
+        mt.stride[0] = 1;
+        mt.stride[1] = 4;
+        kbv_node_def nd = {.i = {0}, .f = {1e-12}};
+        assert_int_equal(run_op(be, KBV_OP_NORMALIZE, &nd, &mt, 1, &y), KBV_OK);
+        for (int64_t c = 0; c < 5; c++) {
+            double acc = 0;
+            for (int64_t r = 0; r < 4; r++)
+                acc += get_off(&m, c * 4 + r) * get_off(&m, c * 4 + r);
+            for (int64_t r = 0; r < 4; r++) {
+                int64_t at[2] = {r, c};
+                assert_close(get_at(&y, at), get_off(&m, c * 4 + r) / sqrt(acc), tol_of(dt));
+            }
+        }
+        free(m.data);
+        free(y.data);
+        free(x.data);
+        kbv_backend_destroy(be);
+    }
+}
+
 static void test_reduction_of_a_view(void **state)
 {
     (void)state;
@@ -848,6 +914,7 @@ int main(void)
         cmocka_unit_test(test_cross_entropy),
         cmocka_unit_test(test_pair_losses),
         cmocka_unit_test(test_sdpa),
+        cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_half_conversion),
         cmocka_unit_test(test_half_services),
         cmocka_unit_test(test_fill_derived_inputs),

@@ -322,6 +322,21 @@ static void test_input_blind_paper_problems(void **state)
     p = build("L1/47", (kbv_prompt_options){.template_name = tmpl, .input_blind = KBV_BLIND_ON});
     assert_non_null(strstr(p, "torch.Tensor: shape (batch_size, 1, dim2), float32."));
     free(p);
+    /* L3/47 (NetVLAD, the paper's 16 clusters) reads its sizes off the tensors and the
+     * constructor's arguments, never off the stripped module-level constants */
+    p = build("L3/47", (kbv_prompt_options){.template_name = tmpl,
+                                            .input_blind = KBV_BLIND_DEFAULT});
+    assert_non_null(strstr(p, "def __init__(self, cluster_size, feature_size, ghost_clusters):"));
+    assert_non_null(strstr(p, "x (torch.Tensor): shape (batch_size, num_features, feature_size), "
+                              "float32."));
+    assert_non_null(strstr(p, "torch.Tensor: shape (batch_size, 8192), float32."));
+    assert_non_null(strstr(p, "x_flat = x.view(-1, x.size(2))"));
+    assert_non_null(strstr(p, "assignment_soft.narrow(1, 0, 16)"));
+    assert_non_null(strstr(p, "assignment_kept.reshape(-1, x.size(1), 16)"));
+    assert_null(strstr(p, "2048"));
+    assert_null(strstr(p, "num_features = "));
+    assert_null(strstr(p, "get_init_inputs"));
+    free(p);
 }
 
 static void test_input_blind_defaults(void **state)

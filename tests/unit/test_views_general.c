@@ -55,6 +55,8 @@ static const kbv_problem_def shapes = {
         {.op = KBV_OP_NARROW, .args = {"x"}, .out = "n", .i = {1, 1, 2}},
         {.op = KBV_OP_EXPAND, .args = {"y"}, .out = "e", .s = "(B, -1, W)"},
         {.op = KBV_OP_RESHAPE, .args = {"t"}, .out = "r", .s = "(B, -1)"},
+        /* an input's own size, as NetVLAD's max_sample = x.size()[1] */
+        {.op = KBV_OP_RESHAPE, .args = {"r"}, .out = "rx", .s = "(x.size(0), -1, x.size(-1))"},
         {.op = KBV_OP_CONTIGUOUS, .args = {"p"}, .out = "c"},
         {.op = KBV_OP_SPLIT, .args = {"x"}, .outs = {"s0", "s1"}, .i = {2, 1}},
         {.op = KBV_OP_CHUNK, .args = {"x"}, .outs = {"k0", "k1", "k2"}, .i = {3, -1}},
@@ -62,7 +64,7 @@ static const kbv_problem_def shapes = {
         {.op = KBV_OP_CHUNK, .args = {"x"}, .outs = {"q0", "q1", "q2"}, .i = {4, 3}},
         {.op = KBV_OP_ADD, .args = {"s1", "k2"}, .out = "z"},
     },
-    .outputs = {"z", "r", "c", "q2"},
+    .outputs = {"z", "rx", "c", "q2"},
 };
 
 static void test_shape_rules(void **state)
@@ -74,6 +76,7 @@ static void test_shape_rules(void **state)
     assert_shape(&graph, "n", 4, (int64_t[]){2, 2, 4, 5});
     assert_shape(&graph, "e", 3, (int64_t[]){2, 3, 5});
     assert_shape(&graph, "r", 2, (int64_t[]){2, 60});
+    assert_shape(&graph, "rx", 3, (int64_t[]){2, 12, 5});
     assert_shape(&graph, "c", 4, (int64_t[]){2, 4, 5, 3});
     assert_shape(&graph, "s0", 4, (int64_t[]){2, 2, 4, 5});
     assert_shape(&graph, "s1", 4, (int64_t[]){2, 1, 4, 5});
@@ -87,7 +90,7 @@ static void test_shape_rules(void **state)
     assert_int_equal(s1 - s0, 1);
     assert_int_equal(s1->out_index, 1);
     assert_int_equal(graph.nodes[s0->def_index].n_outs, 2);
-    assert_int_equal(s1->last_use, 9);
+    assert_int_equal(s1->last_use, 10);
     assert_int_equal(s0->last_use, -1);
     kbv_graph_free(&graph);
 }
@@ -120,6 +123,13 @@ static void test_refusals(void **state)
                                                  .s = "(4, -1, 5)"}), KBV_OK);
     assert_int_equal(build_one((kbv_static_node){.op = KBV_OP_SPLIT, .args = {"x"},
                                                  .outs = {"a", "b", "c"}, .i = {1, 1}}), KBV_OK);
+    /* x.size(k) names an input's dim: not an unknown value's, not past the rank */
+    assert_refused((kbv_static_node){.op = KBV_OP_VIEW, .args = {"x"}, .out = "v",
+                                     .s = "(w.size(0), -1)"});
+    assert_refused((kbv_static_node){.op = KBV_OP_VIEW, .args = {"x"}, .out = "v",
+                                     .s = "(y.size(2), -1)"});
+    assert_int_equal(build_one((kbv_static_node){.op = KBV_OP_VIEW, .args = {"x"}, .out = "v",
+                                                 .s = "(y.size(0), -1)"}), KBV_OK);
     /* a dim twice, too few dims */
     assert_refused((kbv_static_node){.op = KBV_OP_PERMUTE, .args = {"x"}, .out = "p",
                                      .s = "(0, 1, 1, 2)"});
