@@ -1,6 +1,7 @@
 /* pad and roll on the CPU (graph/ops_shifted.h): one walk over the result
  * in order, each element copied from the operand's shifted coordinate (read
- * through its strides) or set to the pad value. */
+ * through its strides) or set to the pad value. And index, a[b]: the rows
+ * b names, copied in order. */
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
@@ -62,6 +63,30 @@ kbv_status kbv_cpu_shifted(kbv_backend *be, const kbv_node *node, const kbv_tens
         memcpy(dst + (size_t)to * es, inside ? src + (size_t)from * es : fill, es);
         for (int d = a->ndim - 1; d >= 0 && ++coord[d] == out->shape[d]; d--)
             coord[d] = 0;
+    }
+    return KBV_OK;
+}
+
+kbv_status kbv_cpu_index(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out)
+{
+    (void)be;
+    const kbv_tensor *a = &args[0], *b = &args[1];
+    const size_t es = kbv_dtype_size(a->dtype);
+    if (a->ndim < 1 || b->ndim != 1 || b->dtype != KBV_I64 || out->dtype != a->dtype ||
+        !kbv_tensor_is_contiguous(a) || !kbv_tensor_is_contiguous(b) ||
+        !kbv_tensor_is_contiguous(out) || out->shape[0] != b->shape[0])
+        return kbv_fail(KBV_ERR_INVALID, "%s: a[b] needs contiguous operands, b 1-D int64 "
+                        "and a result of b's length", kbv_cpu_op_name(node));
+    const int64_t rows = a->shape[0], per_row = rows > 0 ? kbv_tensor_numel(a) / rows : 0;
+    const int64_t *idx = b->data;
+    for (int64_t m = 0; m < b->shape[0]; m++) {
+        int64_t r = idx[m] < 0 ? idx[m] + rows : idx[m];
+        if (r < 0 || r >= rows)
+            return kbv_fail(KBV_ERR_INVALID, "index: index %lld of a dim of %lld",
+                            (long long)idx[m], (long long)rows);
+        memcpy((char *)out->data + (size_t)(m * per_row) * es,
+               (const char *)a->data + (size_t)(r * per_row) * es, (size_t)per_row * es);
     }
     return KBV_OK;
 }

@@ -103,6 +103,14 @@ cudaError_t kbv_cuda_launch_shifted_copy(cudaStream_t s, size_t elem_size, const
                                          const int64_t *offset, int wrap, uint64_t fill,
                                          void *y);
 
+/* index, a[b]: y[m] = x[idx[m]] for m < n, rows of row_len elements of
+ * elem_size bytes (x has `rows` of them; a negative index counts from the
+ * end; one out of range leaves its row of y zero, where PyTorch's kernel
+ * would stop on a device assert). */
+cudaError_t kbv_cuda_launch_index_rows(cudaStream_t s, size_t elem_size, const void *x,
+                                       int64_t rows, int64_t row_len, const int64_t *idx,
+                                       int64_t n, void *y);
+
 /* ---- input generation (cuda_fill.cu) ---- */
 
 typedef struct kbv_cuda_fill_spec {

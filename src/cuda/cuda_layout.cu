@@ -1,5 +1,6 @@
 /* Layout ops: torch.diag (embed a vector / extract a diagonal),
- * torch.triu / torch.tril, and F.pad / torch.roll (a shifted copy). Each output element is written once with 16-byte
+ * torch.triu / torch.tril, F.pad / torch.roll (a shifted copy) and a[b]
+ * (rows gathered by an int64 index). Each output element is written once with 16-byte
  * stores along rows (coalesced across a warp); triu/tril read the input only
  * where the mask keeps it, so the zeroed triangle costs no reads. */
 #include <cstring>
@@ -249,6 +250,52 @@ extern "C" cudaError_t kbv_cuda_launch_shifted_copy(cudaStream_t s, size_t elem_
     case 2: return shifted_copy_typed<uint16_t>(s, x, m, fill, y, n);
     case 4: return shifted_copy_typed<uint32_t>(s, x, m, fill, y, n);
     case 8: return shifted_copy_typed<uint64_t>(s, x, m, fill, y, n);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* ---- index: rows gathered, one thread per result element ---- */
+
+namespace {
+
+template <typename E>
+__global__ void __launch_bounds__(kThreads)
+index_rows_kernel(const E *__restrict__ x, int64_t rows, int64_t row_len,
+                  const int64_t *__restrict__ idx, E *__restrict__ y, int64_t total)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += step) {
+        const int64_t m = i / row_len, j = i - m * row_len;
+        int64_t r = idx[m];
+        if (r < 0)
+            r += rows;
+        y[i] = r >= 0 && r < rows ? x[r * row_len + j] : E(0);
+    }
+}
+
+template <typename E>
+cudaError_t index_rows_typed(cudaStream_t s, const void *x, int64_t rows, int64_t row_len,
+                             const int64_t *idx, int64_t n, void *y)
+{
+    const int64_t total = n * row_len;
+    index_rows_kernel<E><<<grid_cover(kThreads, total), kThreads, 0, s>>>(
+        static_cast<const E *>(x), rows, row_len, idx, static_cast<E *>(y), total);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t kbv_cuda_launch_index_rows(cudaStream_t s, size_t elem_size,
+                                                  const void *x, int64_t rows, int64_t row_len,
+                                                  const int64_t *idx, int64_t n, void *y)
+{
+    if (n <= 0 || row_len <= 0)
+        return cudaSuccess;
+    switch (elem_size) {
+    case 1: return index_rows_typed<uint8_t>(s, x, rows, row_len, idx, n, y);
+    case 2: return index_rows_typed<uint16_t>(s, x, rows, row_len, idx, n, y);
+    case 4: return index_rows_typed<uint32_t>(s, x, rows, row_len, idx, n, y);
+    case 8: return index_rows_typed<uint64_t>(s, x, rows, row_len, idx, n, y);
     default: return cudaErrorInvalidValue;
     }
 }

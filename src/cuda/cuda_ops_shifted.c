@@ -1,7 +1,7 @@
 /* pad and roll on CUDA (graph/ops_shifted.h): one kernel writes the
  * contiguous result, reading the operand where it lies (strided) and the
  * pad value outside it, as PyTorch's constant_pad_nd and roll each write
- * one new tensor. */
+ * one new tensor. index (a[b]): one kernel gathers the rows. */
 #include <string.h>
 
 #include "cuda/cuda_check.h"
@@ -54,5 +54,22 @@ kbv_status kbv_cuda_op_shifted(kbv_backend *be, const kbv_node *node, const kbv_
     return kbv_cuda_launched(kbv_cuda_launch_shifted_copy(cu->stream, kbv_dtype_size(a->dtype),
                                                           a->data, &in, m.out_shape, m.offset,
                                                           m.wrap, fill, out->data),
+                             node);
+}
+
+kbv_status kbv_cuda_op_index(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out)
+{
+    kbv_cuda *cu = kbv_cuda_of(be);
+    const kbv_tensor *a = &args[0], *b = &args[1];
+    if (a->ndim < 1 || b->ndim != 1 || b->dtype != KBV_I64 || !kbv_tensor_is_contiguous(a) ||
+        !kbv_tensor_is_contiguous(b))
+        return kbv_fail(KBV_ERR_INVALID, "index: a[b] needs contiguous operands and b 1-D "
+                        "int64");
+    const int64_t rows = a->shape[0], per_row = rows > 0 ? kbv_tensor_numel(a) / rows : 0;
+    KBV_TRY(kbv_cuda_check_out(out, b->shape[0] * per_row, a->dtype, "index"));
+    return kbv_cuda_launched(kbv_cuda_launch_index_rows(cu->stream, kbv_dtype_size(a->dtype),
+                                                        a->data, rows, per_row, b->data,
+                                                        b->shape[0], out->data),
                              node);
 }

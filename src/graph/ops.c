@@ -1142,7 +1142,7 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
                  "{b3})[{i0}]",
         .shape = kbv_shape_rnn, .flops = kbv_flops_rnn, .tf32 = KBV_TF32_CONV},
     /* (end of the recurrent ops) */
-    /* the Swin ops: rules in ops_shifted.c and ops_slice.c */
+    /* the Swin ops: rules in ops_shifted.c (pad, roll, index) and ops_slice.c */
     [KBV_OP_PAD] = {.name = "pad", .n_args = 1,
         .torch = "torch.nn.functional.pad({0}, {s}, \"constant\", {f0})",
         .shape = kbv_shape_shifted, .flops = flops_none},
@@ -1150,6 +1150,10 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
         .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
     [KBV_OP_ROLL] = {.name = "roll", .n_args = 1, .torch = "torch.roll({0}, {s})",
         .shape = kbv_shape_shifted, .flops = flops_none},
+    [KBV_OP_INDEX] = {.name = "index", .n_args = 2, .torch = "{0}[{1}]",
+        .shape = kbv_shape_index, .flops = flops_none, .contiguous_operands = true},
+    [KBV_OP_ZEROS_LIKE] = {.name = "zeros_like", .n_args = 1, .torch = "torch.zeros_like({0})",
+        .shape = kbv_shape_identity, .flops = flops_none},
     /* (end of the Swin ops) */
     /* NetVLAD and Mamba-2: exp 1 FLOP; normalize the squares' sum (2), the
      * division (1) */

@@ -208,6 +208,10 @@ typedef enum kbv_op {
                              a stop an integer or a problem dim name; a view */
     KBV_OP_ROLL,          /* torch.roll(a, s): s "shifts=(-3, -3), dims=(1, 2)", each shift
                              wrapping modulo its dim's size; a new contiguous tensor */
+    KBV_OP_INDEX,         /* a[b]: b a 1-D int64 index into a's dim 0 (advanced indexing, Swin
+                             V2's relative_position_bias_table[index.view(-1)]): rows of a
+                             gathered into a new tensor [len(b), a's other dims] */
+    KBV_OP_ZEROS_LIKE,    /* torch.zeros_like(a) */
     /* (end of the Swin ops) */
     /* NetVLAD and Mamba-2 (L3/46-49) */
     KBV_OP_EXP,           /* torch.exp(a) */

@@ -2,7 +2,7 @@
  * list pairs (before, after) from the last dim backwards and may cover fewer
  * dims than the operand has (negative pads, cropping, are not supported);
  * torch.roll's shifts and dims pair one to one, each shift wrapping modulo
- * its dim's size. */
+ * its dim's size. Beside them, the rule of index (a[b], rows gathered). */
 #include "graph/ops_shifted.h"
 
 #include <errno.h>
@@ -126,5 +126,21 @@ kbv_status kbv_shape_shifted(const kbv_node_def *n, const kbv_value *const *args
     out->dtype = a->dtype;
     out->ndim = a->ndim;
     memcpy(out->shape, m.out_shape, sizeof out->shape);
+    return KBV_OK;
+}
+
+kbv_status kbv_shape_index(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
+{
+    (void)n;
+    const kbv_value *a = args[0], *b = args[1];
+    char da[160], db[160];
+    if (a->ndim < 1 || b->ndim != 1 || b->dtype != KBV_I64)
+        return kbv_fail(KBV_ERR_INVALID, "index: a[b] needs a tensor of at least 1 dim and a "
+                        "1-D int64 b, got %s and %s", kbv_value_describe(a, da, sizeof da),
+                        kbv_value_describe(b, db, sizeof db));
+    out->dtype = a->dtype;
+    out->ndim = a->ndim;
+    memcpy(out->shape, a->shape, sizeof out->shape);
+    out->shape[0] = b->shape[0];
     return KBV_OK;
 }

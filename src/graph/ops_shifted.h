@@ -27,5 +27,7 @@ kbv_status kbv_shift_map_of(const kbv_node_def *n, int ndim, const int64_t *in_s
 
 kbv_status kbv_shape_shifted(const kbv_node_def *n, const kbv_value *const *args,
                              kbv_value *out);
+/* index: a[b], b a 1-D int64 tensor of rows of a. */
+kbv_status kbv_shape_index(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
 
 #endif

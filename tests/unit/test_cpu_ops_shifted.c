@@ -3,7 +3,8 @@
  * operand's shifted one, wrapped (roll) or the pad value (pad); a strided
  * operand is read where it lies; bad attributes are refused. Expected
  * values are computed here element by element from the definitions of
- * F.pad and torch.roll (out[i] = x[(i - shift) mod n] per rolled dim). */
+ * F.pad and torch.roll (out[i] = x[(i - shift) mod n] per rolled dim).
+ * index (a[b]) gathers rows, negative indices counting from the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,6 +155,30 @@ static void test_roll_refuses_bad_attributes(void **state)
     }
 }
 
+/* a[b]: rows of [4, 2, 3] picked by [3, -4, 3, 1], an index out of range
+ * refused. */
+static void test_index_rows(void **state)
+{
+    (void)state;
+    kbv_backend *be = kbv_test_backend(KBV_F64);
+    const int64_t s[3] = {4, 2, 3}, is[1] = {4}, os[3] = {4, 2, 3};
+    kbv_tensor in[2] = {filled(KBV_F64, 3, s), kbv_test_tensor(KBV_I64, 1, is)};
+    const int64_t rows[4] = {3, -4, 3, 1};
+    memcpy(in[1].data, rows, sizeof rows);
+    kbv_tensor out = kbv_test_tensor(KBV_F64, 3, os);
+    kbv_node_def nd = {.op = KBV_OP_INDEX};
+    assert_int_equal(kbv_test_run_op(be, KBV_OP_INDEX, &nd, in, 2, &out), KBV_OK);
+    for (int64_t m = 0; m < 4; m++)
+        for (int64_t j = 0; j < 6; j++)
+            assert_true(kbv_test_get(&out, m * 6 + j) == value_of((rows[m] + 4) % 4 * 6 + j));
+    ((int64_t *)in[1].data)[2] = 4;
+    assert_int_not_equal(kbv_test_run_op(be, KBV_OP_INDEX, &nd, in, 2, &out), KBV_OK);
+    free(out.data);
+    free(in[1].data);
+    free(in[0].data);
+    be->destroy(be);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_pad_refuses_bad_lists),
         cmocka_unit_test(test_roll),
         cmocka_unit_test(test_roll_refuses_bad_attributes),
+        cmocka_unit_test(test_index_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
