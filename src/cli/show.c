@@ -77,6 +77,9 @@ static void print_init(const kbv_param_def *p, const kbv_value *v)
     case KBV_INIT_RANDN: printf("randn: N(0, 1)"); break;
     case KBV_INIT_CONST: printf("constant %.17g", p->value); break;
     case KBV_INIT_NORMAL: printf("normal: N(0, %.17g^2)", p->value); break;
+    case KBV_INIT_SWIN_COORDS_TABLE: printf("Swin V2's relative_coords_table"); break;
+    case KBV_INIT_SWIN_POSITION_INDEX: printf("Swin V2's relative_position_index"); break;
+    case KBV_INIT_SWIN_ATTN_MASK: printf("Swin's shifted-window attn_mask (shift %g)", p->value); break;
     default: printf("zeros"); break;
     }
 }
