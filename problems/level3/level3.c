@@ -34,6 +34,7 @@ static const level3_builder builders[] = {
     kbv_l3_026,
     kbv_l3_027,
     kbv_l3_029,
+    kbv_l3_030,
     kbv_l3_033,
     kbv_l3_034,
     kbv_l3_035,

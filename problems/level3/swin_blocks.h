@@ -45,6 +45,15 @@ const char *swin_window_reverse(kbv_builder *b, const char *windows, int side, i
 const char *swin_mlp_block(kbv_builder *b, const char *prefix, const char *x, swin_stage s,
                            int shift);
 
+/* Swin V2's SwinTransformerBlock named prefix over x [B, res * res, dim]:
+ * the cyclic shift (torch.roll by -shift, shift > 0, with the block's
+ * attn_mask buffer), windows, WindowAttention (q/v biases, cosine attention
+ * with the clamped exp logit scale, the continuous position bias: cpb_mlp of
+ * relative_coords_table gathered by relative_position_index, 16 sigmoid),
+ * the reverse shift, x + norm1(attention), then x + norm2(mlp(x)). */
+const char *swin_v2_block(kbv_builder *b, const char *prefix, const char *x, swin_stage s,
+                          int shift);
+
 /* PatchMerging named prefix over x [B, res * res, dim]: the 2x2 gather
  * x[:, 0::2, 0::2, :], x[:, 1::2, 0::2, :], x[:, 0::2, 1::2, :],
  * x[:, 1::2, 1::2, :] cat along the channels, then Swin-MLP's norm(4 dim) -
