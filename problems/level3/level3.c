@@ -34,6 +34,8 @@ static const level3_builder builders[] = {
     kbv_l3_026,
     kbv_l3_027,
     kbv_l3_028,
+    kbv_l3_029,
+    kbv_l3_030,
     kbv_l3_031,
     kbv_l3_032,
     kbv_l3_033,

@@ -40,6 +40,8 @@ kbv_status kbv_l3_025(kbv_builder *b);
 kbv_status kbv_l3_026(kbv_builder *b);
 kbv_status kbv_l3_027(kbv_builder *b);
 kbv_status kbv_l3_028(kbv_builder *b);
+kbv_status kbv_l3_029(kbv_builder *b);
+kbv_status kbv_l3_030(kbv_builder *b);
 kbv_status kbv_l3_031(kbv_builder *b);
 kbv_status kbv_l3_032(kbv_builder *b);
 kbv_status kbv_l3_033(kbv_builder *b);

@@ -321,6 +321,12 @@ static kbv_status write_meta(const kbv_graph *g, const dump_opts *o, const kbv_d
         snprintf(file, sizeof file, "%s.npy", v->name);
         json_t *e = entry_json(v, file, dt->par[p] == KBV_BF16 ? KBV_BF16 : v->dtype);
         json_object_set_new(e, "buffer", json_boolean(def->params[p].is_buffer));
+        kbv_init init = def->params[p].init;
+        /* a buffer the module's __init__ computes: the parity test compares it */
+        json_object_set_new(e, "computed",
+                            json_boolean(init == KBV_INIT_SWIN_COORDS_TABLE ||
+                                         init == KBV_INIT_SWIN_POSITION_INDEX ||
+                                         init == KBV_INIT_SWIN_ATTN_MASK));
         json_array_append_new(params, e);
     }
     for (int o2 = 0; o2 < g->n_outputs; o2++) {

@@ -82,6 +82,9 @@ static void print_init(const kbv_param_def *p, const kbv_value *v)
         printf("xavier_uniform_: U(-sqrt(6/%lld), sqrt(6/%lld))", (long long)v->fan_in,
                (long long)v->fan_in);
         break;
+    case KBV_INIT_SWIN_COORDS_TABLE: printf("Swin V2's relative_coords_table"); break;
+    case KBV_INIT_SWIN_POSITION_INDEX: printf("Swin V2's relative_position_index"); break;
+    case KBV_INIT_SWIN_ATTN_MASK: printf("Swin's shifted-window attn_mask (shift %g)", p->value); break;
     default: printf("zeros"); break;
     }
 }

@@ -153,9 +153,15 @@ static const kbv_op_fn cpu_ops[KBV_OP_COUNT] = {
     /* the attention ops */
     [KBV_OP_MASKED_FILL] = kbv_cpu_masked_fill,
     [KBV_OP_EQ_SCALAR] = kbv_cpu_eq_scalar,
-    [KBV_OP_SLICE] = kbv_view_op,
     [KBV_OP_UNFOLD] = kbv_view_op,
     /* (end of the attention ops) */
+    /* the Swin ops */
+    [KBV_OP_PAD] = kbv_cpu_shifted,
+    [KBV_OP_SLICE] = kbv_view_op,
+    [KBV_OP_ROLL] = kbv_cpu_shifted,
+    [KBV_OP_INDEX] = kbv_cpu_index,
+    [KBV_OP_ZEROS_LIKE] = kbv_cpu_zeros_slice, /* fills its result with zeros */
+    /* (end of the Swin ops) */
     /* NetVLAD and Mamba-2 */
     [KBV_OP_EXP] = kbv_cpu_unary,
     [KBV_OP_NORMALIZE] = kbv_cpu_normalize,

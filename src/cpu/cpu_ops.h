@@ -57,6 +57,11 @@ kbv_status kbv_cpu_drop_last(kbv_backend *be, const kbv_node *node, const kbv_te
 /* cross_entropy, smooth_l1_loss, kl_div, triplet_margin_loss */
 kbv_status kbv_cpu_loss(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                         kbv_tensor *out);
+/* pad, roll; index (cpu_shifted.c) */
+kbv_status kbv_cpu_shifted(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                           kbv_tensor *out);
+kbv_status kbv_cpu_index(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                         kbv_tensor *out);
 kbv_status kbv_cpu_sdpa(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                         kbv_tensor *out);
 

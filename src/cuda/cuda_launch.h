@@ -115,6 +115,23 @@ cudaError_t kbv_cuda_launch_diag_extract(cudaStream_t s, int kind, const void *x
 cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int kind, int upper, int64_t k,
                                 const void *x, void *y, int64_t batch, int64_t rows, int64_t cols);
 
+/* pad and roll (graph/ops_shifted.h): y (contiguous, shape out_shape) at
+ * coordinate o reads x (shape in.shape, strides in.stride) at o - offset per
+ * dim, wrapped modulo in.shape (wrap = 1, roll) or the elem_size bytes of
+ * fill where it falls outside x (pad); elem_size 1, 2, 4 or 8 bytes. */
+cudaError_t kbv_cuda_launch_shifted_copy(cudaStream_t s, size_t elem_size, const void *x,
+                                         const kbv_cuda_layout *in, const int64_t *out_shape,
+                                         const int64_t *offset, int wrap, uint64_t fill,
+                                         void *y);
+
+/* index, a[b]: y[m] = x[idx[m]] for m < n, rows of row_len elements of
+ * elem_size bytes (x has `rows` of them; a negative index counts from the
+ * end; one out of range leaves its row of y zero, where PyTorch's kernel
+ * would stop on a device assert). */
+cudaError_t kbv_cuda_launch_index_rows(cudaStream_t s, size_t elem_size, const void *x,
+                                       int64_t rows, int64_t row_len, const int64_t *idx,
+                                       int64_t n, void *y);
+
 /* ---- input generation (cuda_fill.cu) ---- */
 
 typedef struct kbv_cuda_fill_spec {

@@ -1,7 +1,9 @@
-/* Layout ops: torch.diag (embed a vector / extract a diagonal) and
- * torch.triu / torch.tril. Each output element is written once with 16-byte
+/* Layout ops: torch.diag (embed a vector / extract a diagonal),
+ * torch.triu / torch.tril, F.pad / torch.roll (a shifted copy) and a[b]
+ * (rows gathered by an int64 index). Each output element is written once with 16-byte
  * stores along rows (coalesced across a warp); triu/tril read the input only
  * where the mask keeps it, so the zeroed triangle costs no reads. */
+#include <cstring>
 #include <type_traits>
 
 #include "cuda/cuda_device.h"
@@ -177,4 +179,123 @@ extern "C" cudaError_t kbv_cuda_launch_tri(cudaStream_t s, int kind, int upper,
                      : tri_typed<double, false>(s, k, x, y, batch, rows, cols);
     return upper ? tri_typed<float, true>(s, k, x, y, batch, rows, cols)
                  : tri_typed<float, false>(s, k, x, y, batch, rows, cols);
+}
+
+/* ---- pad and roll: one thread per result element ---- */
+
+namespace {
+
+struct ShiftedMap {
+    int ndim;
+    int wrap;
+    int64_t in_shape[KBV_MAX_DIMS], in_stride[KBV_MAX_DIMS];
+    int64_t out_shape[KBV_MAX_DIMS], offset[KBV_MAX_DIMS];
+};
+
+template <typename E>
+__global__ void __launch_bounds__(kThreads)
+shifted_copy_kernel(const E *__restrict__ x, ShiftedMap m, E fill, E *__restrict__ y, int64_t n)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t rest = i, from = 0;
+        bool inside = true;
+        for (int d = m.ndim - 1; d >= 0; d--) {
+            const int64_t o = rest % m.out_shape[d];
+            rest /= m.out_shape[d];
+            int64_t c = o - m.offset[d];
+            if (m.wrap && c < 0)
+                c += m.in_shape[d];
+            inside = inside && c >= 0 && c < m.in_shape[d];
+            from += c * m.in_stride[d];
+        }
+        y[i] = inside ? x[from] : fill;
+    }
+}
+
+template <typename E>
+cudaError_t shifted_copy_typed(cudaStream_t s, const void *x, const ShiftedMap &m, uint64_t fill,
+                               void *y, int64_t n)
+{
+    E f;
+    memcpy(&f, &fill, sizeof f); /* the low bytes: little-endian, as the host wrote them */
+    shifted_copy_kernel<E><<<grid_cover(kThreads, n), kThreads, 0, s>>>(
+        static_cast<const E *>(x), m, f, static_cast<E *>(y), n);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t kbv_cuda_launch_shifted_copy(cudaStream_t s, size_t elem_size,
+                                                    const void *x, const kbv_cuda_layout *in,
+                                                    const int64_t *out_shape,
+                                                    const int64_t *offset, int wrap,
+                                                    uint64_t fill, void *y)
+{
+    ShiftedMap m;
+    m.ndim = in->ndim;
+    m.wrap = wrap;
+    int64_t n = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        m.in_shape[d] = in->shape[d];
+        m.in_stride[d] = in->stride[d];
+        m.out_shape[d] = out_shape[d];
+        m.offset[d] = offset[d];
+        n *= out_shape[d];
+    }
+    if (n <= 0 || in->ndim < 1)
+        return cudaSuccess;
+    switch (elem_size) {
+    case 1: return shifted_copy_typed<uint8_t>(s, x, m, fill, y, n);
+    case 2: return shifted_copy_typed<uint16_t>(s, x, m, fill, y, n);
+    case 4: return shifted_copy_typed<uint32_t>(s, x, m, fill, y, n);
+    case 8: return shifted_copy_typed<uint64_t>(s, x, m, fill, y, n);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* ---- index: rows gathered, one thread per result element ---- */
+
+namespace {
+
+template <typename E>
+__global__ void __launch_bounds__(kThreads)
+index_rows_kernel(const E *__restrict__ x, int64_t rows, int64_t row_len,
+                  const int64_t *__restrict__ idx, E *__restrict__ y, int64_t total)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += step) {
+        const int64_t m = i / row_len, j = i - m * row_len;
+        int64_t r = idx[m];
+        if (r < 0)
+            r += rows;
+        y[i] = r >= 0 && r < rows ? x[r * row_len + j] : E(0);
+    }
+}
+
+template <typename E>
+cudaError_t index_rows_typed(cudaStream_t s, const void *x, int64_t rows, int64_t row_len,
+                             const int64_t *idx, int64_t n, void *y)
+{
+    const int64_t total = n * row_len;
+    index_rows_kernel<E><<<grid_cover(kThreads, total), kThreads, 0, s>>>(
+        static_cast<const E *>(x), rows, row_len, idx, static_cast<E *>(y), total);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t kbv_cuda_launch_index_rows(cudaStream_t s, size_t elem_size,
+                                                  const void *x, int64_t rows, int64_t row_len,
+                                                  const int64_t *idx, int64_t n, void *y)
+{
+    if (n <= 0 || row_len <= 0)
+        return cudaSuccess;
+    switch (elem_size) {
+    case 1: return index_rows_typed<uint8_t>(s, x, rows, row_len, idx, n, y);
+    case 2: return index_rows_typed<uint16_t>(s, x, rows, row_len, idx, n, y);
+    case 4: return index_rows_typed<uint32_t>(s, x, rows, row_len, idx, n, y);
+    case 8: return index_rows_typed<uint64_t>(s, x, rows, row_len, idx, n, y);
+    default: return cudaErrorInvalidValue;
+    }
 }

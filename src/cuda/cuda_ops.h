@@ -48,6 +48,11 @@ kbv_status kbv_cuda_op_zeros_slice(kbv_backend *be, const kbv_node *node, const 
                                    kbv_tensor *out);
 kbv_status kbv_cuda_op_cat(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                            kbv_tensor *out);
+/* pad, roll; index (cuda_ops_shifted.c) */
+kbv_status kbv_cuda_op_shifted(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                               kbv_tensor *out);
+kbv_status kbv_cuda_op_index(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
+                             kbv_tensor *out);
 /* torch.stack: cat of the operands viewed with a size-1 dim */
 kbv_status kbv_cuda_op_stack(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                              kbv_tensor *out);

@@ -205,6 +205,11 @@ typedef enum kbv_param_kind {
     KBV_PARAM_NORMAL,         /* N(0, value^2) */
     KBV_PARAM_TRIL_ONES,      /* 1 where col <= row of a [..., N, N] square (fan_in: N) */
     KBV_PARAM_XAVIER_UNIFORM, /* U(-a, a), a = sqrt(6 / fan_in), fan_in: fan_in + fan_out */
+    /* Swin V2's computed buffers (kbv_swin_buffer_value): fan_in carries the
+     * geometry, KBV_SWIN_GEOMETRY(side, window), value the shift */
+    KBV_PARAM_SWIN_COORDS_TABLE,
+    KBV_PARAM_SWIN_POSITION_INDEX,
+    KBV_PARAM_SWIN_ATTN_MASK,
 } kbv_param_kind;
 
 /* The kind and constant of an initialiser; false for an unknown one. */
@@ -222,8 +227,48 @@ static inline bool kbv_param_kind_of(kbv_init init, double const_value, int *kin
     case KBV_INIT_NORMAL: *kind = KBV_PARAM_NORMAL; *value = const_value; return true;
     case KBV_INIT_TRIL_ONES: *kind = KBV_PARAM_TRIL_ONES; return true;
     case KBV_INIT_XAVIER_UNIFORM: *kind = KBV_PARAM_XAVIER_UNIFORM; return true;
+    case KBV_INIT_SWIN_COORDS_TABLE: *kind = KBV_PARAM_SWIN_COORDS_TABLE; return true;
+    case KBV_INIT_SWIN_POSITION_INDEX: *kind = KBV_PARAM_SWIN_POSITION_INDEX; return true;
+    case KBV_INIT_SWIN_ATTN_MASK: *kind = KBV_PARAM_SWIN_ATTN_MASK; *value = const_value; return true;
     }
     return false;
+}
+
+/* Element `index` of a Swin V2 buffer as the module's __init__ computes it.
+ * relative_coords_table: (dh, dw) in [-(W-1), W-1], each / (W - 1) * 8, then
+ * sign(t) * log2(|t| + 1) / log2(8), in float32 as the module's tensors;
+ * relative_position_index: (dh + W - 1) * (2W - 1) + (dw + W - 1) for tokens
+ * p, q of a window (dh, dw their offsets); attn_mask: 0 where tokens p, q of
+ * window k lie in the same of the 3 x 3 regions the shift cuts the image into
+ * ([0, S - W), [S - W, S - shift), [S - shift, S) per axis), -100 otherwise. */
+KBV_HD double kbv_swin_buffer_value(int kind, int64_t geometry, double shift, uint64_t index)
+{
+    const int64_t W = geometry & 0xffff, S = geometry >> 16, N = W * W;
+    const int64_t i = (int64_t)index;
+    if (kind == KBV_PARAM_SWIN_COORDS_TABLE) {
+        const int64_t L = 2 * W - 1, c = i % 2, col = (i / 2) % L, row = (i / 2) / L;
+        float t = (float)((c == 0 ? row : col) - (W - 1));
+        t = t / (float)(W - 1);
+        t = t * 8.0f;
+        float sign = t > 0.0f ? 1.0f : t < 0.0f ? -1.0f : 0.0f;
+        return (double)(sign * log2f(fabsf(t) + 1.0f) / 3.0f);
+    }
+    if (kind == KBV_PARAM_SWIN_POSITION_INDEX) {
+        const int64_t p = i / N, q = i % N;
+        return (double)((p / W - q / W + W - 1) * (2 * W - 1) + (p % W - q % W + W - 1));
+    }
+    /* KBV_PARAM_SWIN_ATTN_MASK */
+    const int64_t s = (int64_t)shift, per_row = S / W;
+    const int64_t k = i / (N * N), p = (i / N) % N, q = i % N;
+    const int64_t top = (k / per_row) * W, left = (k % per_row) * W;
+    int64_t region[2];
+    for (int t = 0; t < 2; t++) {
+        const int64_t tok = t ? q : p, h = top + tok / W, w = left + tok % W;
+        const int64_t rh = h < S - W ? 0 : h < S - s ? 1 : 2;
+        const int64_t rw = w < S - W ? 0 : w < S - s ? 1 : 2;
+        region[t] = rh * 3 + rw;
+    }
+    return region[0] == region[1] ? 0.0 : -100.0;
 }
 
 /* Parameter element under its initialiser (kbv_param_kind; value for a
@@ -237,6 +282,8 @@ KBV_HD double kbv_param_value(int kind, int64_t fan_in, double value, int d5, ui
         const uint64_t n = fan_in > 0 ? (uint64_t)fan_in : 1;
         return index % n <= index / n % n ? 1.0 : 0.0;
     }
+    if (kind >= KBV_PARAM_SWIN_COORDS_TABLE) /* computed, never perturbed */
+        return kbv_swin_buffer_value(kind, fan_in, value, index);
     kbv_philox_out r = kbv_rng(seed, key, KBV_RNG_ELEMENT, index);
     double v;
     if (kind == KBV_PARAM_XAVIER_UNIFORM) {

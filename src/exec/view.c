@@ -88,6 +88,16 @@ static bool general_view(const kbv_node *node, const kbv_tensor *a, kbv_tensor *
         *offset = start * a->stride[d];
         return true;
     }
+    case KBV_OP_SLICE: {
+        int64_t start[KBV_MAX_DIMS], step[KBV_MAX_DIMS], length[KBV_MAX_DIMS];
+        if (kbv_slice_dims(NULL, nd->s, a->ndim, a->shape, start, step, length) != KBV_OK)
+            return false;
+        for (int d = 0; d < a->ndim; d++) {
+            *offset += start[d] * a->stride[d];
+            out->stride[d] = a->stride[d] * step[d];
+        }
+        return true;
+    }
     case KBV_OP_EXPAND:
         for (int d = 0; d < out->ndim; d++) {
             int k = d - (out->ndim - a->ndim);
@@ -97,9 +107,6 @@ static bool general_view(const kbv_node *node, const kbv_tensor *a, kbv_tensor *
     case KBV_OP_CONTIGUOUS:
         memcpy(out->stride, a->stride, sizeof out->stride);
         return kbv_tensor_is_contiguous(a);
-    case KBV_OP_SLICE: /* leading ranges: a's strides from a's start */
-        memcpy(out->stride, a->stride, sizeof out->stride);
-        return true;
     case KBV_OP_UNFOLD: { /* windows `step` apart along the dim, each walking it */
         int d = kbv_wrap_dim(nd->i[0], a->ndim);
         if (d < 0 || out->ndim != a->ndim + 1)

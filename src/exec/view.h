@@ -1,6 +1,6 @@
 /* The view ops (unsqueeze, squeeze, view, flatten, dropout as the
  * identity, and the general views: transpose_dims, permute, narrow,
- * expand, reshape, contiguous, split, chunk) on every backend: the output shares the operand's memory and
+ * expand, reshape, contiguous, split, chunk, slice) on every backend: the output shares the operand's memory and
  * gets strides that walk it in the new shape; nothing runs on the device.
  * One implementation, in both backends' op tables. */
 #ifndef KBV_VIEW_H

@@ -287,6 +287,43 @@ static kbv_status rnn_hidden_of(const kbv_graph *g, int p, int64_t *hidden)
                     k, v->name, want);
 }
 
+/* The window W (and the side S in tokens) of a Swin V2 buffer from its shape
+ * (problem.h), packed as KBV_SWIN_GEOMETRY into *geometry. */
+static kbv_status swin_geometry_of(const char *k, const kbv_param_def *pd, const kbv_value *v,
+                                   int64_t *geometry)
+{
+    int64_t W = 0, S = 0;
+    if (pd->init == KBV_INIT_SWIN_COORDS_TABLE) {
+        if (v->ndim == 4 && v->shape[0] == 1 && v->shape[1] == v->shape[2] &&
+            v->shape[1] % 2 == 1 && v->shape[3] == 2)
+            W = (v->shape[1] + 1) / 2;
+    } else {
+        int64_t n = v->ndim >= 2 ? v->shape[v->ndim - 1] : 0;
+        for (int64_t w = 1; w * w <= n; w++)
+            if (w * w == n && v->shape[v->ndim - 2] == n)
+                W = w;
+        if (pd->init == KBV_INIT_SWIN_ATTN_MASK) {
+            int64_t windows = v->ndim == 3 ? v->shape[0] : 0, per_row = 0;
+            for (int64_t r = 1; r * r <= windows; r++)
+                if (r * r == windows)
+                    per_row = r;
+            S = per_row * W;
+            if (v->ndim != 3 || !(pd->value > 0.0 && pd->value < (double)W) ||
+                pd->value != (double)(int64_t)pd->value)
+                W = 0;
+        } else if (v->ndim != 2) {
+            W = 0;
+        }
+    }
+    bool want_int = pd->init == KBV_INIT_SWIN_POSITION_INDEX;
+    if (W < 2 || W > 0xffff || S > 0xffff || (pd->init == KBV_INIT_SWIN_ATTN_MASK && S < W) ||
+        (want_int ? pd->dtype != KBV_I64 : pd->dtype != KBV_F32))
+        return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': a Swin buffer of a shape, dtype or "
+                        "shift it cannot have (problem.h)", k, pd->name);
+    *geometry = KBV_SWIN_GEOMETRY(S, W);
+    return KBV_OK;
+}
+
 /* A param's initialiser fits its dtype and shape; fan_in is derived and a
  * written one checked against it. */
 static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
@@ -332,6 +369,11 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
                             "weight here", k, pd->name);
         v->fan_in = v->shape[0] + v->shape[1];
         break;
+    case KBV_INIT_SWIN_COORDS_TABLE:
+    case KBV_INIT_SWIN_POSITION_INDEX:
+    case KBV_INIT_SWIN_ATTN_MASK:
+        KBV_TRY(swin_geometry_of(k, pd, v, &v->fan_in));
+        break;
     case KBV_INIT_NORMAL:
         if (!(pd->value > 0.0))
             return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': normal initialiser with std %g",
@@ -351,9 +393,10 @@ static kbv_status check_init(const kbv_problem *def, kbv_graph *g, int p)
     if (pd->init != KBV_INIT_UNIFORM_FAN_IN && pd->fan_in != 0)
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': fan_in is for the uniform fan-in "
                         "initialiser only", k, pd->name);
-    if (pd->init != KBV_INIT_CONST && pd->init != KBV_INIT_NORMAL && pd->value != 0.0)
+    if (pd->init != KBV_INIT_CONST && pd->init != KBV_INIT_NORMAL &&
+        pd->init != KBV_INIT_SWIN_ATTN_MASK && pd->value != 0.0)
         return kbv_fail(KBV_ERR_INVALID, "%s: param '%s': value is for the constant and "
-                        "normal initialisers only", k, pd->name);
+                        "normal initialisers and the attention mask's shift only", k, pd->name);
     return KBV_OK;
 }
 

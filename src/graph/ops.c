@@ -7,6 +7,7 @@
 #include "graph/ops_einsum.h"
 #include "graph/ops_rnn.h"
 #include "graph/ops_rules.h"
+#include "graph/ops_shifted.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -1193,11 +1194,22 @@ const kbv_op_info kbv_op_table[KBV_OP_COUNT] = {
         .torch = "{0}.masked_fill({1}, {f0})", .shape = shape_masked_fill, .flops = flops_none},
     [KBV_OP_EQ_SCALAR] = {.name = "eq_scalar", .n_args = 1, .torch = "({0} == {f0})",
         .shape = shape_eq_scalar, .flops = flops_1},
-    [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
-        .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
     [KBV_OP_UNFOLD] = {.name = "unfold", .n_args = 1, .is_view = true,
         .torch = "{0}.unfold({i0}, {i1}, {i2})", .shape = kbv_shape_unfold, .flops = flops_none},
     /* (end of the attention ops) */
+    /* the Swin ops: rules in ops_shifted.c (pad, roll, index) and ops_slice.c */
+    [KBV_OP_PAD] = {.name = "pad", .n_args = 1,
+        .torch = "torch.nn.functional.pad({0}, {s}, \"constant\", {f0})",
+        .shape = kbv_shape_shifted, .flops = flops_none},
+    [KBV_OP_SLICE] = {.name = "slice", .n_args = 1, .is_view = true, .torch = "{0}[{s}]",
+        .shape = kbv_shape_slice, .shape_in = kbv_shape_slice_in, .flops = flops_none},
+    [KBV_OP_ROLL] = {.name = "roll", .n_args = 1, .torch = "torch.roll({0}, {s})",
+        .shape = kbv_shape_shifted, .flops = flops_none},
+    [KBV_OP_INDEX] = {.name = "index", .n_args = 2, .torch = "{0}[{1}]",
+        .shape = kbv_shape_index, .flops = flops_none, .contiguous_operands = true},
+    [KBV_OP_ZEROS_LIKE] = {.name = "zeros_like", .n_args = 1, .torch = "torch.zeros_like({0})",
+        .shape = kbv_shape_identity, .flops = flops_none},
+    /* (end of the Swin ops) */
     /* NetVLAD and Mamba-2: exp 1 FLOP; normalize the squares' sum (2), the
      * division (1) */
     [KBV_OP_EXP] = {.name = "exp", .n_args = 1, .torch = "torch.exp({0})",

@@ -204,14 +204,25 @@ typedef enum kbv_op {
     KBV_OP_MASKED_FILL,   /* a.masked_fill(b, f[0]): b a bool mask that broadcasts to a's
                              shape; where it is true the result holds f[0] (-inf included) */
     KBV_OP_EQ_SCALAR,     /* a == f[0]: a bool tensor of a's shape */
-    KBV_OP_SLICE,         /* a[s]: a view of leading ranges, s one entry per dim from the
-                             first, ":" the whole dim or ":n" its first n (n an integer or a
-                             problem dim name), ":, :, :seq_len, :seq_len"; the dims after
-                             the last entry stay whole */
+    /* (a[:, :, :seq_len, :seq_len] is KBV_OP_SLICE, among the Swin ops) */
     KBV_OP_UNFOLD,        /* a.unfold(i[0], i[1], i[2]): dim, size, step; the dim holds the
                              (n - size) / step + 1 windows and a last dim of `size` is added,
                              a view (ViT's patches, img.unfold(2, p, p).unfold(3, p, p)) */
     /* (end of the attention ops) */
+    /* the Swin problems' ops (L3/29 Swin-MLP, L3/30 Swin V2; graph/ops_shifted.c) */
+    KBV_OP_PAD,           /* F.pad(a, s, "constant", f[0]): s F.pad's list of (before, after)
+                             pairs from the last dim backwards ("[0, 0, 4, 3, 4, 3]"), none
+                             negative; a new contiguous tensor, as PyTorch allocates it */
+    KBV_OP_SLICE,         /* a[s]: s the index between the brackets, start:stop:step per leading
+                             dim (":, 0::2, 1::2, :", ":, :seq_len"), Python's rules, step > 0,
+                             a stop an integer or a problem dim name; a view */
+    KBV_OP_ROLL,          /* torch.roll(a, s): s "shifts=(-3, -3), dims=(1, 2)", each shift
+                             wrapping modulo its dim's size; a new contiguous tensor */
+    KBV_OP_INDEX,         /* a[b]: b a 1-D int64 index into a's dim 0 (advanced indexing, Swin
+                             V2's relative_position_bias_table[index.view(-1)]): rows of a
+                             gathered into a new tensor [len(b), a's other dims] */
+    KBV_OP_ZEROS_LIKE,    /* torch.zeros_like(a) */
+    /* (end of the Swin ops) */
     /* NetVLAD and Mamba-2 (L3/46-49) */
     KBV_OP_EXP,           /* torch.exp(a) */
     KBV_OP_NORMALIZE,     /* F.normalize(a, p=2.0, dim=i[0], eps=f[0]): a / clamp_min(2-norm

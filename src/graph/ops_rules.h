@@ -42,10 +42,6 @@ kbv_status kbv_shape_expand_in(const kbv_graph *g, const kbv_node_def *n,
                                const kbv_value *const *args, kbv_value *out);
 kbv_status kbv_shape_split(const kbv_node_def *n, const kbv_value *const *args,
                            kbv_value *out);
-/* slice: a[s] of leading ranges (ops.h); stops may name dims (shape_in). */
-kbv_status kbv_shape_slice(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
-kbv_status kbv_shape_slice_in(const kbv_graph *g, const kbv_node_def *n,
-                              const kbv_value *const *args, kbv_value *out);
 /* unfold: a.unfold(dim, size, step) (ops.h), a view. */
 kbv_status kbv_shape_unfold(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
 /* The permutation a permute node's s gives, checked against rank ndim:
@@ -57,6 +53,15 @@ int kbv_wrap_dim(int64_t dim, int ndim);
  * its start and length. */
 void kbv_split_piece(const kbv_node_def *n, int64_t size, int j, int64_t *start,
                      int64_t *length);
+
+/* a[s] (ops_slice.c): per dim of a (ndim dims, shape), the start, step and
+ * length s selects; a stop that names a dim resolves against g's dims (g
+ * NULL: its dim's length is -1, the start and step still hold). */
+kbv_status kbv_slice_dims(const kbv_graph *g, const char *s, int ndim, const int64_t *shape,
+                          int64_t *start, int64_t *step, int64_t *length);
+kbv_status kbv_shape_slice(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out);
+kbv_status kbv_shape_slice_in(const kbv_graph *g, const kbv_node_def *n,
+                              const kbv_value *const *args, kbv_value *out);
 
 /* sum_dims, mean_dims, amax_dims (i[0] a bitmask of dims) and logsumexp
  * (one dim i[0]); keepdim i[1]. */

@@ -452,56 +452,6 @@ kbv_status kbv_shape_split(const kbv_node_def *n, const kbv_value *const *args,
     return KBV_OK;
 }
 
-/* a[:, :, :seq_len, :seq_len]: per dim from the first, ":" whole or ":n"
- * the first n (an integer or a dim name; n may not exceed the size). */
-kbv_status kbv_shape_slice_in(const kbv_graph *g, const kbv_node_def *n,
-                              const kbv_value *const *args, kbv_value *out)
-{
-    const kbv_value *a = args[0];
-    const char *s = n->s;
-    char da[160];
-    if (!s)
-        return kbv_fail(KBV_ERR_INVALID, "slice: the index (attribute s) is missing");
-    out->dtype = a->dtype;
-    out->ndim = a->ndim;
-    memcpy(out->shape, a->shape, sizeof out->shape);
-    const char *p = s;
-    for (int d = 0;; d++) {
-        while (*p == ' ')
-            p++;
-        if (*p == '\0')
-            break;
-        if (d == a->ndim)
-            return kbv_fail(KBV_ERR_INVALID, "slice: '%s' has more entries than %s has dims", s,
-                            kbv_value_describe(a, da, sizeof da));
-        if (*p != ':')
-            return kbv_fail(KBV_ERR_INVALID, "slice: '%s': each entry is ':' or ':n'", s);
-        p++;
-        while (*p == ' ')
-            p++;
-        if (*p != ',' && *p != '\0') {
-            int64_t stop = 0;
-            KBV_TRY(view_entry(g, a, s, &p, &stop));
-            if (stop < 0 || stop > a->shape[d])
-                return kbv_fail(KBV_ERR_INVALID, "slice: '%s': %lld is beyond dim %d of %s", s,
-                                (long long)stop, d, kbv_value_describe(a, da, sizeof da));
-            out->shape[d] = stop;
-        }
-        while (*p == ' ')
-            p++;
-        if (*p == ',')
-            p++;
-        else if (*p != '\0')
-            return kbv_fail(KBV_ERR_INVALID, "slice: '%s': expected ',' between entries", s);
-    }
-    return KBV_OK;
-}
-
-kbv_status kbv_shape_slice(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
-{
-    return kbv_shape_slice_in(NULL, n, args, out);
-}
-
 kbv_status kbv_shape_unfold(const kbv_node_def *n, const kbv_value *const *args, kbv_value *out)
 {
     const kbv_value *a = args[0];

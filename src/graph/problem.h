@@ -63,7 +63,18 @@ typedef enum kbv_init {
     KBV_INIT_XAVIER_UNIFORM,  /* nn.init.xavier_uniform_: U(-a, a), a = sqrt(6 / (fan_in +
                                  fan_out)) of a 2-D [fan_out, fan_in] weight
                                  (nn.MultiheadAttention's in_proj_weight) */
+    /* Buffers Swin V2's __init__ computes (WindowAttention, SwinTransformerBlock), element
+     * by element as the module does (dist/dist.h, kbv_swin_buffer_value); never drawn,
+     * never perturbed. The window (and the image side) are read off the shape: */
+    KBV_INIT_SWIN_COORDS_TABLE,    /* relative_coords_table [1, 2W-1, 2W-1, 2], float32 */
+    KBV_INIT_SWIN_POSITION_INDEX,  /* relative_position_index [W*W, W*W], int64 */
+    KBV_INIT_SWIN_ATTN_MASK,       /* attn_mask [nW, W*W, W*W] of a side of sqrt(nW) windows,
+                                      the shift .value: 0 within a region, -100 across */
 } kbv_init;
+
+/* The image side (in tokens; 0 but for the mask) and the window of a Swin
+ * buffer, as the graph derives them into the param's fan_in slot. */
+#define KBV_SWIN_GEOMETRY(side, window) (((int64_t)(side) << 16) | (int64_t)(window))
 
 typedef struct kbv_dim_def {
     const char *name;

@@ -2,6 +2,8 @@
  * kbv_b_* calls, turned into one kbv_problem at the end. */
 #include "graph/problem_builder.h"
 
+#include "core/tensor.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +196,17 @@ void kbv_b_param_value(kbv_builder *b, double value)
         return;
     }
     b->params[b->p.n_params - 1].value = value;
+}
+
+void kbv_b_param_dtype(kbv_builder *b, kbv_dtype dtype)
+{
+    if (b->st != KBV_OK)
+        return;
+    if (b->p.n_params == 0) {
+        kbv_b_fail(b, "a param dtype (%s) before any param", kbv_dtype_name(dtype));
+        return;
+    }
+    b->params[b->p.n_params - 1].dtype = dtype;
 }
 
 void kbv_b_init_arg(kbv_builder *b, const char *name, const char *value)

@@ -41,8 +41,11 @@ void kbv_b_param(kbv_builder *b, const char *name, kbv_init init, const char *sh
 /* The same with a printf-formatted shape ("%d,%d,3,3"). */
 void kbv_b_paramf(kbv_builder *b, const char *name, kbv_init init, bool is_buffer,
                   const char *shape_fmt, ...) __attribute__((format(printf, 5, 6)));
-/* The last param's value: KBV_INIT_CONST's constant, KBV_INIT_NORMAL's std. */
+/* The last param's value: KBV_INIT_CONST's constant, KBV_INIT_NORMAL's std,
+ * KBV_INIT_SWIN_ATTN_MASK's shift. */
 void kbv_b_param_value(kbv_builder *b, double value);
+/* The last param's dtype (a param is float32 unless this says otherwise). */
+void kbv_b_param_dtype(kbv_builder *b, kbv_dtype dtype);
 void kbv_b_init_arg(kbv_builder *b, const char *name, const char *value);
 
 /* A node's attributes: float, integer and string slots as ops.h documents. */

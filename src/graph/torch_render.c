@@ -374,12 +374,61 @@ static void render_param(FILE *f, const kbv_graph *g, int p)
             fprintf(f, " * %s", num);
         }
         break;
+    case KBV_INIT_SWIN_COORDS_TABLE:
+    case KBV_INIT_SWIN_POSITION_INDEX:
+    case KBV_INIT_SWIN_ATTN_MASK: {
+        int64_t geometry = g->values[g->n_inputs + p].fan_in;
+        long long window = (long long)(geometry & 0xffff), side = (long long)(geometry >> 16);
+        if (pd->init == KBV_INIT_SWIN_COORDS_TABLE)
+            fprintf(f, "swin_relative_coords_table(%lld)", window);
+        else if (pd->init == KBV_INIT_SWIN_POSITION_INDEX)
+            fprintf(f, "swin_relative_position_index(%lld)", window);
+        else
+            fprintf(f, "swin_attn_mask(%lld, %lld, %lld)", side, window, (long long)pd->value);
+        break;
+    }
     default:
         fprint_factory(f, "torch.zeros", pd->shape, pd->dtype, KBV_F32);
         break;
     }
     fprintf(f, ")\n");
 }
+
+/* The functions the Swin V2 buffers render with: the module's __init__ code,
+ * statement for statement (WindowAttention, SwinTransformerBlock). */
+static const char swin_buffer_functions[] =
+    "def swin_relative_coords_table(w):\n"
+    "    h = torch.arange(-(w - 1), w, dtype=torch.float32)\n"
+    "    table = torch.stack(torch.meshgrid([h, h], indexing=\"ij\")).permute(1, 2, 0)\n"
+    "    table = table.contiguous().unsqueeze(0)\n"
+    "    table[:, :, :, 0] /= (w - 1)\n"
+    "    table[:, :, :, 1] /= (w - 1)\n"
+    "    table *= 8\n"
+    "    return torch.sign(table) * torch.log2(torch.abs(table) + 1.0) / math.log2(8)\n"
+    "\n\n"
+    "def swin_relative_position_index(w):\n"
+    "    coords = torch.stack(torch.meshgrid([torch.arange(w), torch.arange(w)], "
+    "indexing=\"ij\"))\n"
+    "    flat = torch.flatten(coords, 1)\n"
+    "    rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0).contiguous()\n"
+    "    rel[:, :, 0] += w - 1\n"
+    "    rel[:, :, 1] += w - 1\n"
+    "    rel[:, :, 0] *= 2 * w - 1\n"
+    "    return rel.sum(-1)\n"
+    "\n\n"
+    "def swin_attn_mask(side, w, shift):\n"
+    "    img_mask = torch.zeros((1, side, side, 1))\n"
+    "    cuts = (slice(0, -w), slice(-w, -shift), slice(-shift, None))\n"
+    "    cnt = 0\n"
+    "    for hs in cuts:\n"
+    "        for ws in cuts:\n"
+    "            img_mask[:, hs, ws, :] = cnt\n"
+    "            cnt += 1\n"
+    "    windows = img_mask.view(1, side // w, w, side // w, w, 1).permute(0, 1, 3, 2, 4, 5)\n"
+    "    windows = windows.contiguous().view(-1, w * w)\n"
+    "    mask = windows.unsqueeze(1) - windows.unsqueeze(2)\n"
+    "    return mask.masked_fill(mask != 0, float(-100.0)).masked_fill(mask == 0, float(0.0))\n"
+    "\n\n";
 
 static void render_model(FILE *f, const kbv_graph *g, const char *key)
 {
@@ -412,13 +461,18 @@ kbv_status kbv_render_torch(const kbv_problem *def, kbv_size size, FILE *f)
 
     fprintf(f, "# KernelBench %s %s, at the %s size.\n", key, def->name,
             size == KBV_SIZE_SMALL ? "small (CI)" : "full (catalog)");
-    bool uses_math = false;
-    for (int p = 0; p < g->n_params; p++)
-        uses_math |= def->params[p].init == KBV_INIT_UNIFORM_FAN_IN ||
-                     def->params[p].init == KBV_INIT_UNIFORM_HIDDEN;
-    if (uses_math)
+    bool uses_math = false, uses_swin = false;
+    for (int p = 0; p < g->n_params; p++) {
+        kbv_init init = def->params[p].init;
+        uses_math |= init == KBV_INIT_UNIFORM_FAN_IN || init == KBV_INIT_UNIFORM_HIDDEN;
+        uses_swin |= init == KBV_INIT_SWIN_COORDS_TABLE || init == KBV_INIT_SWIN_POSITION_INDEX ||
+                     init == KBV_INIT_SWIN_ATTN_MASK;
+    }
+    if (uses_math || uses_swin)
         fprintf(f, "import math\n\n");
     fprintf(f, "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n");
+    if (uses_swin)
+        fputs(swin_buffer_functions, f);
     render_model(f, g, key);
     char expr[16384]; /* an RNN node lists its weights, a stack its 256 steps */
     for (int n = 0; n < g->n_nodes; n++) {

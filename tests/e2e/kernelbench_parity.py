@@ -14,7 +14,8 @@ module is there:
     allocated);
   - the module's Model, built from kbv's small get_init_inputs(), has kbv's
     params as its state_dict (in order; BatchNorm's num_batches_tracked aside,
-    which kbv does not list); with them loaded, its forward() on the dumped
+    which kbv does not list), the buffers its __init__ computes equal to kbv's
+    (the dump marks them "computed"); with them loaded, its forward() on the dumped
     inputs matches kbv's float64 oracle as torch_parity.py's rendering must
     (float64 to 1e-10, float32 to 1e-4 relative).
 Every problem of level 2 and above must have its module; every module must
@@ -127,6 +128,13 @@ def check_forward(d, meta, module_ns, kbv_small_ns):
     if keys != want_keys:
         raise Mismatch(f"KernelBench's state_dict {keys} != kbv's params {want_keys}")
     state = {p["name"]: torch.from_numpy(np.load(os.path.join(d, p["file"]))) for p in meta["params"]}
+    # Buffers the module's __init__ computes (Swin V2's tables and masks): kbv's
+    # must be the module's own, value for value, before kbv's are loaded.
+    own = model.state_dict()
+    for p in meta["params"]:
+        if p.get("computed") and not torch.equal(own[p["name"]], state[p["name"]]):
+            raise Mismatch(f"computed buffer {p['name']} differs from the module's own: "
+                           f"max |diff| {(own[p['name']].double() - state[p['name']].double()).abs().max():.3e}")
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or any(k.rsplit(".", 1)[-1] not in NOT_LISTED for k in missing):
         raise Mismatch(f"load_state_dict: missing {missing}, unexpected {unexpected}")

@@ -128,6 +128,38 @@ const kbv_problem_def kbv_op_problems[] = {
                {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {0, 1}},
                {.op = KBV_OP_MASKED_FILL, .args = {"t", "row"}, .out = "b", .f = {-0.25}}},
      .outputs = {"a", "b"}},
+    /* F.pad in constant mode: Swin-MLP's (dims 1 and 2 of a 4-D tensor, the
+     * last left alone), of a strided operand, and with a value */
+    {.level = 0, .id = 12, .name = "12_Pad", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
+                 .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_PAD, .args = {"x"}, .out = "p", .s = "[0, 0, 2, 1, 3, 0]"},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {1, -1}},
+               {.op = KBV_OP_PAD, .args = {"t"}, .out = "q", .s = "(1, 2)", .f = {-1.5}},
+               {.op = KBV_OP_MUL_SCALAR, .args = {"q"}, .out = "y", .f = {2.0}}},
+     .outputs = {"p", "y"}},
+    /* basic slicing: PatchMerging's 2x2 gather cat along the last dim, a cut
+     * with negative bounds, and a stop naming a dim */
+    {.level = 0, .id = 13, .name = "13_Slice", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "C", "W"},
+                 .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_SLICE, .args = {"x"}, .out = "a", .s = ":, 0::2, 0::2, :"},
+               {.op = KBV_OP_SLICE, .args = {"x"}, .out = "b", .s = ":, 1::2, 1::2, :"},
+               {.op = KBV_OP_CAT, .args = {"a", "b"}, .out = "g", .i = {-1}},
+               {.op = KBV_OP_SLICE, .args = {"x"}, .out = "c", .s = "1:-1, :, 2:-1:2"},
+               {.op = KBV_OP_CONTIGUOUS, .args = {"c"}, .out = "y"},
+               {.op = KBV_OP_SLICE, .args = {"x"}, .out = "n", .s = ":, :, :, 1:H"},
+               {.op = KBV_OP_MUL_SCALAR, .args = {"n"}, .out = "z", .f = {0.5}}},
+     .outputs = {"g", "y", "z"}},
+    /* torch.roll: Swin V2's cyclic shift over dims 1 and 2, of a strided
+     * operand, and one dim with a shift beyond its size */
+    {.level = 0, .id = 14, .name = "14_Roll", .dims = DIMS,
+     .inputs = {{.name = "x", .dtype = KBV_F32, .shape = {"B", "C", "H", "W"},
+                 .gen = KBV_GEN_RANDN}},
+     .nodes = {{.op = KBV_OP_ROLL, .args = {"x"}, .out = "r", .s = "shifts=(-3, -2), dims=(1, 2)"},
+               {.op = KBV_OP_TRANSPOSE_DIMS, .args = {"x"}, .out = "t", .i = {1, -1}},
+               {.op = KBV_OP_ROLL, .args = {"t"}, .out = "y", .s = "shifts=(9,), dims=(-1,)"}},
+     .outputs = {"r", "y"}},
 };
 
 const int kbv_op_problem_count = (int)(sizeof kbv_op_problems / sizeof kbv_op_problems[0]);
