@@ -43,6 +43,14 @@ template <typename T> __device__ __forceinline__ void ms_combine(T &m, T &s, T m
     s = a + b;
 }
 
+/* exp(x - m) of an element x <= m; 0 while m is still -inf (x is then -inf
+ * too: a masked element, masked_fill(-inf), whose exp(-inf - -inf) would be
+ * NaN). A row of -inf only ends with s = 0 and gives NaN, as in PyTorch. */
+template <typename T> __device__ __forceinline__ T ms_term(T x, T m)
+{
+    return m == neg_inf<T>() ? T(0) : k_exp(x - m);
+}
+
 /* Adds one element to a thread's running (m, s). */
 template <typename T> __device__ __forceinline__ void ms_add(T &m, T &s, T x)
 {
@@ -50,7 +58,7 @@ template <typename T> __device__ __forceinline__ void ms_add(T &m, T &s, T x)
         s *= k_exp(m - x);
         m = x;
     }
-    s += k_exp(x - m);
+    s += ms_term(x, m);
 }
 
 template <typename T> __device__ __forceinline__ void warp_ms(T &m, T &s)
@@ -141,7 +149,7 @@ softmax_rows_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows, in
                     }
 #pragma unroll
                     for (int w = 0; w < W; w++)
-                        s += k_exp(A(lane<V, T>(buf[u], w)) - m);
+                        s += ms_term(A(lane<V, T>(buf[u], w)), m);
                 }
             }
         }
