@@ -46,7 +46,7 @@ typedef struct kbv_degenerate_list {
 #define KBV_DEGENERATE_PAPER "paper"
 
 /* The list of degenerate problems. path NULL: the audit's findings
- * (KBV_DEGENERATE_AUDIT: L2/23, L2/36, L2/80, L2/83); "paper": the paper's
+ * (KBV_DEGENERATE_AUDIT: L2/23, L2/36, L2/80, L2/83, L3/28); "paper": the paper's
  * exclusions (L2/23, L2/80, L2/83). Otherwise a file of either
  * `kbv audit --json` lines (objects with "problem" and "degenerate"; those
  * with "degenerate": true are taken) or lines holding a problem key ("L2/23",
