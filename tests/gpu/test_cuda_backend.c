@@ -517,14 +517,18 @@ static double pattern(int arg, int64_t i)
     return ((double)(z % 10000) * 2.0 + 1.0 - 10000.0) / 2500.0; /* odd numerator: never 0 */
 }
 
-/* Puts host values of a tensor's storage into be's memory (same strides). */
-static void upload(kbv_backend *be, kbv_tensor *t, int arg, int64_t storage)
+/* Puts host values of a tensor's storage into be's memory (same strides);
+ * with causal_cols > 0, element (row, col) of rows of that many columns is
+ * -inf above the diagonal, as masked_fill(-inf) leaves attention scores. */
+static void upload(kbv_backend *be, kbv_tensor *t, int arg, int64_t storage, int64_t causal_cols)
 {
     size_t esize = kbv_dtype_size(t->dtype);
     void *host = malloc((size_t)storage * esize);
     assert_non_null(host);
     for (int64_t i = 0; i < storage; i++) {
         float v = (float)pattern(arg, i);
+        if (causal_cols > 0 && i % causal_cols > i / causal_cols % causal_cols)
+            v = -INFINITY;
         if (t->dtype == KBV_F32)
             ((float *)host)[i] = v;
         else
@@ -542,6 +546,7 @@ typedef struct op_case {
     kbv_tensor args[3];     /* shapes and strides (storage = `storage` elements) */
     int64_t storage[3];
     kbv_tensor out;         /* shape */
+    int64_t causal_cols;    /* arg 0 causally masked with -inf (upload), 0: not */
 } op_case;
 
 /* Runs one op on a backend: uploads the args, returns the output on the host. */
@@ -556,7 +561,7 @@ static double *run_op(kbv_backend *be, const op_case *c)
     for (int a = 0; a < c->n_args; a++) {
         args[a] = c->args[a];
         args[a].dtype = be->float_dtype;
-        upload(be, &args[a], a, c->storage[a]);
+        upload(be, &args[a], a, c->storage[a], a == 0 ? c->causal_cols : 0);
     }
     out.dtype = be->float_dtype;
     set_contiguous(&out);
@@ -655,6 +660,24 @@ static void test_softmax_shapes(void **state)
         c.def.i[0] = -1;
         set_arg_transposed(&c, 0, SHAPE(37, 61));
         set_out(&c, 2, SHAPE(37, 61));
+        check_op(&c);
+        /* causal attention's rows: every element right of the diagonal -inf,
+         * so a lane or a thread can hold only -inf (a warp per row of 7, a
+         * block per row of 1500); softmax alone, as log_softmax's result is
+         * -inf there */
+        if (ops[k] != KBV_OP_SOFTMAX)
+            continue;
+        c = make_case("softmax of causally masked rows of 7", ops[k], 1);
+        c.def.i[0] = -1;
+        c.causal_cols = 7;
+        set_arg(&c, 0, 2, SHAPE(2 * 8 * 7, 7));
+        set_out(&c, 2, SHAPE(2 * 8 * 7, 7));
+        check_op(&c);
+        c = make_case("softmax of causally masked rows of 1500", ops[k], 1);
+        c.def.i[0] = -1;
+        c.causal_cols = 1500;
+        set_arg(&c, 0, 2, SHAPE(600, 1500));
+        set_out(&c, 2, SHAPE(600, 1500));
         check_op(&c);
     }
 }
