@@ -63,7 +63,7 @@ assert g["strict"]["failures"]["wrong@timed"] == 1, g["strict"]["failures"]
 assert s["denominator"] == "suite", s["denominator"]
 assert g["problems"] == 196 and g["problems_sampled"] == 4, g
 assert abs(g["standard"]["correct_pct"] - 300 / 196) < 1e-9
-assert s["excluded"] == ["L2/23", "L2/36", "L2/80", "L2/83"], s["excluded"]
+assert s["excluded"] == ["L2/23", "L2/36", "L2/80", "L2/83", "L3/28"], s["excluded"]
 ' "$out/report/summary.json"
 "$kbv" report "$data/example.jsonl" "$data/small.jsonl" --degenerate paper \
     --out "$out/paper" >/dev/null 2>&1
@@ -82,7 +82,7 @@ s = json.load(open(sys.argv[1]))
 g = [g for g in s["groups"] if g["model"] == "alpha" and g["level"] == "all"][0]
 assert s["denominator"] == "sampled" and g["problems"] == 4, g
 assert abs(g["standard"]["correct_pct"] - 75) < 1e-9
-assert s["excluded"] == ["L2/23", "L2/80"], s["excluded"]
+assert s["excluded"] == ["L2/23", "L2/80", "L3/28"], s["excluded"]
 ' "$out/sampled/summary.json"
 check "--denominator sampled: the table says so" grep -q -- "--denominator sampled" "$out/sampled.txt"
 printf 'L1/3 found constant\n' >"$out/degenerate.txt"
