@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_fastdiv.h"
+#include "cuda/cuda_offset_calc.h"
 #include "graph/ops.h"
 
 using namespace kbv_cuda;
@@ -167,6 +168,33 @@ unary_strided_kernel(const T *__restrict__ x, kbv_cuda_layout xl, T *__restrict_
         y[i] = T(unary_op<OP, A>(A(x[layout_offset(i, xl)]), p0, p1));
 }
 
+/* The same under 32-bit offsets: kOffsetUnroll elements a thread, loaded
+ * before any is stored. */
+template <int OP, typename T>
+__global__ void __launch_bounds__(kThreads)
+unary_offsets_kernel(const T *__restrict__ x, OffsetCalc<1> oc, T *__restrict__ y, unsigned n,
+                     acc_t<T> p0, acc_t<T> p1)
+{
+    using A = acc_t<T>;
+    const unsigned first = offset_first();
+    A v[kOffsetUnroll];
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        unsigned off[1];
+        if (i < n) {
+            oc.get(i, off);
+            v[u] = A(x[off[0]]);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        if (i < n)
+            y[i] = T(unary_op<OP, A>(v[u], p0, p1));
+    }
+}
+
 /* MODE 0: both full; 1: a is one element; 2: b is one element. Work item
  * t < n / W is vector t; the fewer than W after it are the scalar tail. */
 template <int OP, typename T, int MODE>
@@ -240,6 +268,31 @@ binary_strided_kernel(const T *__restrict__ a, kbv_cuda_layout al, const T *__re
             ob += c * bl.stride[d];
         }
         y[i] = bin<OP, T>(a[oa], b[ob]);
+    }
+}
+
+template <int OP, typename T>
+__global__ void __launch_bounds__(kThreads)
+binary_offsets_kernel(const T *__restrict__ a, const T *__restrict__ b, OffsetCalc<2> oc,
+                      T *__restrict__ y, unsigned n)
+{
+    const unsigned first = offset_first();
+    T va[kOffsetUnroll], vb[kOffsetUnroll];
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        unsigned off[2];
+        if (i < n) {
+            oc.get(i, off);
+            va[u] = a[off[0]];
+            vb[u] = b[off[1]];
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        if (i < n)
+            y[i] = bin<OP, T>(va[u], vb[u]);
     }
 }
 
@@ -416,6 +469,29 @@ copy_strided_kernel(const E *__restrict__ x, kbv_cuda_layout xl, E *__restrict__
         y[i] = x[layout_offset(i, xl)];
 }
 
+template <typename E>
+__global__ void __launch_bounds__(kThreads)
+copy_offsets_kernel(const E *__restrict__ x, OffsetCalc<1> oc, E *__restrict__ y, unsigned n)
+{
+    const unsigned first = offset_first();
+    E v[kOffsetUnroll];
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        unsigned off[1];
+        if (i < n) {
+            oc.get(i, off);
+            v[u] = x[off[0]];
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        if (i < n)
+            y[i] = v[u];
+    }
+}
+
 template <int OP, typename T>
 cudaError_t unary_typed(cudaStream_t s, double p0, double p1, const void *x, void *y,
                         int64_t n)
@@ -440,6 +516,15 @@ cudaError_t unary_strided_typed(cudaStream_t s, double p0, double p1, const void
 {
     using A = acc_t<T>;
     int64_t n = layout_numel(*xl);
+    OffsetCalc<1> oc;
+    const kbv_cuda_layout *ls[1] = {xl};
+    if (make_offset_calc(ls, oc)) {
+        auto k = unary_offsets_kernel<OP, T>;
+        k<<<offset_grid(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(x), oc,
+                                                        static_cast<T *>(y), (unsigned)n,
+                                                        A(p0), A(p1));
+        return cudaGetLastError();
+    }
     auto k = unary_strided_kernel<OP, T>;
     k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(x), *xl,
                                                           static_cast<T *>(y), n, A(p0), A(p1));
@@ -485,6 +570,15 @@ cudaError_t binary_strided_typed(cudaStream_t s, const void *a, const kbv_cuda_l
     if (fast != cudaErrorNotSupported)
         return fast;
     int64_t n = layout_numel(*al);
+    OffsetCalc<2> oc;
+    const kbv_cuda_layout *ls[2] = {al, bl};
+    if (make_offset_calc(ls, oc)) {
+        auto k = binary_offsets_kernel<OP, T>;
+        k<<<offset_grid(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(a),
+                                                        static_cast<const T *>(b), oc,
+                                                        static_cast<T *>(y), (unsigned)n);
+        return cudaGetLastError();
+    }
     auto k = binary_strided_kernel<OP, T>;
     k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const T *>(a), *al,
                                                           static_cast<const T *>(b), *bl,
@@ -592,9 +686,19 @@ extern "C" cudaError_t kbv_cuda_launch_copy_strided(cudaStream_t s, size_t elem_
     int64_t n = layout_numel(*xl);
     if (n <= 0)
         return cudaSuccess;
+    OffsetCalc<1> oc;
+    const kbv_cuda_layout *ls[1] = {xl};
+    const bool narrow = make_offset_calc(ls, oc);
     switch (elem_size) {
 #define COPY(E)                                                                            \
     {                                                                                      \
+        if (narrow) {                                                                      \
+            auto k = copy_offsets_kernel<E>;                                               \
+            k<<<offset_grid(kThreads, n), kThreads, 0, s>>>(static_cast<const E *>(x), oc, \
+                                                            static_cast<E *>(y),           \
+                                                            (unsigned)n);                  \
+            return cudaGetLastError();                                                     \
+        }                                                                                  \
         auto k = copy_strided_kernel<E>;                                                   \
         k<<<grid_cover(kThreads, n), kThreads, 0, s>>>(static_cast<const E *>(x), *xl, \
                                                               static_cast<E *>(y), n);     \

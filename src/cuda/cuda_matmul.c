@@ -5,8 +5,9 @@
  * as one GEMM; batched products with broadcast batch dims run as strided-
  * batched GEMMs with stride 0 for the broadcast operand; 1-D operands are
  * promoted to a row (left) or a column (right) matrix. An operand that
- * cuBLAS cannot read in place (neither row- nor column-major) is copied to
- * contiguous scratch first, as PyTorch's .contiguous() would. */
+ * cuBLAS cannot read in place (neither row- nor column-major), or whose batch
+ * dims do not fold into one stride, is copied to contiguous scratch first, as
+ * PyTorch's .contiguous() or reshape would. */
 #include <ctype.h>
 #include <string.h>
 
@@ -69,6 +70,21 @@ static bool matrix_viewable(const kbv_tensor *t, bool left)
     mm_operand o;
     as_matrix(t, left, &o);
     return kbv_cuda_gemm_viewable(o.rows, o.cols, o.rs, o.cs);
+}
+
+/* Whether an operand's own batch dims fold into one stride, so that
+ * torch.matmul's reshape to [batch, rows, cols] is a view. Where it is not
+ * (q, k, v as views of one fused projection, [B, T, 3, H, D] permuted),
+ * PyTorch's reshape copies the operand and runs one batched GEMM; kbv does
+ * the same, where one GEMM per outer batch index ran Swin V2's and minGPT's
+ * attention products as hundreds of small launches. */
+static bool batch_foldable(const kbv_tensor *t)
+{
+    for (int d = 0; d < t->ndim - 2; d++)
+        if (t->stride[d] == 0 && t->shape[d] > 1)
+            return true; /* an expanded operand: read in place, not materialised */
+    int64_t size, stride;
+    return t->ndim <= 3 || collapse_dims(t->ndim - 2, t->shape, t->stride, &size, &stride);
 }
 
 /* Builds the gemm for torch.matmul(a, b) writing into out. */
@@ -147,9 +163,9 @@ kbv_status kbv_cuda_matmul_into(kbv_backend *be, const kbv_tensor *a_in, const k
         return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: operands of two float types", what);
     if (a.ndim < 1 || b.ndim < 1)
         return kbv_fail(KBV_ERR_INVALID, "%s: 0-d operand", what);
-    if (!matrix_viewable(a_in, true))
+    if (!matrix_viewable(a_in, true) || !batch_foldable(a_in))
         KBV_TRY_GOTO(kbv_cuda_contiguous(be, a_in, &a, &scratch_a), st, done);
-    if (!matrix_viewable(b_in, false))
+    if (!matrix_viewable(b_in, false) || !batch_foldable(b_in))
         KBV_TRY_GOTO(kbv_cuda_contiguous(be, b_in, &b, &scratch_b), st, done);
     kbv_gemm g;
     int64_t n = 0;

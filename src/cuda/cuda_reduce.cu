@@ -3,7 +3,8 @@
  * norm). Sums add short runs (one 16-byte vector, or 16 column elements) in
  * the element type (float for bfloat16) and accumulate those in double; max/min compare in the element type, a NaN wins
  * (its value, or its first index) and ties keep the first index, as in
- * PyTorch. Along the last dim a block reduces each row with 16-byte loads;
+ * PyTorch. Along the last dim a block reduces each row with 16-byte loads
+ * (a warp, a short row);
  * along an inner dim each thread walks one column, so a warp reads 32
  * consecutive elements per step (coalesced) and keeps 8 loads in flight, or
  * (the split kernels) a block of 32 columns x SPLIT threads cuts each column
@@ -139,6 +140,51 @@ row_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t row
             best = block_best(best, want_max);
         }
         if (threadIdx.x == 0)
+            store<T>(y, r, kind, acc, best, len);
+    }
+}
+
+/* Short rows (inner == 1, len <= kWarpRowLen): one warp per row, lane l
+ * taking elements l, l + 32, ...; a block per row left most of its 256
+ * threads idle on Swin V2's 32-element norms (4x PyTorch's time on an H200). */
+constexpr int64_t kWarpRowLen = 256;
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+row_warp_kernel(Kind kind, const T *__restrict__ x, void *__restrict__ y, int64_t rows,
+                int64_t len)
+{
+    const bool is_sum = kind == SUM || kind == MEAN || kind == NORM;
+    const bool want_max = kind == MAX || kind == ARGMAX;
+    const int lid = threadIdx.x % 32;
+    const int64_t nwarps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t r = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += nwarps) {
+        const T *row = x + r * len;
+        double acc = 0.0;
+        Best<T> best = {len ? row[0] : T(0), 0};
+        for (int64_t i = lid; i < len; i += 32) {
+            const T v = row[i];
+            if (is_sum) {
+                const double d = (double)(acc_t<T>)v;
+                acc += kind == NORM ? d * d : d;
+            } else {
+                Best<T> c = {v, i};
+                if (wins(c, best, want_max))
+                    best = c;
+            }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            if (is_sum) {
+                acc += __shfl_down_sync(0xffffffffu, acc, off);
+            } else {
+                Best<T> o = {shfl_down(best.v, off), __shfl_down_sync(0xffffffffu, best.i, off)};
+                if (wins(o, best, want_max))
+                    best = o;
+            }
+        }
+        if (lid == 0)
             store<T>(y, r, kind, acc, best, len);
     }
 }
@@ -361,6 +407,11 @@ template <typename T>
 cudaError_t reduce_dim(cudaStream_t s, Kind kind, const T *x, void *y, int64_t outer,
                        int64_t len, int64_t inner, int algo)
 {
+    if (inner == 1 && len <= kWarpRowLen) {
+        row_warp_kernel<T><<<kbv_cuda::grid_cover(kThreads / 32, outer), kThreads, 0, s>>>(kind, x, y,
+                                                                               outer, len);
+        return cudaGetLastError();
+    }
     if (inner == 1) { /* rows: one kernel whatever the algo */
         unsigned grid = (unsigned)(outer < 0x7fffffff ? outer : 0x7fffffff);
         row_kernel<T><<<grid, kThreads, 0, s>>>(kind, x, y, outer, len);

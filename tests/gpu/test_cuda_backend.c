@@ -631,6 +631,12 @@ static void set_arg_transposed(op_case *c, int a, const int64_t *shape)
 
 static void set_out(op_case *c, int ndim, const int64_t *shape) { c->out = shaped(ndim, shape); }
 
+static void check_op_shaped(op_case *c, int ndim, const int64_t *out_shape)
+{
+    set_out(c, ndim, out_shape);
+    check_op(c);
+}
+
 static void test_softmax_shapes(void **state)
 {
     (void)state;
@@ -656,6 +662,15 @@ static void test_softmax_shapes(void **state)
         set_arg(&c, 0, 3, SHAPE(3, 500, 7));
         set_out(&c, 3, SHAPE(3, 500, 7));
         check_op(&c);
+        /* a warp per row, the row in registers: every lane count (1 to 32 a lane) */
+        static const int64_t warp_cols[] = {1, 32, 33, 49, 100, 256, 257, 512, 1000, 1024};
+        for (size_t w = 0; w < sizeof warp_cols / sizeof warp_cols[0]; w++) {
+            c = make_case("softmax rows of 1..1024 (a warp per row)", ops[k], 1);
+            c.def.i[0] = -1;
+            set_arg(&c, 0, 2, SHAPE(301, warp_cols[w]));
+            set_out(&c, 2, SHAPE(301, warp_cols[w]));
+            check_op(&c);
+        }
         c = make_case("softmax of a transposed view", ops[k], 1);
         c.def.i[0] = -1;
         set_arg_transposed(&c, 0, SHAPE(37, 61));
@@ -672,6 +687,12 @@ static void test_softmax_shapes(void **state)
         c.causal_cols = 7;
         set_arg(&c, 0, 2, SHAPE(2 * 8 * 7, 7));
         set_out(&c, 2, SHAPE(2 * 8 * 7, 7));
+        check_op(&c);
+        c = make_case("softmax of causally masked rows of 512", ops[k], 1);
+        c.def.i[0] = -1;
+        c.causal_cols = 512;
+        set_arg(&c, 0, 2, SHAPE(2 * 512, 512));
+        set_out(&c, 2, SHAPE(2 * 512, 512));
         check_op(&c);
         c = make_case("softmax of causally masked rows of 1500", ops[k], 1);
         c.def.i[0] = -1;
@@ -693,6 +714,23 @@ static void test_normalize_shapes(void **state)
     set_arg(&c, 0, 3, SHAPE(3, 512, 17));
     set_out(&c, 3, SHAPE(3, 512, 17));
     check_op(&c);
+    /* Swin V2's q and k: the last dim of 32 (a warp per row) of a permuted view */
+    c = make_case("normalize last dim of permuted [4,6,7,32]", KBV_OP_NORMALIZE, 1);
+    c.def.i[0] = -1;
+    c.def.f[0] = 1e-12;
+    set_arg(&c, 0, 4, SHAPE(4, 6, 7, 32));
+    c.args[0].stride[1] = 32;         /* [4, 7, 6, 32] with dims 1 and 2 swapped */
+    c.args[0].stride[2] = 6 * 32;
+    check_op_shaped(&c, 4, SHAPE(4, 6, 7, 32));
+    c = make_case("normalize last dim of [700,200] (a warp per row)", KBV_OP_NORMALIZE, 1);
+    c.def.i[0] = -1;
+    c.def.f[0] = 1e-12;
+    set_arg(&c, 0, 2, SHAPE(700, 200));
+    check_op_shaped(&c, 2, SHAPE(700, 200));
+    c = make_case("max of rows of 40 (a warp per row)", KBV_OP_MAX, 1);
+    c.def.i[0] = 1;
+    set_arg(&c, 0, 2, SHAPE(900, 40));
+    check_op_shaped(&c, 1, SHAPE(900));
     c = make_case("normalize dim 1 of [5,8704]", KBV_OP_NORMALIZE, 1);
     c.def.i[0] = 1;
     c.def.f[0] = 1e-12;
@@ -815,9 +853,46 @@ static void test_layout_shapes(void **state)
     check_op(&c);
 }
 
+/* A view of a contiguous tensor permuted: view dim d is dim perm[d] of the
+ * stored shape (its strides). */
+static void set_arg_permuted(op_case *c, int a, int ndim, const int64_t *stored,
+                             const int *perm)
+{
+    set_arg(c, a, ndim, stored);
+    kbv_tensor t = c->args[a];
+    for (int d = 0; d < ndim; d++) {
+        c->args[a].shape[d] = t.shape[perm[d]];
+        c->args[a].stride[d] = t.stride[perm[d]];
+    }
+}
+
+/* Strided copies (a permuted view copied in order, as the executor's clone
+ * for .contiguous() or a reshape does), whose dims merge where their strides
+ * nest: attention's heads split and merged, Mamba-2's chunks. */
+static void test_strided_copies(void **state)
+{
+    (void)state;
+    op_case c = make_case("copy of [B,T,H,D] as [B,H,T,D]", KBV_OP_CLONE, 1);
+    set_arg_permuted(&c, 0, 4, SHAPE(3, 50, 4, 16), (int[]){0, 2, 1, 3});
+    check_op_shaped(&c, 4, SHAPE(3, 4, 50, 16));
+    c = make_case("copy of a 5-d permute with size-1 dims", KBV_OP_CLONE, 1);
+    set_arg_permuted(&c, 0, 5, SHAPE(2, 1, 7, 9, 5), (int[]){4, 2, 1, 0, 3});
+    check_op_shaped(&c, 5, SHAPE(5, 7, 1, 2, 9));
+    c = make_case("copy of a transposed view (inner stride > 1)", KBV_OP_CLONE, 1);
+    set_arg_transposed(&c, 0, SHAPE(333, 77));
+    check_op_shaped(&c, 2, SHAPE(333, 77));
+}
+
 static void test_matmul_shapes(void **state)
 {
     (void)state;
+    /* q @ k^T and att @ v with q, k, v views of one fused projection: batch
+     * dims that fold into no single stride, copied as PyTorch's reshape does */
+    op_case q = make_case("matmul of head-split views (copied, one GEMM)", KBV_OP_MATMUL, 2);
+    set_arg_permuted(&q, 0, 4, SHAPE(3, 20, 4, 8), (int[]){0, 2, 1, 3});   /* [3,4,20,8] */
+    set_arg_permuted(&q, 1, 4, SHAPE(3, 20, 4, 8), (int[]){0, 2, 3, 1});   /* [3,4,8,20] */
+    q.out = shaped(4, SHAPE(3, 4, 20, 20));
+    check_op(&q);
     op_case c = make_case("matmul [2,1,5,7] @ [3,7,4] (batch loop)", KBV_OP_MATMUL, 2);
     set_arg(&c, 0, 4, SHAPE(2, 1, 5, 7));
     set_arg(&c, 1, 3, SHAPE(3, 7, 4));
@@ -1131,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_normalize_shapes),
         cmocka_unit_test(test_einsum_shapes),
         cmocka_unit_test(test_layout_shapes),
+        cmocka_unit_test(test_strided_copies),
         cmocka_unit_test(test_matmul_shapes),
         cmocka_unit_test(test_attention_chunks),
         cmocka_unit_test(test_fill_matches_cpu),
@@ -1138,5 +1214,9 @@ int main(void)
         cmocka_unit_test(test_full_size_relu),
         cmocka_unit_test(test_full_size_matmul),
     };
+    /* KBV_GPU_TEST_FILTER=test_softmax_shapes (a glob) runs only the tests it names */
+    const char *only = getenv("KBV_GPU_TEST_FILTER");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, need_gpu, NULL);
 }
