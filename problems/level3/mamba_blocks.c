@@ -83,14 +83,12 @@ void l3_mamba2(kbv_builder *b, int64_t batch, int64_t seq, int64_t block_len, bo
     const char *st_args[3] = {b_blocks, decay_states, x_blocks};
     const char *states = einsum(b, "states", "bclhn,bhcl,bclhp->bchpn", 3, st_args);
 
-    /* 3. the inter-chunk recurrence from zero initial states; F.pad(x, (1, 0))
-     * as the cat of a zero column and x (the same values, one [b, h, 1]
-     * temporary more) */
+    /* 3. the inter-chunk recurrence from zero initial states (torch.zeros_like
+     * of a slice, then a cat) and F.pad(A_cumsum[:, :, :, -1], (1, 0)) */
     const char *init = kbv_b_op1(b, KBV_OP_ZEROS_SLICE, "initial_states", (kbv_b_attrs){.i = {1}},
                                  states);
     states = kbv_b_op2(b, KBV_OP_CAT, "states_all", (kbv_b_attrs){.i = {1}}, init, states);
-    const char *zero = kbv_b_op1(b, KBV_OP_ZEROS_SLICE, NULL, (kbv_b_attrs){.i = {-1}}, last);
-    const char *padded = kbv_b_op2(b, KBV_OP_CAT, "A_last_padded", (kbv_b_attrs){.i = {-1}}, zero,
+    const char *padded = kbv_b_op1(b, KBV_OP_PAD, "A_last_padded", (kbv_b_attrs){.s = "[1, 0]"},
                                    last);
     const char *decay_chunk = exp_segsum(b, "decay_chunk", padded);
     const char *nc_args[2] = {decay_chunk, states};

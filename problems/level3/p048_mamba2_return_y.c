@@ -11,9 +11,8 @@ kbv_status kbv_l3_048(kbv_builder *b)
                   "pairwise differences, masked_fill(~tril, -inf)), four einsums contracted "
                   "left to right as torch.einsum does without opt_einsum, zero initial "
                   "states, the inter-chunk recurrence and the states' outputs. A, B and C "
-                  "are batch-sized randn params. F.pad(x, (1, 0)) is the cat of a zero "
-                  "column and x. The small size keeps two chunks (8 steps each) and shrinks "
-                  "every width.");
+                  "are batch-sized randn params. The small size keeps two chunks (8 steps "
+                  "each) and shrinks every width.");
     l3_mamba2(b, 2048, 128, 64, false);
     return kbv_b_status(b);
 }

@@ -14,7 +14,7 @@
 
 #include "cli/cli_error.h"
 #include "cli/commands.h"
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 #include "dist/draws.h"
 #include "eval/npy.h"
 #include "exec/backend.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 #include "graph/ops_table.h"
 
 /* Element offset of linear (row-major) index i of t under its strides. */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 #include "cpu/cpu_half.h"
 #include "exec/strict_rule.h"
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 #include "cpu/cpu_half.h"
 
 static kbv_status store_value(kbv_dtype dt, void *data, int64_t i, double v)

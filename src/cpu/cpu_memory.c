@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 #include "cpu/cpu_half.h"
 
 /* A memfd mapped MAP_SHARED: the candidate process maps the same pages from

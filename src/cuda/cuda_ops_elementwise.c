@@ -22,18 +22,26 @@ kbv_status kbv_cuda_op_pointwise(kbv_backend *be, const kbv_node *node, const kb
     return st;
 }
 
+/* A float tensor, a bool mask and out of x's dtype: the checks mul_mask and
+ * masked_fill share; *kind is x's float kind. */
+static kbv_status masked_operands(kbv_backend *be, const kbv_tensor *x, const kbv_tensor *m,
+                                  kbv_tensor *out, const char *what, int *kind)
+{
+    KBV_TRY(kbv_cuda_float_kind(be, x, kind));
+    if (m->dtype != KBV_BOOL)
+        return kbv_fail(KBV_ERR_INVALID, "%s: the mask is %s, not bool", what,
+                        kbv_dtype_name(m->dtype));
+    return kbv_cuda_check_out(out, kbv_tensor_numel(out), x->dtype, what);
+}
+
 kbv_status kbv_cuda_op_mul_mask(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                                 kbv_tensor *out)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0], *m = &args[1];
     int kind;
-    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
-    if (m->dtype != KBV_BOOL)
-        return kbv_fail(KBV_ERR_INVALID, "mul_mask: the mask is %s, not bool",
-                        kbv_dtype_name(m->dtype));
+    KBV_TRY(masked_operands(be, x, m, out, "mul_mask", &kind));
     const int64_t n = kbv_tensor_numel(out), nm = kbv_tensor_numel(m);
-    KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, "mul_mask"));
     /* contiguous x of the output's shape; the mask either the same or one
      * trailing row repeated */
     const bool row_mask = nm > 0 && n % nm == 0 && m->ndim >= 1 && out->ndim >= 1 &&
@@ -72,12 +80,8 @@ kbv_status kbv_cuda_op_masked_fill(kbv_backend *be, const kbv_node *node, const 
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0], *m = &args[1];
     int kind;
-    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
-    if (m->dtype != KBV_BOOL)
-        return kbv_fail(KBV_ERR_INVALID, "masked_fill: the mask is %s, not bool",
-                        kbv_dtype_name(m->dtype));
+    KBV_TRY(masked_operands(be, x, m, out, "masked_fill", &kind));
     const int64_t n = kbv_tensor_numel(out);
-    KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, "masked_fill"));
     kbv_cuda_layout xl, ml;
     KBV_TRY(kbv_cuda_broadcast_layout(x, out->ndim, out->shape, &xl));
     KBV_TRY(kbv_cuda_broadcast_layout(m, out->ndim, out->shape, &ml));

@@ -4,6 +4,7 @@
  * one new tensor. index (a[b]): one kernel gathers the rows. */
 #include <string.h>
 
+#include "core/bf16.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_op_args.h"
 #include "cuda/cuda_ops.h"
@@ -18,13 +19,9 @@ static kbv_status fill_bits(kbv_dtype dt, double v, uint64_t *bits)
     case KBV_F64: memcpy(bits, &v, sizeof v); return KBV_OK;
     case KBV_I32: { int32_t x = (int32_t)v; memcpy(bits, &x, sizeof x); return KBV_OK; }
     case KBV_I64: { int64_t x = (int64_t)v; memcpy(bits, &x, sizeof x); return KBV_OK; }
-    case KBV_BF16: { /* float's top half, rounded to nearest even (finite values) */
-        float x = (float)v;
-        uint32_t u;
-        memcpy(&u, &x, sizeof u);
-        *bits = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    case KBV_BF16: /* the Python float through float, as c10::BFloat16(float) */
+        *bits = kbv_bf16_from_float((float)v);
         return KBV_OK;
-    }
     default:
         return kbv_fail(KBV_ERR_UNSUPPORTED, "pad: no %s fill on CUDA", kbv_dtype_name(dt));
     }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 
 #define ARENA_ALIGN 256
 #define PERTURB_ELEMENTS 8

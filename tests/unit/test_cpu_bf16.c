@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "graph/problem_def.h"
-#include "cpu/cpu_bf16.h"
+#include "core/bf16.h"
 #include "eval/verdict.h"
 #include "exec/backend.h"
 #include "graph/graph.h"

@@ -1,9 +1,10 @@
-/* bfloat16 on the host: conversion to and from float and double with
- * round-to-nearest-even, as Tensor.to(torch.bfloat16) rounds, without
- * relying on a compiler's __bf16. A bfloat16 is the top half of a float32:
+/* bfloat16 on the host (the CPU backend, and host code that fills bfloat16
+ * memory): conversion to and from float and double with round-to-nearest-
+ * even, as Tensor.to(torch.bfloat16) rounds, without relying on a
+ * compiler's __bf16. A bfloat16 is the top half of a float32:
  * the same sign and 8 exponent bits, 7 of the 23 fraction bits. */
-#ifndef KBV_CPU_BF16_H
-#define KBV_CPU_BF16_H
+#ifndef KBV_CORE_BF16_H
+#define KBV_CORE_BF16_H
 
 #include <math.h>
 #include <stdint.h>
