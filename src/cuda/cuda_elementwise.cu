@@ -176,23 +176,14 @@ unary_offsets_kernel(const T *__restrict__ x, OffsetCalc<1> oc, T *__restrict__ 
                      acc_t<T> p0, acc_t<T> p1)
 {
     using A = acc_t<T>;
-    const unsigned first = offset_first();
-    A v[kOffsetUnroll];
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        unsigned off[1];
-        if (i < n) {
+    unrolled_each<A>(
+        n,
+        [&](unsigned i) {
+            unsigned off[1];
             oc.get(i, off);
-            v[u] = A(x[off[0]]);
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        if (i < n)
-            y[i] = T(unary_op<OP, A>(v[u], p0, p1));
-    }
+            return A(x[off[0]]);
+        },
+        [&](unsigned i, A v) { y[i] = T(unary_op<OP, A>(v, p0, p1)); });
 }
 
 /* MODE 0: both full; 1: a is one element; 2: b is one element. Work item
@@ -276,24 +267,17 @@ __global__ void __launch_bounds__(kThreads)
 binary_offsets_kernel(const T *__restrict__ a, const T *__restrict__ b, OffsetCalc<2> oc,
                       T *__restrict__ y, unsigned n)
 {
-    const unsigned first = offset_first();
-    T va[kOffsetUnroll], vb[kOffsetUnroll];
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        unsigned off[2];
-        if (i < n) {
+    struct Pair {
+        T a, b;
+    };
+    unrolled_each<Pair>(
+        n,
+        [&](unsigned i) {
+            unsigned off[2];
             oc.get(i, off);
-            va[u] = a[off[0]];
-            vb[u] = b[off[1]];
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        if (i < n)
-            y[i] = bin<OP, T>(va[u], vb[u]);
-    }
+            return Pair{a[off[0]], b[off[1]]};
+        },
+        [&](unsigned i, Pair v) { y[i] = bin<OP, T>(v.a, v.b); });
 }
 
 /* Broadcasting with at most three dims once mergeable dims are merged (every
@@ -473,23 +457,14 @@ template <typename E>
 __global__ void __launch_bounds__(kThreads)
 copy_offsets_kernel(const E *__restrict__ x, OffsetCalc<1> oc, E *__restrict__ y, unsigned n)
 {
-    const unsigned first = offset_first();
-    E v[kOffsetUnroll];
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        unsigned off[1];
-        if (i < n) {
+    unrolled_each<E>(
+        n,
+        [&](unsigned i) {
+            unsigned off[1];
             oc.get(i, off);
-            v[u] = x[off[0]];
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        if (i < n)
-            y[i] = v[u];
-    }
+            return x[off[0]];
+        },
+        [&](unsigned i, E v) { y[i] = v; });
 }
 
 template <int OP, typename T>

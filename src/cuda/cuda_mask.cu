@@ -72,23 +72,14 @@ __global__ void __launch_bounds__(kThreads)
 masked_fill_offsets_kernel(const T *__restrict__ x, const unsigned char *__restrict__ m,
                            OffsetCalc<2> oc, T *__restrict__ y, unsigned n, T fill)
 {
-    const unsigned first = offset_first();
-    T v[kOffsetUnroll];
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        unsigned off[2];
-        if (i < n) {
+    unrolled_each<T>(
+        n,
+        [&](unsigned i) {
+            unsigned off[2];
             oc.get(i, off);
-            v[u] = m[off[1]] ? fill : x[off[0]];
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        if (i < n)
-            y[i] = v[u];
-    }
+            return m[off[1]] ? fill : x[off[0]];
+        },
+        [&](unsigned i, T v) { y[i] = v; });
 }
 
 template <typename T>
@@ -140,23 +131,14 @@ eq_scalar_offsets_kernel(const T *__restrict__ x, OffsetCalc<1> oc, unsigned cha
                          unsigned n, acc_t<T> value)
 {
     using A = acc_t<T>;
-    const unsigned first = offset_first();
-    unsigned char v[kOffsetUnroll];
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        unsigned off[1];
-        if (i < n) {
+    unrolled_each<unsigned char>(
+        n,
+        [&](unsigned i) {
+            unsigned off[1];
             oc.get(i, off);
-            v[u] = A(x[off[0]]) == value;
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned i = first + u * blockDim.x;
-        if (i < n)
-            y[i] = v[u];
-    }
+            return (unsigned char)(A(x[off[0]]) == value);
+        },
+        [&](unsigned i, unsigned char v) { y[i] = v; });
 }
 
 template <typename T>

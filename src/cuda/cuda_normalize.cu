@@ -38,23 +38,14 @@ normalize_divide32_kernel(const T *__restrict__ x, const T *__restrict__ norm,
                           acc_t<T> eps)
 {
     using A = acc_t<T>;
-    const unsigned first = offset_first();
-    A v[kOffsetUnroll];
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned e = first + u * blockDim.x;
-        if (e < n) {
+    unrolled_each<A>(
+        n,
+        [&](unsigned e) {
             const unsigned o = by_line.div(e), q = by_inner.div(e), i = by_inner.mod(e, q);
             const A d = A(norm[o * by_inner.divisor + i]);
-            v[u] = A(x[e]) / (d != d || d > eps ? d : eps);
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < kOffsetUnroll; u++) {
-        const unsigned e = first + u * blockDim.x;
-        if (e < n)
-            y[e] = T(v[u]);
-    }
+            return A(x[e]) / (d != d || d > eps ? d : eps);
+        },
+        [&](unsigned e, A v) { y[e] = T(v); });
 }
 
 template <typename T>

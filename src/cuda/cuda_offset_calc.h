@@ -102,6 +102,27 @@ __device__ __forceinline__ unsigned offset_first()
     return blockIdx.x * blockDim.x * kOffsetUnroll + threadIdx.x;
 }
 
+/* A thread's kOffsetUnroll flat indices below n: load(i) of each first, so
+ * its loads are in flight together, then store(i, value) of each. */
+template <typename V, typename Load, typename Store>
+__device__ __forceinline__ void unrolled_each(unsigned n, Load load, Store store)
+{
+    const unsigned first = offset_first();
+    V v[kOffsetUnroll];
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        if (i < n)
+            v[u] = load(i);
+    }
+#pragma unroll
+    for (int u = 0; u < kOffsetUnroll; u++) {
+        const unsigned i = first + u * blockDim.x;
+        if (i < n)
+            store(i, v[u]);
+    }
+}
+
 /* Blocks of `threads` threads covering n elements, kOffsetUnroll each. */
 static inline unsigned offset_grid(int threads, int64_t n)
 {
