@@ -24,6 +24,7 @@
 #include "exec/backend.h"
 #include "graph/graph.h"
 #include "graph/ops_table.h"
+#include "eval/runset.h"
 
 #define SEED 0x5eed2024ull
 
@@ -413,11 +414,18 @@ static void test_every_problem_small(void **state)
 {
     (void)state;
     assert_true(kbv_problem_count() > 0);
+    /* KBV_GPU_TEST_PROBLEMS=L3/25-50 (kbv's selector) checks those alone */
+    const char *only = getenv("KBV_GPU_TEST_PROBLEMS");
+    kbv_problem_set sel;
+    if (only && *only)
+        ok(kbv_problem_set_parse(only, &sel));
     kbv_backend *probe = NULL;
     ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &probe));
     int checked = 0, skipped = 0;
     for (int i = 0; i < kbv_problem_count(); i++) {
         const kbv_problem *def = kbv_problem_at(i);
+        if (only && *only && !kbv_problem_set_contains(&sel, def->level, def->id))
+            continue;
         kbv_op op = missing_op(probe, def);
         if (op != KBV_OP_NONE) {
             char key[32];
