@@ -51,6 +51,7 @@ struct kbv_child {
     bool spawning;            /* its spawn begun, not yet ended (pending) */
     kbv_spawn_pending pending;
     int device;               /* what it was started for (ahead: checked when taken) */
+    bool python;              /* ahead: for a KernelBench-format candidate (checked too) */
 };
 
 static const char *const fault_names[] = {
@@ -612,14 +613,20 @@ done:
     return st;
 }
 
+/* A KernelBench-format file (".py"), as the runner tells it by its copy's name. */
+static bool is_python_candidate(const char *path)
+{
+    size_t len = strlen(path);
+    return len > 3 && !strcmp(path + len - 3, ".py");
+}
+
 /* Copies the compiled candidate into the runner's private directory: the
  * runner sees that copy, never the compile cache it came from. A
  * KernelBench-format file keeps its name's extension (the runner hosts it)
  * and brings its built extensions. */
 static kbv_status copy_candidate(const char *from, const char *dir, char *to, size_t cap)
 {
-    size_t len = strlen(from);
-    const bool python = len > 3 && !strcmp(from + len - 3, ".py");
+    const bool python = is_python_candidate(from);
     if (snprintf(to, cap, "%s/candidate.%s", dir, python ? "py" : "so") >= (int)cap)
         return kbv_fail(KBV_ERR_INVALID, "private directory path too long: %s", dir);
     KBV_TRY(copy_file(from, to));
@@ -636,12 +643,14 @@ static kbv_status spawn_runner(kbv_child *c, const char *runner, int device, int
     kbv_policy policy = {0};
     KBV_TRY_GOTO(kbv_profile_runner(&policy, runner, c->dir, device >= 0), st, done);
     int fds[5] = {-1, out_w, out_w, sock, arena_fd};
-    /* started ahead on a GPU: it brings CUDA up while it waits for its setup */
+    /* started ahead: it brings CUDA up (on a GPU) and the interpreter with
+     * torch (for a KernelBench-format candidate) while it waits for its setup */
     char ordinal[16];
     snprintf(ordinal, sizeof ordinal, "%d", device);
     char *const argv_plain[] = {(char *)runner, NULL};
-    char *const argv_warm[] = {(char *)runner, KBV_RUNNER_WARM_ARG, ordinal, NULL};
-    char *const *argv = c->ahead && device >= 0 ? argv_warm : argv_plain;
+    char *const argv_warm[] = {(char *)runner, KBV_RUNNER_WARM_ARG, ordinal,
+                               c->python ? KBV_RUNNER_WARM_PYTHON : NULL, NULL};
+    char *const *argv = c->ahead ? argv_warm : argv_plain;
     kbv_spawn sp = {.path = runner, .argv = argv, .envp = envp, .policy = &policy,
                     .cwd = c->dir, .fds = fds, .n_fds = arena_fd >= 0 ? 5 : 4,
                     .own_group = true, .die_with_parent = true,
@@ -758,7 +767,8 @@ done:
     return st;
 }
 
-kbv_status kbv_child_start_ahead(const char *runner_given, int device, kbv_child **out)
+kbv_status kbv_child_start_ahead(const char *runner_given, int device, bool python,
+                                 kbv_child **out)
 {
     char runner[PATH_MAX];
     kbv_child *c = NULL;
@@ -766,6 +776,7 @@ kbv_status kbv_child_start_ahead(const char *runner_given, int device, kbv_child
     KBV_TRY(runner_resolve(runner_given, runner));
     KBV_TRY(child_new(device, &c));
     c->ahead = true;
+    c->python = python;
     kbv_status st = child_spawn(c, runner, -1);
     if (st != KBV_OK) {
         child_discard(c);
@@ -775,8 +786,9 @@ kbv_status kbv_child_start_ahead(const char *runner_given, int device, kbv_child
     return KBV_OK;
 }
 
-/* spec's runner started ahead, when it can serve: for this device and still
- * there. One that cannot is stopped. */
+/* spec's runner started ahead, when it can serve: for this device and this
+ * kind of candidate (torch up in it or not), and still there. One that
+ * cannot is stopped. */
 static kbv_child *take_ahead(const kbv_child_spec *spec)
 {
     kbv_child *a = spec->ahead;
@@ -792,8 +804,9 @@ static kbv_child *take_ahead(const kbv_child_spec *spec)
             a->pid = -1;         /* reaped by the end */
         }
     }
-    if (a->ahead && a->device == spec->device && a->pid > 0 && a->fault == KBV_FAULT_NONE &&
-        !has_exited(a->pid)) {
+    if (a->ahead && a->device == spec->device &&
+        a->python == is_python_candidate(spec->candidate) && a->pid > 0 &&
+        a->fault == KBV_FAULT_NONE && !has_exited(a->pid)) {
         a->ahead = false;
         return a;
     }

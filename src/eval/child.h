@@ -65,7 +65,8 @@ typedef struct kbv_child_spec {
                                   NULL for a C candidate */
     kbv_child *ahead;          /* a runner kbv_child_start_ahead started for this device, or
                                   NULL; always taken: it becomes this child, or is stopped
-                                  when it cannot serve (gone, another device) */
+                                  when it cannot serve (gone, another device, another kind
+                                  of candidate) */
 } kbv_child_spec;
 
 /* Result of one request. */
@@ -84,13 +85,16 @@ _Static_assert(KBV_PROTO_REASON_MAX == sizeof(((kbv_child_result *)0)->reason),
                "the runner's reasons fit kbv_child_result");
 
 /* Starts a runner ahead of its candidate: the process, its sandbox and
- * private directory, and on a GPU (device >= 0) its CUDA context, made while
- * the evaluator does something else. It knows nothing of any sample until
- * kbv_child_start takes it (spec->ahead) and sends the setup, the arena and
- * the candidate; until then it only waits. Each serves one candidate, as a
- * fresh one does. runner NULL: kbv_runner_path(). Stop an unused one with
- * kbv_child_stop. */
-kbv_status kbv_child_start_ahead(const char *runner, int device, kbv_child **out);
+ * private directory, on a GPU (device >= 0) its CUDA context and, for a
+ * KernelBench-format candidate (python), the interpreter with torch
+ * imported, made while the evaluator does something else. It knows nothing
+ * of any sample until kbv_child_start takes it (spec->ahead) and sends the
+ * setup, the arena and the candidate; until then it only waits. Each serves
+ * one candidate, as a fresh one does, and only a candidate of the kind it
+ * was started for (a ".py" file or not): another is given a fresh runner.
+ * runner NULL: kbv_runner_path(). Stop an unused one with kbv_child_stop. */
+kbv_status kbv_child_start_ahead(const char *runner, int device, bool python,
+                                 kbv_child **out);
 
 /* Starts the runner (or takes spec->ahead) and loads the candidate. A candidate that cannot load is
  * not a harness error: it returns KBV_OK with *child set and res->fault. */

@@ -24,8 +24,9 @@
 #define KBV_PROTOCOLS_ALL ((1u << KBV_PROTO_COUNT) - 1)
 
 /* Whether the evaluator starts the next candidate process (process, sandbox,
- * CUDA context) while the current candidate runs, so that a candidate is
- * loaded into a process already up (eval/child.h, kbv_child_start_ahead). */
+ * CUDA context; for a KernelBench-format candidate the interpreter with
+ * torch) while the current candidate runs, so that a candidate is loaded
+ * into a process already up (eval/child.h, kbv_child_start_ahead). */
 typedef enum kbv_start_ahead {
     KBV_START_AHEAD_AUTO = 0,     /* on a GPU, where the CUDA context is worth making ahead;
                                      not on the CPU, where the start would take cores from the

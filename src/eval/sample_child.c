@@ -81,16 +81,20 @@ static void note_kernel(const char *name, uint64_t value, void *ctx)
 }
 
 /* The next candidate process, started while this one works: its start,
- * sandbox and CUDA context are then ready when a candidate needs one
+ * sandbox and CUDA context (and for a KernelBench-format candidate the
+ * interpreter with torch) are then ready when a candidate needs one
  * (kbv_child_start_ahead), as opts.start_ahead says; a runner that could
- * not be started ahead is started when needed instead. */
+ * not be started ahead is started when needed instead. The next candidate
+ * is guessed to be of this one's kind: a run directory holds one format as
+ * a rule, and a runner of the other kind is replaced when taken. */
 static void start_next_ahead(sample *s)
 {
     kbv_start_ahead how = s->ev->opts.start_ahead;
     bool wanted = how == KBV_START_AHEAD_ON || (how == KBV_START_AHEAD_AUTO && s->ev->opts.device >= 0);
     if (!wanted || s->ev->ahead)
         return;
-    if (kbv_child_start_ahead(s->ev->opts.runner, s->ev->opts.device, &s->ev->ahead) != KBV_OK)
+    if (kbv_child_start_ahead(s->ev->opts.runner, s->ev->opts.device, s->python,
+                              &s->ev->ahead) != KBV_OK)
         kbv_clear_error();
 }
 

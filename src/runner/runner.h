@@ -86,6 +86,7 @@ struct runner {
     kbv_finish_fn finish;
     void *state;
     bool prepared;
+    bool warm_python;           /* started ahead for a KernelBench-format candidate */
 };
 
 /* Allocator accounting rounds like PyTorch's caching allocator. */

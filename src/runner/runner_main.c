@@ -250,6 +250,12 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
 static kbv_child_fault setup(runner *r, char *reason)
 {
     r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
+    if (r->warm_python && !runner_python_is_candidate(r->setup.candidate)) {
+        /* torch is loaded here: not the fresh process a C candidate gets */
+        reason_set(reason, "setup: a runner started for a KernelBench-format candidate got %.200s",
+                   r->setup.candidate);
+        return KBV_FAULT_HARNESS;
+    }
     r->dev = r->setup.device < 0 ? &runner_cpu : &runner_cuda;
     kbv_child_fault f = r->dev->init(r, reason);
     if (f)
@@ -453,6 +459,23 @@ static ssize_t recv_setup(kbv_proto_setup *setup)
     return n;
 }
 
+/* A runner started ahead (KBV_RUNNER_WARM_ARG ORDINAL [KBV_RUNNER_WARM_PYTHON])
+ * brings up, while it waits for its setup, CUDA on a GPU (ORDINAL >= 0)
+ * and, for a KernelBench-format candidate, the interpreter with torch.
+ * Failures are left for setup to find and report. */
+static void warm_up(runner *r, int argc, char **argv)
+{
+    if ((argc != 3 && argc != 4) || strcmp(argv[1], KBV_RUNNER_WARM_ARG))
+        return;
+    int device = atoi(argv[2]);
+    if (device >= 0 && runner_cuda.warm)
+        runner_cuda.warm(device);
+    if (argc == 4 && !strcmp(argv[3], KBV_RUNNER_WARM_PYTHON)) {
+        r->warm_python = true;
+        runner_python_warm();
+    }
+}
+
 int main(int argc, char **argv)
 {
     static runner r;  /* large (the setup message); zeroed */
@@ -461,8 +484,7 @@ int main(int argc, char **argv)
     /* the compile step's builder of a KernelBench-format file's extensions */
     if (argc == 5 && !strcmp(argv[1], "--build-extensions"))
         return runner_python_build(argv[2], argv[3], argv[4]);
-    if (argc == 3 && !strcmp(argv[1], KBV_RUNNER_WARM_ARG) && runner_cuda.warm)
-        runner_cuda.warm(atoi(argv[2]));
+    warm_up(&r, argc, argv);
     ssize_t n = recv_setup(&r.setup);
     if (!header_ok(&r.setup.h, n, sizeof r.setup) || r.setup.h.type != KBV_MSG_SETUP) {
         fprintf(stderr, "kbv-runner: expected a setup message on fd %d (got %zd bytes); this "

@@ -61,6 +61,9 @@ static struct {
     const kbv_tensor *input_sets[KBV_CHILD_MAX_SETS];
     int n_sets;
     char error[RUNNER_REASON_CAP];            /* the last call's failure, "" if none */
+    bool warmed;                              /* runner_python_warm ran: the host is up */
+    kbv_child_fault warm_fault;               /* ... or why not, for the setup to report */
+    char warm_reason[RUNNER_REASON_CAP];
 } py;
 
 static void dl_keep(dl_managed *self)
@@ -271,6 +274,19 @@ static kbv_child_fault load_host(char *reason)
     return KBV_FAULT_NONE;
 }
 
+/* The interpreter with python_host loaded (torch imported): no device work. */
+static kbv_child_fault start_host(char *reason)
+{
+    kbv_child_fault f = start_interpreter(reason);
+    return f ? f : load_host(reason);
+}
+
+void runner_python_warm(void)
+{
+    py.warm_fault = start_host(py.warm_reason);
+    py.warmed = true;
+}
+
 static kbv_child_fault wrap_arena(runner *r, char *reason)
 {
     PyObject *dlpack = PyImport_ImportModule("torch.utils.dlpack");
@@ -296,8 +312,16 @@ static kbv_child_fault wrap_arena(runner *r, char *reason)
 
 kbv_child_fault runner_python_start(runner *r, char *reason)
 {
-    kbv_child_fault f = start_interpreter(reason);
-    if (f || (f = load_host(reason)) || (f = wrap_arena(r, reason)))
+    kbv_child_fault f;
+    if (py.warmed) {
+        /* started ahead: the host came up (or failed to) while the runner waited */
+        f = py.warm_fault;
+        if (f)
+            snprintf(reason, RUNNER_REASON_CAP, "%s", py.warm_reason);
+    } else {
+        f = start_host(reason);
+    }
+    if (f || (f = wrap_arena(r, reason)))
         return f;
     PyObject *args = Py_BuildValue("(iK)", (int)r->setup.device,
                                    (unsigned long long)(uintptr_t)r->env.stream);
@@ -325,7 +349,7 @@ kbv_child_fault runner_python_load(runner *r, char *reason)
 int runner_python_build(const char *candidate, const char *out_dir, const char *arch)
 {
     char reason[RUNNER_REASON_CAP];
-    if (start_interpreter(reason) || load_host(reason)) {
+    if (start_host(reason)) {
         fprintf(stderr, "kbv-runner: %s\n", reason);
         return 2;
     }

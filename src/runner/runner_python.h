@@ -23,6 +23,16 @@
 /* Whether the candidate at path is a KernelBench-format file (".py"). */
 bool runner_python_is_candidate(const char *path);
 
+/* A runner started ahead for a KernelBench-format candidate: the
+ * interpreter started and the host loaded (torch imported) while it waits
+ * for its setup, under the spawn's confinement as CUDA's warm-up is; no
+ * device work (torch's own device set-up stays in runner_python_start,
+ * after track_begin). A failure is kept: runner_python_start reports it at
+ * setup, the same fault and reason as when nothing was started ahead. */
+void runner_python_warm(void);
+
+/* The host (unless runner_python_warm brought it up), the arena wrapped,
+ * torch started on kbv's device and stream. */
 kbv_child_fault runner_python_start(runner *r, char *reason);
 kbv_child_fault runner_python_load(runner *r, char *reason);
 

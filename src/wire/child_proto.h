@@ -3,8 +3,10 @@
  * One SOCK_SEQPACKET socketpair, fd 3 in the runner; the arena's descriptor
  * (a memfd on CPU runs, an exported CUDA allocation on GPU runs) is fd 4,
  * given at the start or, to a runner started ahead of its candidate (its
- * arguments KBV_RUNNER_WARM_ARG and the CUDA ordinal it brings up while it
- * waits; none on the CPU), passed with SETUP as SCM_RIGHTS and moved to fd 4;
+ * arguments KBV_RUNNER_WARM_ARG, the CUDA ordinal it brings up while it
+ * waits, -1 on the CPU, and KBV_RUNNER_WARM_PYTHON when it is for a
+ * KernelBench-format candidate: the interpreter and torch brought up too),
+ * passed with SETUP as SCM_RIGHTS and moved to fd 4;
  * stdout and stderr are a pipe the evaluator reads. Every message is one fixed-size struct below, starting with
  * a header carrying a magic, the protocol version, the message type and a
  * sequence number; a message of any other size, magic, version, type or
@@ -29,6 +31,7 @@
 #define KBV_PROTO_FD_SOCKET 3
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_RUNNER_WARM_ARG "--warm"
+#define KBV_RUNNER_WARM_PYTHON "python"
 #define KBV_PROTO_NAME_MAX 64
 #define KBV_PROTO_PATH_MAX 4096
 #define KBV_PROTO_REASON_MAX 512

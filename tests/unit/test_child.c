@@ -592,6 +592,45 @@ static void test_garbage_from_the_runner(void **state)
     assert_clean();
 }
 
+/* A runner started ahead serves the candidate it was started for; one
+ * started for a KernelBench-format candidate (torch brought up in it) is
+ * not handed a C candidate: that gets a fresh runner (the runner itself
+ * would refuse it, a harness fault). */
+static void test_started_ahead(void **state)
+{
+    (void)state;
+    kbv_child_layout l = layout_of(false);
+    const char *so = build("good");
+    for (int python = 0; python < 2; python++) {
+        fill_arena();
+        kbv_child *ahead = NULL;
+        assert_int_equal(kbv_child_start_ahead(KBV_TEST_BINARY_DIR "/kbv-runner", -1, python,
+                                               &ahead), KBV_OK);
+        assert_non_null(ahead);
+        kbv_child_spec spec = {.runner = KBV_TEST_BINARY_DIR "/kbv-runner", .candidate = so,
+                               .device = -1, .arena = &arena, .layout = &l,
+                               .start_timeout_s = 5.0, .call_timeout_s = 2.0,
+                               .flush_bytes = 1 << 16, .ahead = ahead};
+        kbv_child *c = NULL;
+        kbv_child_result res;
+        assert_int_equal(kbv_child_start(&spec, &c, &res), KBV_OK);
+        assert_non_null(c);
+        assert_int_equal(res.fault, KBV_FAULT_NONE);
+        assert_string_equal(res.reason, "");
+        assert_int_equal(kbv_child_call(c, 1, 2, false, &res), KBV_OK);
+        assert_int_equal(res.fault, KBV_FAULT_NONE);
+        assert_scaled(OFF_X1, 2.0f);
+        kbv_child_stop(c);
+        assert_clean();
+    }
+    /* one never taken is stopped with nothing left behind */
+    kbv_child *unused = NULL;
+    assert_int_equal(kbv_child_start_ahead(KBV_TEST_BINARY_DIR "/kbv-runner", -1, true, &unused),
+                     KBV_OK);
+    kbv_child_stop(unused);
+    assert_clean();
+}
+
 static void test_missing_runner_is_an_error(void **state)
 {
     (void)state;
@@ -637,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_thread_names_and_blocked_sigsys),
         cmocka_unit_test(test_relative_paths),
         cmocka_unit_test(test_garbage_from_the_runner),
+        cmocka_unit_test(test_started_ahead),
         cmocka_unit_test(test_missing_runner_is_an_error),
         cmocka_unit_test(test_fault_names),
     };

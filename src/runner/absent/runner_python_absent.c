@@ -11,6 +11,11 @@ bool runner_python_is_candidate(const char *path)
     return n > 3 && !strcmp(path + n - 3, ".py");
 }
 
+void runner_python_warm(void)
+{
+    /* nothing to start: runner_python_load says why */
+}
+
 kbv_child_fault runner_python_start(runner *r, char *reason)
 {
     (void)r;
