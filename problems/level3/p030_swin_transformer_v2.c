@@ -6,8 +6,6 @@
  * and the head. */
 #include "level3.h"
 
-#include <stdio.h>
-
 #include "swin_blocks.h"
 
 kbv_status kbv_l3_030(kbv_builder *b)
@@ -23,23 +21,8 @@ kbv_status kbv_l3_030(kbv_builder *b)
                   "the module's; drop_path is nn.Identity and every Dropout has p = 0.");
     kbv_b_dim(b, "batch_size", 10, 2);
     kbv_b_input(b, "x", KBV_GEN_RAND, "batch_size,3,224,224");
-    static const int depths[4] = {2, 2, 6, 2};
     const char *x = swin_patch_embed(b, "x", 96);
-    char prefix[64];
-    for (int i = 0; i < 4; i++) {
-        swin_stage s = {.dim = 96 << i, .res = 56 >> i, .heads = 3 << i, .window = 7};
-        bool whole = s.res <= s.window; /* SwinTransformerBlock: no shift */
-        if (whole)
-            s.window = s.res;
-        for (int k = 0; k < depths[i]; k++) {
-            snprintf(prefix, sizeof prefix, "layers.%d.blocks.%d", i, k);
-            x = swin_v2_block(b, prefix, x, s, whole || k % 2 == 0 ? 0 : s.window / 2);
-        }
-        if (i < 3) {
-            snprintf(prefix, sizeof prefix, "layers.%d.downsample", i);
-            x = swin_patch_merging(b, prefix, x, s.res, s.dim, true);
-        }
-    }
+    x = swin_stages(b, x, swin_v2_block, true);
     swin_head(b, x, 768);
     return kbv_b_status(b);
 }

@@ -276,6 +276,27 @@ const char *swin_patch_merging(kbv_builder *b, const char *prefix, const char *x
     return swin_linear(b, reduction, swin_layer_norm(b, norm, x), false);
 }
 
+const char *swin_stages(kbv_builder *b, const char *x, swin_block_fn block, bool norm_after)
+{
+    static const int depths[4] = {2, 2, 6, 2};
+    char prefix[64];
+    for (int i = 0; i < 4; i++) {
+        swin_stage s = {.dim = 96 << i, .res = 56 >> i, .heads = 3 << i, .window = 7};
+        bool whole = s.res <= s.window; /* the block's __init__: no shift (nor partition) */
+        if (whole)
+            s.window = s.res;
+        for (int k = 0; k < depths[i]; k++) {
+            snprintf(prefix, sizeof prefix, "layers.%d.blocks.%d", i, k);
+            x = block(b, prefix, x, s, whole || k % 2 == 0 ? 0 : s.window / 2);
+        }
+        if (i < 3) {
+            snprintf(prefix, sizeof prefix, "layers.%d.downsample", i);
+            x = swin_patch_merging(b, prefix, x, s.res, s.dim, norm_after);
+        }
+    }
+    return x;
+}
+
 const char *swin_head(kbv_builder *b, const char *x, int features)
 {
     swin_layer_norm_params(b, "norm", features);

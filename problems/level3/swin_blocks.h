@@ -62,6 +62,17 @@ const char *swin_v2_block(kbv_builder *b, const char *prefix, const char *x, swi
 const char *swin_patch_merging(kbv_builder *b, const char *prefix, const char *x, int res,
                                int dim, bool norm_after);
 
+/* A Swin block named prefix over x (swin_mlp_block, swin_v2_block). */
+typedef const char *(*swin_block_fn)(kbv_builder *b, const char *prefix, const char *x,
+                                     swin_stage s, int shift);
+
+/* The four stages of both models over the patch embedding x [B, 3136, 96]:
+ * depths 2, 2, 6, 2 of block, 3, 6, 12, 24 heads, window 7 (the resolution
+ * where that is smaller: no shift there), every other block shifted by half
+ * the window; PatchMerging (norm_after as for swin_patch_merging) after the
+ * first three. [B, 49, 768]. */
+const char *swin_stages(kbv_builder *b, const char *x, swin_block_fn block, bool norm_after);
+
 /* The head of both models: norm (num_features), avgpool over the tokens of
  * x.transpose(1, 2), flatten, head linear to 1000 classes. */
 const char *swin_head(kbv_builder *b, const char *x, int features);

@@ -613,20 +613,13 @@ done:
     return st;
 }
 
-/* A KernelBench-format file (".py"), as the runner tells it by its copy's name. */
-static bool is_python_candidate(const char *path)
-{
-    size_t len = strlen(path);
-    return len > 3 && !strcmp(path + len - 3, ".py");
-}
-
 /* Copies the compiled candidate into the runner's private directory: the
  * runner sees that copy, never the compile cache it came from. A
  * KernelBench-format file keeps its name's extension (the runner hosts it)
  * and brings its built extensions. */
 static kbv_status copy_candidate(const char *from, const char *dir, char *to, size_t cap)
 {
-    const bool python = is_python_candidate(from);
+    const bool python = kbv_proto_is_python_candidate(from);
     if (snprintf(to, cap, "%s/candidate.%s", dir, python ? "py" : "so") >= (int)cap)
         return kbv_fail(KBV_ERR_INVALID, "private directory path too long: %s", dir);
     KBV_TRY(copy_file(from, to));
@@ -805,7 +798,7 @@ static kbv_child *take_ahead(const kbv_child_spec *spec)
         }
     }
     if (a->ahead && a->device == spec->device &&
-        a->python == is_python_candidate(spec->candidate) && a->pid > 0 &&
+        a->python == kbv_proto_is_python_candidate(spec->candidate) && a->pid > 0 &&
         a->fault == KBV_FAULT_NONE && !has_exited(a->pid)) {
         a->ahead = false;
         return a;

@@ -10,8 +10,7 @@
 
 bool sample_is_python(const char *so_path)
 {
-    size_t n = so_path ? strlen(so_path) : 0;
-    return n > 3 && !strcmp(so_path + n - 3, ".py");
+    return so_path && kbv_proto_is_python_candidate(so_path);
 }
 
 void sample_note_python(sample *s, const kbv_child_result *res)

@@ -272,7 +272,7 @@ static kbv_child_fault cuda_init(runner *r, char *reason)
     /* a KernelBench-format file's kernels are mostly launched with no stream:
      * a blocking harness stream orders the legacy default stream's work with
      * its own, inside its events (the traced pass accepts both) */
-    const bool python = runner_python_is_candidate(r->setup.candidate);
+    const bool python = kbv_proto_is_python_candidate(r->setup.candidate);
     if ((err = cudaStreamCreateWithFlags(&s->stream, python ? cudaStreamDefault
                                                             : cudaStreamNonBlocking)) !=
         cudaSuccess)

@@ -216,7 +216,7 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
         return KBV_FAULT_HARNESS;
     }
     r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
-    if (runner_python_is_candidate(r->setup.candidate))
+    if (kbv_proto_is_python_candidate(r->setup.candidate))
         return runner_python_load(r, reason);   /* a KernelBench-format file */
     r->so = dlopen(r->setup.candidate, RTLD_NOW | RTLD_LOCAL);
     if (!r->so) {
@@ -250,7 +250,7 @@ static kbv_child_fault load_candidate(runner *r, char *reason)
 static kbv_child_fault setup(runner *r, char *reason)
 {
     r->setup.candidate[KBV_PROTO_PATH_MAX - 1] = '\0';
-    if (r->warm_python && !runner_python_is_candidate(r->setup.candidate)) {
+    if (r->warm_python && !kbv_proto_is_python_candidate(r->setup.candidate)) {
         /* torch is loaded here: not the fresh process a C candidate gets */
         reason_set(reason, "setup: a runner started for a KernelBench-format candidate got %.200s",
                    r->setup.candidate);
@@ -270,7 +270,7 @@ static kbv_child_fault setup(runner *r, char *reason)
     r->dev->track_begin(r);
     /* a KernelBench-format file: the interpreter and torch come up first,
      * like CUDA, kbv's own code before the candidate's */
-    if (runner_python_is_candidate(r->setup.candidate)) {
+    if (kbv_proto_is_python_candidate(r->setup.candidate)) {
         if ((f = runner_python_start(r, reason)))
             return f;
         /* torch calls cuBLAS and cuDNN for the candidate's PyTorch ops, as a

@@ -215,12 +215,6 @@ static int python_forward(const kbv_env *env, void *state, const kbv_tensor *inp
 
 /* ---- load -------------------------------------------------------------- */
 
-bool runner_python_is_candidate(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 3 && !strcmp(path + n - 3, ".py");
-}
-
 /* The interpreter, isolated from the environment, as if started from the
  * program kbv was built against: its prefix and site packages (a virtual
  * environment's, when that program is one's) found from that path; no

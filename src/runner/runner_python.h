@@ -20,8 +20,6 @@
 
 #include "runner/runner.h"
 
-/* Whether the candidate at path is a KernelBench-format file (".py"). */
-bool runner_python_is_candidate(const char *path);
 
 /* A runner started ahead for a KernelBench-format candidate: the
  * interpreter started and the host loaded (torch imported) while it waits

@@ -21,7 +21,9 @@
 #ifndef KBV_CHILD_PROTO_H
 #define KBV_CHILD_PROTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "graph/problem.h"
 #include "kbv/candidate.h"
@@ -32,6 +34,13 @@
 #define KBV_PROTO_FD_ARENA 4
 #define KBV_RUNNER_WARM_ARG "--warm"
 #define KBV_RUNNER_WARM_PYTHON "python"
+/* A candidate path naming a KernelBench-format file (".py"): the runner
+ * hosts Python for it, and both sides tell it so. */
+static inline bool kbv_proto_is_python_candidate(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && !strcmp(path + n - 3, ".py");
+}
 #define KBV_PROTO_NAME_MAX 64
 #define KBV_PROTO_PATH_MAX 4096
 #define KBV_PROTO_REASON_MAX 512

@@ -5,12 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-bool runner_python_is_candidate(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 3 && !strcmp(path + n - 3, ".py");
-}
-
 void runner_python_warm(void)
 {
     /* nothing to start: runner_python_load says why */
