@@ -14,7 +14,9 @@
 # run directory gets the same verdicts as with --start-ahead off, and its
 # later samples' load phase is shorter; a directory alternating C and
 # KernelBench-format candidates gets the same verdicts both ways (a runner
-# started for the other kind is replaced).
+# started for the other kind is replaced). Last, the sandbox around a
+# KernelBench-format forward: five ways out tried from Python, each failing
+# with the sandbox's fault, started ahead and not, nothing leaving.
 #   tests/e2e/kernelbench_cpu.sh BUILD_DIR
 set -uo pipefail
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
@@ -161,4 +163,62 @@ then
 else
     echo "not ok - C and KernelBench-format candidates alternating, started ahead and not: the same verdicts"; rc=1
 fi
+# ---- the sandbox around a KernelBench-format candidate ----
+# Each file is an honest ReLU whose forward first tries one way out from
+# Python (a file written outside, a secret read, a shell, a socket, a raw
+# openat through ctypes); each must fail every protocol with the sandbox's
+# fault, started ahead (the interpreter up before the setup) and not, and
+# nothing may leave: no file appears, the secret reaches no record or log.
+ESC="$TMP/escapes/kb-escapes"
+mkdir -p "$ESC"
+SECRET="kbv-secret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+echo "$SECRET" > "$TMP/secret.txt"
+ESCAPED="$TMP/escaped-file"
+attempts=(
+    "open('$ESCAPED', 'w').write('escaped')"
+    "print(open('$TMP/secret.txt').read())"
+    "import os; os.system('touch $ESCAPED')"
+    "import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)"
+    "import ctypes; ctypes.CDLL(None).syscall(257, -100, b'$ESCAPED', 0o101, 0o644)"
+)
+for i in "${!attempts[@]}"; do
+    cat > "$ESC/level_1_problem_19_sample_${i}_kernel.py" <<EOF_PY
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        try:
+            ${attempts[$i]}
+        except Exception:
+            pass
+        return torch.relu(x)
+EOF_PY
+done
+for how in on off; do
+    rm -f "$ESCAPED"
+    "$BUILD/kbv" eval "$ESC" --out "$TMP/esc-$how.jsonl" --device cpu --size small --seed 5 \
+        --start-ahead $how >"$TMP/esc-$how.log" 2>&1 ||
+        { echo "not ok - kbv eval --start-ahead $how on the escapes"; rc=1; }
+    if python3 - "$TMP/esc-$how.jsonl" "${#attempts[@]}" <<'PY'
+import json, sys
+recs = {json.loads(l)["sample"]: json.loads(l) for l in open(sys.argv[1])}
+assert len(recs) == int(sys.argv[2]), sorted(recs)
+for s, r in sorted(recs.items()):
+    v = [r["protocols"][p]["correct"] for p in ("standard", "verified", "strict")]
+    f = r.get("fault") or {}
+    assert not any(v) and f.get("kind") == "sandbox", (s, v, f)
+PY
+    then
+        echo "ok   - --start-ahead $how: every escape from Python failed with the sandbox's fault"
+    else
+        echo "not ok - --start-ahead $how: every escape from Python failed with the sandbox's fault"; rc=1
+    fi
+    if [ -e "$ESCAPED" ] || grep -rqs "$SECRET" "$TMP/esc-$how.jsonl" "$TMP/esc-$how.log"; then
+        echo "not ok - --start-ahead $how: a file escaped or the secret leaked"; rc=1
+    else
+        echo "ok   - --start-ahead $how: no file outside, no secret in the records or the log"
+    fi
+done
 exit $rc
