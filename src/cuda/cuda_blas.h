@@ -13,6 +13,15 @@
  * shares the same buffer (PyTorch's unified cuBLAS/cuBLASLt workspace). */
 #define KBV_CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
 
+/* ...but offers cuBLASLt only 1 MiB of it, both to the heuristic and to the
+ * product (PyTorch 2.11 on an H200, CUBLASLT_LOG_LEVEL=5: maxWorkspaceSizeinBytes
+ * and workSpaceSizeInBytes 1048576 in every addmm). The size decides which
+ * split-K algorithms the heuristic may return: with 32 MiB it picks, for
+ * L3/34's [8,256]x[256,128] product, a 264-way split-K algorithm (id 55)
+ * where PyTorch's 1 MiB gets algorithm 11, and L3/34 took five times
+ * PyTorch's GPU time. */
+#define KBV_CUBLASLT_WORKSPACE_BYTES ((size_t)1 << 20)
+
 /* A matrix operand of every batch entry: element (r, c) of entry (b...) at
  * data + r * rs + c * cs + sum(b_i * batch_stride[i]). */
 typedef struct kbv_gemm_matrix {

@@ -12,7 +12,8 @@
  *   the workspace size as preferences; the heuristic's first algorithm.
  *
  * The workspace is the cuBLAS handle's (32 MiB, counted), as PyTorch's
- * cuBLASLt shares its cuBLAS workspace by default. */
+ * cuBLASLt shares its cuBLAS workspace by default, of which 1 MiB is offered
+ * to cuBLASLt as PyTorch offers it (cuda_blas.h). */
 #include <string.h>
 
 #include "cuda/cuda_blas.h"
@@ -92,7 +93,7 @@ kbv_status kbv_cuda_gemm_bias(kbv_backend *be, const kbv_gemm_bias *g)
     KBV_CUBLAS_TRY_GOTO(cublasLtMatrixLayoutCreate(&l.c, type, m, n, (int64_t)m), st, done);
     KBV_CUBLAS_TRY_GOTO(cublasLtMatmulPreferenceCreate(&l.pref), st, done);
     LT_SET(cublasLtMatmulPreferenceSetAttribute, l.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-           (size_t)KBV_CUBLAS_WORKSPACE_BYTES);
+           KBV_CUBLASLT_WORKSPACE_BYTES);
     LT_SET(cublasLtMatmulPreferenceSetAttribute, l.pref,
            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_of(g->w));
     LT_SET(cublasLtMatmulPreferenceSetAttribute, l.pref,
@@ -118,7 +119,7 @@ kbv_status kbv_cuda_gemm_bias(kbv_backend *be, const kbv_gemm_bias *g)
     const void *beta = g->is_f64 ? (const void *)&zero_d : (const void *)&zero_f;
     KBV_CUBLAS_TRY_GOTO(cublasLtMatmul(cu->blaslt, l.op, alpha, g->w, l.a, g->x, l.b, beta, g->c,
                                        l.c, g->c, l.c, &heuristic.algo, cu->blas_workspace,
-                                       KBV_CUBLAS_WORKSPACE_BYTES, cu->stream),
+                                       KBV_CUBLASLT_WORKSPACE_BYTES, cu->stream),
                         st, done);
 done:
     lt_call_destroy(&l);
