@@ -122,14 +122,21 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     const double max_finite = kbv_strict_max_finite(x.cand_dtype);
     const double band = kbv_strict_band(x.cand_dtype);
+    const bool ref_is_cand = x.ref == x.cand && x.ref_dtype == x.cand_dtype;
+    const bool strict_is_ref = x.ref && x.strict == x.ref && x.strict_dtype == x.ref_dtype;
+    const bool strict_is_cand = x.strict == x.cand && x.strict_dtype == x.cand_dtype;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < x.n; i += step) {
         const double c = load(x.cand, x.cand_dtype, i);
         const bool c_finite = isfinite(c);
         a.poison_left += is_poison(x.cand, x.cand_dtype, i);
         a.cand_nonfinite += !c_finite;
         a.cand_nan += c != c;
+        /* a reference that is the candidate's (or the other reference's)
+         * buffer is read once: with the modes that run the same code sharing
+         * their outputs (eval/references.c), that is most of them */
+        double r = 0.0;
         if (x.ref) {
-            const double r = load(x.ref, x.ref_dtype, i);
+            r = ref_is_cand ? c : load(x.ref, x.ref_dtype, i);
             if (!isfinite(r)) {
                 a.ref_nonfinite++;
             } else {
@@ -148,7 +155,10 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
         }
         if (x.oracle) {
             const double o = load(x.oracle, x.oracle_dtype, i);
-            const double sv = x.strict ? load(x.strict, x.strict_dtype, i) : 0.0;
+            const double sv = !x.strict     ? 0.0
+                              : strict_is_ref  ? r
+                              : strict_is_cand ? c
+                                               : load(x.strict, x.strict_dtype, i);
             const kbv_strict_outcome k =
                 kbv_strict_element_in(c, o, sv, x.strict != nullptr, max_finite, band);
             if (!kbv_strict_judged(k)) {

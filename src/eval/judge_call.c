@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/clock.h"
+
 /* Poison, then every output compared: the candidate's and the budget
  * baseline's (tf32; bf16 in a bf16 run). */
 kbv_status sample_poison_outputs(sample *s)
@@ -41,12 +43,19 @@ static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_c
 }
 
 /* Late writes: the outputs must not change once the call has returned (the
- * runner synchronised the device first, so an honest candidate is done). The
- * comparison in between took a while; a short sleep makes sure of it. */
+ * runner synchronised the device first, so an honest candidate is done). At
+ * least KBV_LATE_WRITE_WAIT_S passes between the return and the second hash:
+ * the comparison in between takes that long on large outputs, and a short
+ * sleep makes up the rest on small ones. */
+#define KBV_LATE_WRITE_WAIT_S 3e-3
+
 static kbv_status late_writes(sample *s, const uint64_t *before, char *why, size_t cap)
 {
-    struct timespec pause = {0, 3 * 1000 * 1000};
-    nanosleep(&pause, NULL);
+    double left = KBV_LATE_WRITE_WAIT_S - (kbv_monotonic_s() - s->call_returned_s);
+    if (left > 0) {
+        struct timespec pause = {0, (long)(left * 1e9)};
+        nanosleep(&pause, NULL);
+    }
     for (int k = 0; k < s->g->n_outputs; k++) {
         uint64_t h;
         KBV_TRY(sample_hash_tensor(s, &s->out[k], &h));

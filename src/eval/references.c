@@ -1,7 +1,11 @@
 /* The references of one draw, computed on the candidate's own input
  * buffers: the baselines of the precision's roles (eval/precision.h: fp32,
  * fp32-strict and tf32 in an fp32 run; the one bf16 baseline in a bf16 run,
- * run once for all its roles) and the float64 oracle. */
+ * run once for all its roles) and the float64 oracle. A mode that runs the
+ * same code as another on this graph (kbv_mode_equivalent: no product, or
+ * only products, where TF32 alone tells the modes apart) is run once for
+ * both: its outputs would be the other's, and they are the largest share of
+ * the checking's device time. */
 #include "eval/sample.h"
 
 #include <stdlib.h>
@@ -19,10 +23,14 @@ void sample_refs_release(sample *s, refs *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Mode m's outputs on (in, par), once per draw; *role points at them. */
+/* Mode m's outputs on (in, par), once per draw and once for the modes that
+ * run the same code; *role points at them. */
 static kbv_status run_mode(sample *s, refs *r, kbv_mode m, const kbv_tensor *in,
                            const kbv_tensor *par, const kbv_tensor **role)
 {
+    kbv_mode same = kbv_mode_equivalent(s->ev->be[m], s->g, m);
+    if (s->ev->be[same])
+        m = same;
     if (!r->have[m]) {
         kbv_backend *be = s->ev->be[m];
         if (!r->out[m])

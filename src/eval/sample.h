@@ -53,6 +53,7 @@ typedef struct sample {
     kbv_child *child;
     bool child_dead;                                    /* faulted: a new one is needed */
     int l2_persisting;                                  /* calls that left persisting L2 set */
+    double call_returned_s;                             /* kbv_monotonic_s() as the last call returned */
     kbv_symbols syms;                                   /* the candidate's, read once */
     bool have_syms;
     double sol_ms;                                      /* NAN when unknown (CPU runs) */

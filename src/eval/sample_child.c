@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "core/clock.h"
 #include "graph/torch_render.h"
 
 /* "crash: killed by SIGSEGV during D2", also kept as the record's fault. */
@@ -36,6 +37,7 @@ kbv_status sample_child_call(sample *s, int set, int n, bool flush, kbv_child_re
     /* fills and poison were enqueued on the services backend */
     KBV_TRY(services_sync(s));
     KBV_TRY(kbv_child_call(s->child, set, n, flush, res));
+    s->call_returned_s = kbv_monotonic_s();
     if (res->fault != KBV_FAULT_NONE)
         s->child_dead = true;
     s->l2_persisting += res->l2_persisting;
