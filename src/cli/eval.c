@@ -104,15 +104,18 @@ static void usage(FILE *f)
             "                     the first pair set of SLURM_PROCID/SLURM_NTASKS,\n"
             "                     OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE;\n"
             "                     --shard 0/1 evaluates everything into RESULTS.jsonl\n"
-            "  --start-ahead auto|on|off  start the next candidate process (process, sandbox,\n"
+            "  --start-ahead auto|on|off|N  start the next candidate process (process, sandbox,\n"
             "                     CUDA context; for a KernelBench-format candidate also the\n"
             "                     interpreter with torch imported) while the current\n"
             "                     candidate runs, and load the next candidate into it (still\n"
             "                     one fresh process per candidate; one started for the other\n"
-            "                     format is replaced). off: each when its candidate needs it.\n"
-            "                     auto (default): on a GPU, not on the CPU (there the start\n"
-            "                     takes cores from the candidate being evaluated). The\n"
-            "                     verdicts are the same either way\n"
+            "                     format is kept for that format's next candidate). off: each\n"
+            "                     when its candidate needs it. auto (default): on a GPU, not on\n"
+            "                     the CPU (there the start takes cores from the candidate being\n"
+            "                     evaluated). on keeps 1 started ahead for kbv's ABI and 3 for\n"
+            "                     the KernelBench format (its torch import takes seconds); N\n"
+            "                     (1 to 8): on, with N of each. The verdicts are the same\n"
+            "                     either way\n"
             "  --workers K        evaluate in K worker processes, each job handed to the next\n"
             "                     free worker; this process alone writes the results file. On\n"
             "                     the CPU each worker evaluates on the CPU (K workers share the\n"
@@ -206,7 +209,8 @@ static int parse_args(int argc, char **argv, eval_config *cfg)
         } else if (!strcmp(arg, "--mpi")) {
             cfg->mpi = true;
         } else if (!strcmp(arg, "--start-ahead") && a + 1 < argc) {
-            if (kbv_start_ahead_parse(argv[++a], &cfg->start_ahead) != KBV_OK) {
+            if (kbv_start_ahead_parse(argv[++a], &cfg->start_ahead, &cfg->start_ahead_depth) !=
+                KBV_OK) {
                 kbv_cli_error("kbv eval", NULL);
                 return 2;
             }
@@ -384,6 +388,7 @@ static int eval_local(eval_config *cfg)
     int n_workers = 0, devices[KBV_MAX_WORKERS];
     kbv_eval_opts opts = {.call_timeout_s = cfg->ro.timeout_s, .protocols = cfg->protocols,
                           .start_ahead = cfg->start_ahead,
+                          .start_ahead_depth = cfg->start_ahead_depth,
                           .gate = cfg->gate, .precision = cfg->ro.precision,
                           .vendor_libs = cfg->vendor_libs};
     if (!probe) {

@@ -157,6 +157,7 @@ static int serve(const eval_config *cfg, const kbv_mpi_world *w, uint64_t seed)
     kbv_eval_opts eo = {.call_timeout_s = cfg->ro.timeout_s, .run_seed = seed,
                         .protocols = cfg->protocols, .gate = cfg->gate,
                         .start_ahead = cfg->start_ahead,
+                        .start_ahead_depth = cfg->start_ahead_depth,
                         .precision = cfg->ro.precision,
                         .vendor_libs = cfg->vendor_libs};
     kbv_mpi_evaluator_ops ops = {.evaluate = evaluate};

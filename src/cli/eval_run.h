@@ -39,6 +39,7 @@ typedef struct eval_config {
     unsigned vendor_libs;            /* --allow-vendor-libs (core/vendor_libs.h), 0: none */
     bool mpi;
     kbv_start_ahead start_ahead;     /* --start-ahead */
+    int start_ahead_depth;           /* --start-ahead N (0: each kind's default) */
 } eval_config;
 
 /* A sample to evaluate: its job in the run set and its problem. */

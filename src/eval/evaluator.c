@@ -58,22 +58,31 @@ void kbv_evaluator_destroy(kbv_evaluator *ev)
 {
     if (!ev)
         return;
-    kbv_child_stop(ev->ahead);
+    kbv_ahead_stop(&ev->ahead);
     for (int m = 0; m < KBV_MODE_COUNT; m++)
         kbv_backend_destroy(ev->be[m]);
     kbv_config_cache_free(ev->configs);
     free(ev);
 }
 
-kbv_status kbv_start_ahead_parse(const char *s, kbv_start_ahead *out)
+kbv_status kbv_start_ahead_parse(const char *s, kbv_start_ahead *out, int *depth)
 {
     static const char *const names[] = {"auto", "on", "off"};
+    *depth = 0;
     for (int i = 0; i < 3; i++)
         if (!strcmp(s, names[i])) {
             *out = (kbv_start_ahead)i;
             return KBV_OK;
         }
-    return kbv_fail(KBV_ERR_PARSE, "--start-ahead '%s': expected auto, on or off", s);
+    char *end = NULL;
+    long n = strtol(s, &end, 10);
+    if (end != s && *end == '\0' && n >= 1 && n <= KBV_AHEAD_MAX) {
+        *out = KBV_START_AHEAD_ON;
+        *depth = (int)n;
+        return KBV_OK;
+    }
+    return kbv_fail(KBV_ERR_PARSE, "--start-ahead '%s': expected auto, on, off or a number "
+                    "from 1 to %d", s, KBV_AHEAD_MAX);
 }
 
 kbv_status kbv_eval_opts_resolve(const char *device, const char *size, kbv_eval_opts *o)

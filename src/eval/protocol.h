@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "eval/ahead.h"
 #include "eval/baseline.h"
 #include "exec/backend.h"
 #include "graph/graph.h"
@@ -35,8 +36,10 @@ typedef enum kbv_start_ahead {
     KBV_START_AHEAD_OFF,
 } kbv_start_ahead;
 
-/* "auto", "on", "off" */
-kbv_status kbv_start_ahead_parse(const char *s, kbv_start_ahead *out);
+/* "auto", "on", "off", or a number N from 1 to KBV_AHEAD_MAX: on, with N
+ * runners kept started ahead for each kind of candidate (*depth; 0 for the
+ * others: each kind's default, eval/ahead.h). */
+kbv_status kbv_start_ahead_parse(const char *s, kbv_start_ahead *out, int *depth);
 
 typedef struct kbv_eval_opts {
     int device;                   /* CUDA ordinal; -1: the CPU backend */
@@ -56,6 +59,8 @@ typedef struct kbv_eval_opts {
                                      allowlist, loaded before the sandbox closes; 0: none */
     kbv_start_ahead start_ahead;  /* the next candidate process started while the current
                                      one runs (kbv eval --start-ahead) */
+    int start_ahead_depth;        /* how many are kept started ahead, 0: each kind's default
+                                     (eval/ahead.h) */
 } kbv_eval_opts;
 
 typedef struct kbv_config_cache kbv_config_cache;
@@ -68,8 +73,8 @@ typedef struct kbv_evaluator {
     char arch[16];                /* what candidates are compiled for; "" on the CPU */
     size_t flush_bytes;
     kbv_config_cache *configs;    /* each problem's hidden configs, checked once (eval/configs.h) */
-    struct kbv_child *ahead;      /* the next candidate process, started ahead while the
-                                     current one runs (eval/child.h); NULL: none yet */
+    kbv_ahead_pool ahead;         /* the next candidate processes, started ahead while the
+                                     current one runs (eval/ahead.h) */
 } kbv_evaluator;
 
 kbv_status kbv_evaluator_create(const kbv_eval_opts *opts, kbv_evaluator **out);

@@ -82,22 +82,22 @@ static void note_kernel(const char *name, uint64_t value, void *ctx)
         k->offsets[k->n++] = value;
 }
 
-/* The next candidate process, started while this one works: its start,
+/* The next candidate processes, started while this one works: their start,
  * sandbox and CUDA context (and for a KernelBench-format candidate the
  * interpreter with torch) are then ready when a candidate needs one
- * (kbv_child_start_ahead), as opts.start_ahead says; a runner that could
- * not be started ahead is started when needed instead. The next candidate
- * is guessed to be of this one's kind: a run directory holds one format as
- * a rule, and a runner of the other kind is replaced when taken. */
+ * (eval/ahead.h), as opts.start_ahead says; a runner that could not be
+ * started ahead is started when needed instead. The next candidates are
+ * guessed to be of this one's kind. */
 static void start_next_ahead(sample *s)
 {
-    kbv_start_ahead how = s->ev->opts.start_ahead;
-    bool wanted = how == KBV_START_AHEAD_ON || (how == KBV_START_AHEAD_AUTO && s->ev->opts.device >= 0);
-    if (!wanted || s->ev->ahead)
+    const kbv_eval_opts *o = &s->ev->opts;
+    kbv_start_ahead how = o->start_ahead;
+    bool wanted = how == KBV_START_AHEAD_ON || (how == KBV_START_AHEAD_AUTO && o->device >= 0);
+    if (!wanted)
         return;
-    if (kbv_child_start_ahead(s->ev->opts.runner, s->ev->opts.device, s->python,
-                              &s->ev->ahead) != KBV_OK)
-        kbv_clear_error();
+    int depth = o->start_ahead_depth > 0 ? o->start_ahead_depth
+                                         : kbv_ahead_default_depth(s->python);
+    kbv_ahead_fill(&s->ev->ahead, o->runner, o->device, s->python, depth);
 }
 
 /* Starts (or restarts) the runner and prepares the candidate on the current params. */
@@ -137,8 +137,7 @@ kbv_status sample_child_start(sample *s, const char *so_path, kbv_child_result *
     };
     s->child_dead = false;
     KBV_TRY(services_sync(s));
-    spec.ahead = s->ev->ahead;   /* taken, whatever happens */
-    s->ev->ahead = NULL;
+    spec.ahead = kbv_ahead_take(&s->ev->ahead, s->python);   /* taken, whatever happens */
     KBV_TRY(kbv_child_start(&spec, &s->child, res));
     sample_note_python(s, res);
     start_next_ahead(s);

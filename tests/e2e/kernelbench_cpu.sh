@@ -92,12 +92,13 @@ class ModelNew(nn.Module):
 EOF_PY
 done
 cp "$ROOT/tests/cheats/kernelbench/own_sizes.py" "$AHEAD/level_1_problem_19_sample_4_kernel.py"
-for how in on off; do
+for how in on off 1; do
     "$BUILD/kbv" eval "$AHEAD" --out "$TMP/ahead-$how.jsonl" --device cpu --size small \
         --seed 5 --protocols standard,verified --start-ahead $how >"$TMP/ahead-$how.log" 2>&1 ||
         { echo "not ok - kbv eval --start-ahead $how on a KernelBench-format directory"; rc=1; }
 done
 if same_verdicts "$TMP/ahead-on.jsonl" "$TMP/ahead-off.jsonl" 5 &&
+    same_verdicts "$TMP/ahead-1.jsonl" "$TMP/ahead-off.jsonl" 5 &&
     python3 - "$TMP/ahead-on.jsonl" <<'PY'
 import json, sys
 recs = {json.loads(l)["sample"]: json.loads(l) for l in open(sys.argv[1])}
@@ -106,27 +107,28 @@ for s in range(4):   # the slow ones pass, the file's own sizes fail
 assert not recs[4]["protocols"]["standard"]["correct"], recs[4]["protocols"]["standard"]
 PY
 then
-    echo "ok   - a KernelBench-format directory, started ahead and not: the same verdicts"
+    echo "ok   - a KernelBench-format directory, 3 started ahead, 1 and none: the same verdicts"
 else
-    echo "not ok - a KernelBench-format directory, started ahead and not: the same verdicts"; rc=1
+    echo "not ok - a KernelBench-format directory, 3 started ahead, 1 and none: the same verdicts"; rc=1
 fi
-python3 - "$TMP/ahead-on.jsonl" "$TMP/ahead-off.jsonl" <<'PY' || rc=1
+python3 - "$TMP/ahead-on.jsonl" "$TMP/ahead-off.jsonl" "$TMP/ahead-1.jsonl" <<'PY' || rc=1
 import json, statistics, sys
 def loads(path):   # the load phase of the 2nd and later samples
     recs = [json.loads(l) for l in open(path)]
     return [r["phase_s"]["load"] for r in sorted(recs, key=lambda r: r["sample"])][1:]
-on, off = loads(sys.argv[1]), loads(sys.argv[2])
+on, off, one = loads(sys.argv[1]), loads(sys.argv[2]), loads(sys.argv[3])
 m_on, m_off = statistics.median(on), statistics.median(off)
-print(f"# load phase of samples 2-5, median s: started ahead {m_on:.3f}, not {m_off:.3f} "
-      f"(on {[round(x, 3) for x in on]}, off {[round(x, 3) for x in off]})")
+print(f"# load phase of samples 2-5, median s: 3 started ahead {m_on:.3f}, 1 "
+      f"{statistics.median(one):.3f}, none {m_off:.3f} (3: {[round(x, 3) for x in on]}, "
+      f"1: {[round(x, 3) for x in one]}, none: {[round(x, 3) for x in off]})")
 assert all(x > 0 for x in on + off), (on, off)
 assert m_on < 0.7 * m_off, (m_on, m_off)
 print("ok   - started ahead, the later samples' load phase is shorter (torch imported ahead)")
 PY
 
-# C and KernelBench-format candidates alternating, every protocol: each
-# runner started ahead is of the last sample's kind, so most are replaced;
-# the strict audits' restarts within a sample take ones of its kind. The
+# C and KernelBench-format candidates alternating, every protocol: runners
+# started ahead are kept for each kind, so a sample takes one of its own
+# kind, as do the strict audits' restarts within a sample. The
 # runners' private directories go to TMPDIR: empty after each run.
 MIXED="$TMP/mixed/kb-mixed"
 mkdir -p "$MIXED"

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "eval/ahead.h"
 #include "eval/child.h"
 #include "eval/compile.h"
 #include "sandbox/workdir.h"
@@ -631,6 +632,54 @@ static void test_started_ahead(void **state)
     assert_clean();
 }
 
+/* The evaluator's pool of runners started ahead: each kind topped up to its
+ * depth alone, taken oldest first by its own kind, what is left stopped
+ * with nothing behind. */
+static void test_ahead_pool(void **state)
+{
+    (void)state;
+    const char *runner = KBV_TEST_BINARY_DIR "/kbv-runner";
+    kbv_ahead_pool pool = {0};
+    assert_null(kbv_ahead_take(&pool, false));
+    kbv_ahead_fill(&pool, runner, -1, true, kbv_ahead_default_depth(true));
+    assert_int_equal(pool.n[1], KBV_AHEAD_DEPTH_PYTHON);
+    assert_int_equal(pool.n[0], 0);
+    kbv_ahead_fill(&pool, runner, -1, false, KBV_AHEAD_MAX + 5);   /* clamped */
+    assert_int_equal(pool.n[0], KBV_AHEAD_MAX);
+    assert_int_equal(pool.n[1], KBV_AHEAD_DEPTH_PYTHON);
+    kbv_ahead_stop(&pool);
+    assert_int_equal(pool.n[0] + pool.n[1], 0);
+    assert_clean();
+
+    kbv_ahead_fill(&pool, runner, -1, false, 2);
+    kbv_child *first = pool.runner[0][0], *second = pool.runner[0][1];
+    kbv_ahead_fill(&pool, runner, -1, false, 2);   /* already full: nothing started */
+    assert_ptr_equal(pool.runner[0][0], first);
+    assert_int_equal(pool.n[0], 2);
+    assert_null(kbv_ahead_take(&pool, true));      /* none of the other kind */
+    kbv_child *taken = kbv_ahead_take(&pool, false);
+    assert_ptr_equal(taken, first);
+    assert_ptr_equal(pool.runner[0][0], second);
+    assert_int_equal(pool.n[0], 1);
+
+    /* the one taken serves a candidate as any runner started ahead does */
+    kbv_child_layout l = layout_of(false);
+    fill_arena();
+    kbv_child_spec spec = {.runner = runner, .candidate = build("good"), .device = -1,
+                           .arena = &arena, .layout = &l, .start_timeout_s = 5.0,
+                           .call_timeout_s = 2.0, .flush_bytes = 1 << 16, .ahead = taken};
+    kbv_child *c = NULL;
+    kbv_child_result res;
+    assert_int_equal(kbv_child_start(&spec, &c, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_int_equal(kbv_child_call(c, 1, 2, false, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_scaled(OFF_X1, 2.0f);
+    kbv_child_stop(c);
+    kbv_ahead_stop(&pool);
+    assert_clean();
+}
+
 static void test_missing_runner_is_an_error(void **state)
 {
     (void)state;
@@ -677,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_relative_paths),
         cmocka_unit_test(test_garbage_from_the_runner),
         cmocka_unit_test(test_started_ahead),
+        cmocka_unit_test(test_ahead_pool),
         cmocka_unit_test(test_missing_runner_is_an_error),
         cmocka_unit_test(test_fault_names),
     };
