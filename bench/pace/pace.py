@@ -12,7 +12,10 @@ evaluation of these problems pays) unless --warm, and prints the summary's pace
 evaluations per device-hour. The verdicts of every sample are kept in OUT/SET/verdicts.tsv.
 
   bench/pace/run.sh [BUILD_DIR] [--device cuda|cpu] [--samples N] [--sets standard,verified,all]
-                    [--out DIR] [--warm] [-- EXTRA kbv eval ARGS...]
+                    [--out DIR] [--warm] [--before BUILD] [-- EXTRA kbv eval ARGS...]
+
+--before BUILD runs each set with an earlier build first (the same corpus, as cold), for a
+before-and-after on the same run; the verdicts of both must be the same.
 
 --device cpu is a dry run on the CPU backend (.c candidates, small sizes). Results:
 OUT/pace.tsv (default out/pace) and OUT/SET/results.jsonl with its summary; the last
@@ -69,12 +72,66 @@ def partial_pace(results, wall):
               for p in PHASES if p not in ("other", "idle")}
     total = sum((r.get("phase_s") or {}).get("total") or 0 for r in recs)
     w = wall if wall > 0 else float("nan")
+    if recs and not any("busy_s" in r for r in recs):   # a kbv from before busy_s: unknown
+        busy = {b: float("nan") for b in BUSY}
     wall_by = {p: v / w for p, v in phases.items()}
     wall_by["other"] = max(0.0, total - sum(phases.values())) / w
     wall_by["idle"] = max(0.0, wall - total) / w
     return {"samples": len(recs), "wall_s": wall, "busy": sum(busy.values()) / w,
             "busy_by": {b: v / w for b, v in busy.items()}, "wall_by": wall_by,
             "evaluations_per_device_hour": 3600.0 * len(recs) / w, "partial": True}
+
+
+def run_set(a, s, label, build, runs):
+    """One cold (unless --warm) `kbv eval --protocols SET` of `build` on the corpus: its pace
+    (the summary's, or from its records for a kbv that writes none) and its verdicts, kept in
+    OUT/SET[-LABEL]/. (None, None) when kbv failed."""
+    d = os.path.join(a.out, s + ("-" + label if label else ""))
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    env = dict(os.environ)
+    env["KBV_RUNNER"] = os.path.join(build, "kbv-runner")
+    env["LD_LIBRARY_PATH"] = os.path.join(build, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+    env.setdefault("KBV_INCLUDE_DIR", os.path.join(REPO, "include"))
+    cache = "cache" if a.warm else "cache-" + s + ("-" + label if label else "")
+    env["KBV_CACHE_DIR"] = os.path.join(a.out, cache)
+    if not a.warm:
+        shutil.rmtree(env["KBV_CACHE_DIR"], ignore_errors=True)
+    env.setdefault("KBV_SECRET_FILE", os.path.join(a.out, "secret"))
+    results = os.path.join(d, "results.jsonl")
+    cmd = [os.path.join(build, "kbv"), "eval", runs, "--device", a.device, "--protocols", SETS[s],
+           "--out", results] + a.extra
+    say("pace: " + " ".join(cmd))
+    t0 = time.monotonic()
+    with open(os.path.join(d, "kbv.log"), "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        try:
+            rc = proc.wait(timeout=a.timeout or None)
+            stopped = False
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = proc.wait()
+            stopped = True
+    wall = time.monotonic() - t0
+    summary = results + ".summary.json"
+    if stopped:
+        say("pace: kbv eval --protocols %s stopped after %.0f s (--timeout): the samples it "
+            "recorded, partial" % (SETS[s], wall))
+        pace = {"total": partial_pace(results, wall)}
+    elif rc != 0 or not os.path.exists(summary):
+        say("pace: kbv eval --protocols %s exited %d after %.0f s; see %s/kbv.log" % (SETS[s], rc, wall, d))
+        return None, None
+    else:
+        pace = json.load(open(summary)).get("pace")
+        if pace is None:   # a kbv from before the pace summary (a "before" build)
+            say("pace: this kbv writes no pace: the figures come from its records and the "
+                "wall time (no device-busy figures)")
+            pace = {"total": dict(partial_pace(results, wall), partial=False)}
+    v = verdicts(results)
+    with open(os.path.join(d, "verdicts.tsv"), "w") as f:
+        for key, row in sorted(v.items()):
+            f.write("%s\t%s\n" % (key, "\t".join(row)))
+    return pace["total"], v
 
 
 def main():
@@ -90,59 +147,40 @@ def main():
     ap.add_argument("--timeout", type=float, default=0,
                     help="stop each set's kbv eval after this many seconds and report the "
                          "samples it recorded (marked partial); 0: no limit")
+    ap.add_argument("--before", metavar="BUILD",
+                    help="also run every set with this earlier build (kbv, kbv-runner) first, on "
+                         "the same corpus and cold alike: rows 'SET before' and 'SET after', and "
+                         "the verdicts compared (exit 1 when they differ)")
     ap.add_argument("extra", nargs="*", help="more kbv eval arguments (after --)")
     a = ap.parse_args()
+    if a.before:
+        a.before = os.path.abspath(a.before)
     sets = [s for s in a.sets.split(",") if s]
     for s in sets:
         if s not in SETS:
             ap.error("--sets: '%s' is not one of %s" % (s, ", ".join(SETS)))
     kind = "cu" if a.device == "cuda" else "c"
-    kbv = os.path.join(a.build, "kbv")
     runs = os.path.join(a.out, "runs", "pace-honest")
     shutil.rmtree(runs, ignore_errors=True)
     subprocess.run([sys.executable, os.path.join(HERE, "corpus.py"), runs, "--kind", kind,
                     "--samples", str(a.samples)], check=True)
-    env = dict(os.environ)
-    env.setdefault("KBV_RUNNER", os.path.join(a.build, "kbv-runner"))
-    env.setdefault("KBV_INCLUDE_DIR", os.path.join(REPO, "include"))
-    rows = []
+    builds = [("before", a.before), ("after", a.build)] if a.before else [("", a.build)]
+    rows, same = [], True
     for s in sets:
-        d = os.path.join(a.out, s)
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d)
-        env["KBV_CACHE_DIR"] = os.path.join(a.out, "cache" if a.warm else "cache-" + s)
-        if not a.warm:
-            shutil.rmtree(env["KBV_CACHE_DIR"], ignore_errors=True)
-        env.setdefault("KBV_SECRET_FILE", os.path.join(a.out, "secret"))
-        results = os.path.join(d, "results.jsonl")
-        cmd = [kbv, "eval", runs, "--device", a.device, "--protocols", SETS[s], "--out", results] + a.extra
-        say("pace: " + " ".join(cmd))
-        t0 = time.monotonic()
-        with open(os.path.join(d, "kbv.log"), "w") as log:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-            try:
-                rc = proc.wait(timeout=a.timeout or None)
-                stopped = False
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                rc = proc.wait()
-                stopped = True
-        wall = time.monotonic() - t0
-        summary = results + ".summary.json"
-        if stopped:
-            say("pace: kbv eval --protocols %s stopped after %.0f s (--timeout): the samples it "
-                "recorded, partial" % (SETS[s], wall))
-            pace = {"total": partial_pace(results, wall)}
-        elif rc != 0 or not os.path.exists(summary):
-            say("pace: kbv eval --protocols %s exited %d after %.0f s; see %s/kbv.log" % (SETS[s], rc, wall, d))
-            return 1
-        else:
-            pace = json.load(open(summary))["pace"]
-        with open(os.path.join(d, "verdicts.tsv"), "w") as f:
-            for key, v in sorted(verdicts(results).items()):
-                f.write("%s\t%s\n" % (key, "\t".join(v)))
-        t = pace["total"]
-        rows.append((s, t))
+        seen = {}
+        for label, build in builds:
+            t, v = run_set(a, s, label, build, runs)
+            if t is None:
+                return 1
+            rows.append((s + (" " + label if label else ""), t))
+            seen[label] = v
+        if a.before:
+            differ = sorted(k for k in set(seen["before"]) | set(seen["after"])
+                            if seen["before"].get(k) != seen["after"].get(k))
+            same = same and not differ
+            say("pace: %s: verdicts before and after %s" % (
+                s, "the same (%d samples)" % len(seen["after"]) if not differ else
+                "differ on %d samples: %s" % (len(differ), ", ".join(differ[:10]))))
     head = ["set", "samples", "wall_s", "busy%"] + ["busy:%s%%" % b for b in BUSY] + \
            ["wall:%s%%" % p for p in PHASES] + ["evals/device-h"]
     lines = ["\t".join(head)]
@@ -158,7 +196,17 @@ def main():
         print("pace: %s: %d samples, device busy %.1f%% of %.1f s, %.0f evaluations per device-hour%s"
               % (s, t["samples"], 100 * t["busy"], t["wall_s"], t["evaluations_per_device_hour"],
                  " (partial: stopped by --timeout)" if t.get("partial") else ""))
-    return 0
+    if a.before:
+        by = dict(rows)
+        for s in sets:
+            b, f = by[s + " before"], by[s + " after"]
+            print("pace: %s: before -> after: %.1f -> %.1f s, %.0f -> %.0f evaluations per "
+                  "device-hour (%.2fx)" % (s, b["wall_s"], f["wall_s"], b["evaluations_per_device_hour"],
+                                          f["evaluations_per_device_hour"],
+                                          f["evaluations_per_device_hour"] / b["evaluations_per_device_hour"]
+                                          if b["evaluations_per_device_hour"] else float("nan")))
+        print("pace: verdicts before and after: " + ("the same" if same else "DIFFERENT (see above)"))
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

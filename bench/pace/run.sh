@@ -4,7 +4,7 @@
 # each protocol set. bench/pace/pace.py --help says what is measured.
 #
 #   bench/pace/run.sh [BUILD_DIR] [--device cuda|cpu] [--samples N] [--sets LIST]
-#                     [--out DIR] [--warm] [-- EXTRA kbv eval ARGS...]
+#                     [--out DIR] [--warm] [--before BUILD] [-- EXTRA kbv eval ARGS...]
 #
 # BUILD_DIR: kbv and kbv-runner, with lib/ for bundled libraries as
 # scripts/gpu_bundle.sh makes it (default: build).
