@@ -23,6 +23,7 @@
 #include "eval/ahead.h"
 #include "eval/child.h"
 #include "eval/compile.h"
+#include "eval/protocol.h"
 #include "sandbox/workdir.h"
 
 #define ARENA_BYTES (64 * 1024)
@@ -680,6 +681,30 @@ static void test_ahead_pool(void **state)
     assert_clean();
 }
 
+/* --start-ahead: auto, on, off, or how many to keep (on); nothing else. */
+static void test_start_ahead_parse(void **state)
+{
+    (void)state;
+    kbv_start_ahead how;
+    int depth = -1;
+    assert_int_equal(kbv_start_ahead_parse("off", &how, &depth), KBV_OK);
+    assert_int_equal(how, KBV_START_AHEAD_OFF);
+    assert_int_equal(depth, 0);
+    assert_int_equal(kbv_start_ahead_parse("on", &how, &depth), KBV_OK);
+    assert_int_equal(how, KBV_START_AHEAD_ON);
+    assert_int_equal(depth, 0);
+    assert_int_equal(kbv_start_ahead_parse("2", &how, &depth), KBV_OK);
+    assert_int_equal(how, KBV_START_AHEAD_ON);
+    assert_int_equal(depth, 2);
+    assert_int_equal(kbv_start_ahead_parse("8", &how, &depth), KBV_OK);
+    assert_int_equal(depth, KBV_AHEAD_MAX);
+    const char *bad[] = {"0", "9", "-1", "2x", "", "yes"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(kbv_start_ahead_parse(bad[i], &how, &depth), KBV_ERR_PARSE);
+        kbv_clear_error();
+    }
+}
+
 static void test_missing_runner_is_an_error(void **state)
 {
     (void)state;
@@ -727,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_garbage_from_the_runner),
         cmocka_unit_test(test_started_ahead),
         cmocka_unit_test(test_ahead_pool),
+        cmocka_unit_test(test_start_ahead_parse),
         cmocka_unit_test(test_missing_runner_is_an_error),
         cmocka_unit_test(test_fault_names),
     };
