@@ -129,7 +129,8 @@ static void print_report(const kbv_record *rec, const kbv_problem *def,
             const kbv_draw_record *dr = &rec->draws[i];
             const char *std = dr->std_pass < 0 ? "skip" : dr->std_pass ? "pass" : "FAIL";
             printf("  %-7s %-5s %-6s %13lld %9s %8s %8s %8s %8s %8lld %9lld\n", dr->dist, std,
-                   dr->strict_pass ? "pass" : "FAIL", (long long)dr->allclose_fail,
+                   dr->strict_pass < 0 ? "-" : dr->strict_pass ? "pass" : "FAIL",
+                   (long long)dr->allclose_fail,
                    sci(dr->max_abs_diff, a, sizeof a), sci(dr->rel_l2, b, sizeof b),
                    sci(dr->budget_rel_l2, c, sizeof c), sci(dr->max_err, d, sizeof d),
                    sci(dr->budget_max_err, e, sizeof e), (long long)dr->unjudged,

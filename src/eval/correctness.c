@@ -23,7 +23,7 @@ static void store_draw(kbv_record *rec, const kbv_planned_draw *pd, const kbv_dr
     kbv_draw_record *d = &rec->draws[rec->n_draws++];
     snprintf(d->dist, sizeof d->dist, "%s", pd->label);
     d->std_pass = v->std_skipped ? -1 : v->std_pass;
-    d->strict_pass = v->strict_pass;
+    d->strict_pass = v->strict_skipped ? -1 : v->strict_pass;
     d->allclose_fail = v->allclose_fail;
     d->unjudged = v->unjudged;
     d->oracle_nonfinite = v->oracle_nonfinite;
@@ -56,6 +56,9 @@ kbv_status protocol_correctness(sample *s, const char *so_path, kbv_record *rec,
     char why[KBV_REASON_CAP + 128];
     refs r;
     memset(&r, 0, sizeof r);
+    /* without strict its references, the float64 oracle first, are not needed:
+     * standard and verified judge against the paper's reference alone */
+    const unsigned strict_roles = sample_wants(s, KBV_PROTO_STRICT) ? REFS_STRICT : 0;
     KBV_TRY(sample_load_child(s, so_path, &res));
     if (res.fault != KBV_FAULT_NONE) {
         note_child_fault(rec, &res, "load and prepare", why, sizeof why);
@@ -77,7 +80,7 @@ kbv_status protocol_correctness(sample *s, const char *so_path, kbv_record *rec,
             }
         }
         KBV_TRY(sample_fill_set(s, 0, &pd->draw));
-        KBV_TRY(sample_refs_compute(s, 0, true, &r));
+        KBV_TRY(sample_refs_compute(s, 0, strict_roles | REFS_PAPER, &r));
         KBV_TRY_GOTO(sample_poison_outputs(s), st, draw_done);
         KBV_TRY_GOTO(sample_child_call(s, 0, 1, false, &res), st, draw_done);
         if (res.fault != KBV_FAULT_NONE) {

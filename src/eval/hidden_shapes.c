@@ -45,7 +45,7 @@ static kbv_status hidden_shape(sample *outer, int k, const char *so_path, kbv_re
         kbv_draw d = {KBV_DIST_D6, kbv_seed_derive(outer->ev->opts.run_seed, outer->key,
                                                    KBV_SEED_AUDIT, 2 + (uint32_t)k)};
         KBV_TRY_GOTO(sample_fill_set(s, 0, &d), st, done);
-        KBV_TRY_GOTO(sample_refs_compute(s, 0, false, &r), st, done);
+        KBV_TRY_GOTO(sample_refs_compute(s, 0, REFS_STRICT, &r), st, done);
         KBV_TRY_GOTO(sample_poison_outputs(s), st, done);
         KBV_TRY_GOTO(sample_child_call(s, 0, 1, false, &res), st, done);
     }

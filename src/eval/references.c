@@ -1,7 +1,8 @@
 /* The references of one draw, computed on the candidate's own input
  * buffers: the baselines of the precision's roles (eval/precision.h: fp32,
  * fp32-strict and tf32 in an fp32 run; the one bf16 baseline in a bf16 run,
- * run once for all its roles) and the float64 oracle. A mode that runs the
+ * run once for all its roles) and the float64 oracle, or only the paper's
+ * reference where strict is not evaluated. A mode that runs the
  * same code as another on this graph (kbv_mode_equivalent: no product, or
  * only products, where TF32 alone tells the modes apart) is run once for
  * both: its outputs would be the other's, and they are the largest share of
@@ -46,18 +47,16 @@ static kbv_status run_mode(sample *s, refs *r, kbv_mode m, const kbv_tensor *in,
     return KBV_OK;
 }
 
-static kbv_status refs_compute(sample *s, int set, bool with_reference, refs *r)
+/* Strict's references: the class and budget baselines, and the float64
+ * oracle on float64 copies of the inputs. */
+static kbv_status strict_refs(sample *s, int set, const kbv_precision_modes *pm, refs *r)
 {
     kbv_status st = KBV_OK;
-    const kbv_precision_modes *pm = kbv_precision_modes_get(s->ev->opts.precision);
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
-    memset(r, 0, sizeof *r);
     kbv_tensor *in64 = calloc((size_t)s->g->n_inputs + 1, sizeof *in64);
     bool *owned = calloc((size_t)s->g->n_inputs + 1, sizeof *owned);
     if (!in64 || !owned)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "float64 inputs");
-    if (with_reference)
-        KBV_TRY_GOTO(run_mode(s, r, pm->reference, s->in[set], s->par, &r->ref), st, done);
     KBV_TRY_GOTO(run_mode(s, r, pm->strict_class, s->in[set], s->par, &r->klass), st, done);
     KBV_TRY_GOTO(run_mode(s, r, pm->strict, s->in[set], s->par, &r->budget), st, done);
     for (int i = 0; i < s->g->n_inputs; i++) {
@@ -78,15 +77,28 @@ done:
             be64->release(be64, in64[i].data);
     free(in64);
     free(owned);
+    return st;
+}
+
+static kbv_status refs_compute(sample *s, int set, unsigned roles, refs *r)
+{
+    kbv_status st = KBV_OK;
+    const kbv_precision_modes *pm = kbv_precision_modes_get(s->ev->opts.precision);
+    memset(r, 0, sizeof *r);
+    if (roles & REFS_PAPER)
+        KBV_TRY_GOTO(run_mode(s, r, pm->reference, s->in[set], s->par, &r->ref), st, done);
+    if (roles & REFS_STRICT)
+        KBV_TRY_GOTO(strict_refs(s, set, pm, r), st, done);
+done:
     if (st != KBV_OK)
         sample_refs_release(s, r);
     return st;
 }
 
-kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r)
+kbv_status sample_refs_compute(sample *s, int set, unsigned roles, refs *r)
 {
     sample_busy_enter(s);   /* every mode's run ends in a sync */
-    kbv_status st = refs_compute(s, set, with_reference, r);
+    kbv_status st = refs_compute(s, set, roles, r);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }

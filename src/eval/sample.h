@@ -132,14 +132,23 @@ typedef struct refs {
     /* by role (eval/precision.h), [n_outputs] each, into out: the allclose
      * reference (NULL when not asked for: the class baseline stands in),
      * strict's class baseline, the baseline whose error sets strict's budget,
-     * and the float64 oracle */
+     * and the float64 oracle (the last three NULL when strict's are not asked
+     * for) */
     const kbv_tensor *ref, *klass, *budget, *oracle;
 } refs;
 
-/* References on input set `set`: the precision's reference (when asked),
- * class and budget baselines, and the float64 oracle on float64 copies of
- * exactly the candidate's values. */
-kbv_status sample_refs_compute(sample *s, int set, bool with_reference, refs *r);
+/* Which references a draw needs: the paper's allclose reference (standard
+ * and verified), strict's (class and budget baselines, the float64 oracle),
+ * or both. A run that does not evaluate strict needs none of strict's. */
+typedef enum refs_roles {
+    REFS_PAPER = 1u << 0,
+    REFS_STRICT = 1u << 1,
+} refs_roles;
+
+/* References on input set `set`, the roles asked for (refs_roles bits):
+ * the precision's reference; the class and budget baselines and the float64
+ * oracle on float64 copies of exactly the candidate's values. */
+kbv_status sample_refs_compute(sample *s, int set, unsigned roles, refs *r);
 void sample_refs_release(sample *s, refs *r);
 
 /* ---- judging a call (judge_call.c) ------------------------------------- */

@@ -60,7 +60,7 @@ static kbv_status race_run(sample *s, kbv_record *rec, double t_ms, const char *
     double us = 2e3 * (isfinite(t_ms) ? t_ms : 1.0);
     const int noise_us = (int)(us < 200 ? 200 : us > 2e6 ? 2e6 : us);
     KBV_TRY(sample_fill_set(s, 0, &d));
-    KBV_TRY(sample_refs_compute(s, 0, false, &r));
+    KBV_TRY(sample_refs_compute(s, 0, REFS_STRICT, &r));
     for (int i = 0; i < RACE_CALLS; i++) {
         KBV_TRY_GOTO(sample_poison_outputs(s), st, done);
         KBV_TRY_GOTO(s->svc->sync(s->svc), st, done);

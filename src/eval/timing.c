@@ -169,7 +169,7 @@ kbv_status protocol_time_strict(sample *s, kbv_record *rec, strict_timing *out, 
             goto done;
         }
         ms[t] = res.times_ms[0];
-        KBV_TRY_GOTO(sample_refs_compute(s, set, false, &r), st, done);
+        KBV_TRY_GOTO(sample_refs_compute(s, set, REFS_STRICT, &r), st, done);
         kbv_draw_verdict v;
         KBV_TRY_GOTO(sample_judge_call(s, set, &r, &v, NULL), st, done);
         sample_refs_release(s, &r);

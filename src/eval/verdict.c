@@ -209,6 +209,13 @@ void kbv_judge_draw(const kbv_judge_input *in, kbv_draw_verdict *v)
     v->std_pass = judge_allclose(in, &v->std_skipped, v->std_reason, sizeof v->std_reason, &bad);
     if (bad >= 0 && in->cand[bad].allclose_first >= 0)
         set_first_bad(v, &in->outputs[bad], in->cand[bad].allclose_first);
+    if (!in->tf32) {   /* strict's references were not computed */
+        v->strict_skipped = true;
+        v->strict_pass = false;
+        v->rel_l2 = v->budget_rel_l2 = v->max_err = v->budget_max_err = NAN;
+        snprintf(v->strict_reason, sizeof v->strict_reason, "not judged (strict not evaluated)");
+        return;
+    }
     /* strict: integrity first, then each output's class and error budget */
     if (in->integrity) {
         v->strict_pass = false;

@@ -45,7 +45,8 @@ typedef struct kbv_judge_input {
     int n_outputs;
     const kbv_tensor *outputs;        /* shapes and names, for messages */
     const kbv_compare_stats *cand;    /* [n_outputs] */
-    const kbv_compare_stats *tf32;    /* [n_outputs] */
+    const kbv_compare_stats *tf32;    /* [n_outputs]; NULL: compared without the float64 oracle
+                                         (strict not evaluated), strict not judged */
     double tol;                       /* allclose atol = rtol */
     const char *integrity;            /* NULL, or "input 'A' modified", ... */
 } kbv_judge_input;
@@ -53,7 +54,8 @@ typedef struct kbv_judge_input {
 typedef struct kbv_draw_verdict {
     bool std_skipped;                 /* the fp32 reference is not finite: not judged */
     bool std_pass;                    /* allclose (meaningless when skipped) */
-    bool strict_pass;
+    bool strict_skipped;              /* no oracle (in->tf32 NULL): strict not judged */
+    bool strict_pass;                 /* false when skipped */
     int64_t n, allclose_fail, unjudged, poison_left;
     int64_t oracle_nonfinite;         /* of the unjudged: the float64 oracle NaN or +-inf */
     double max_abs_diff;

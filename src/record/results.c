@@ -297,7 +297,7 @@ static json_t *draw_to_json(const kbv_draw_record *d, int *bad)
     }
     put(o, "dist", jstr(d->dist), bad);
     put(o, "std_pass", d->std_pass < 0 ? json_null() : json_boolean(d->std_pass), bad);
-    put(o, "strict_pass", json_boolean(d->strict_pass), bad);
+    put(o, "strict_pass", d->strict_pass < 0 ? json_null() : json_boolean(d->strict_pass), bad);
     put(o, "allclose_fail", json_integer(d->allclose_fail), bad);
     put(o, "max_abs_diff", real_or_null(d->max_abs_diff), bad);
     put(o, "rel_l2", real_or_null(d->rel_l2), bad);
@@ -497,7 +497,8 @@ static void draw_from_json(const json_t *o, kbv_draw_record *d)
     get_str(o, "dist", d->dist, sizeof d->dist);
     const json_t *sp = json_object_get(o, "std_pass");
     d->std_pass = json_is_boolean(sp) ? json_is_true(sp) : -1;
-    d->strict_pass = json_is_true(json_object_get(o, "strict_pass"));
+    const json_t *xp = json_object_get(o, "strict_pass");
+    d->strict_pass = json_is_boolean(xp) ? json_is_true(xp) : -1;
     d->allclose_fail = get_int(o, "allclose_fail", 0);
     d->unjudged = get_int(o, "unjudged", 0);
     d->oracle_nonfinite = get_int(o, "oracle_nonfinite", 0);

@@ -115,7 +115,8 @@ typedef struct kbv_proto_result {
 typedef struct kbv_draw_record {
     char dist[8];                    /* "base#0".."base#4", "D1".."D8", an extra config "H5" */
     int std_pass;                    /* 1, 0, or -1 when skipped (reference not finite) */
-    bool strict_pass;
+    int strict_pass;                 /* 1, 0, or -1 when not judged (strict not evaluated, so
+                                        no float64 oracle: rel_l2 to budget_max_err NaN) */
     int64_t allclose_fail, unjudged, poison_left;
     int64_t oracle_nonfinite;        /* of the unjudged: the float64 oracle itself NaN or +-inf */
     double max_abs_diff, rel_l2, budget_rel_l2, max_err, budget_max_err;

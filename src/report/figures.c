@@ -699,7 +699,7 @@ static int fault_stack(const kbv_record *r, kbv_fail_kind k)
 static bool draw_failed(const kbv_record *r, const kbv_draw_record *dr, int slot)
 {
     if (slot >= 5 && slot <= 8)   /* D5-D8: strict's */
-        return !r->proto[KBV_PROTO_STRICT].skipped && !dr->strict_pass;
+        return !r->proto[KBV_PROTO_STRICT].skipped && dr->strict_pass == 0;
     return dr->std_pass == 0;     /* base, D1-D4, the extra hidden configs: allclose */
 }
 

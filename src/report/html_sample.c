@@ -112,10 +112,11 @@ static void write_verdicts(FILE *f, const kbv_report_sample *s)
     fputs("</tbody></table>\n", f);
 }
 
-static void pass_cell(FILE *f, int pass)
+/* 1 pass, 0 fail, -1 not judged (`unjudged` says why: "skipped", "not evaluated") */
+static void pass_cell(FILE *f, int pass, const char *unjudged)
 {
     if (pass < 0)
-        fputs("<td class=\"muted\">skipped</td>", f);
+        fprintf(f, "<td class=\"muted\">%s</td>", unjudged);
     else if (pass)
         fputs("<td class=\"ok\">pass</td>", f);
     else
@@ -141,8 +142,8 @@ static void write_draws(FILE *f, const kbv_report_data *d, const kbv_report_samp
         fputs("<tr><td>", f);
         esc(f, dr->dist);
         fputs("</td>", f);
-        pass_cell(f, dr->std_pass);
-        pass_cell(f, dr->strict_pass);
+        pass_cell(f, dr->std_pass, "skipped");
+        pass_cell(f, dr->strict_pass, "not evaluated");
         snprintf(c, sizeof c, "%lld", (long long)dr->allclose_fail);
         td_num(f, c);
         kbv_report_fmt_frac(dr->max_abs_diff, a, sizeof a);
@@ -171,7 +172,7 @@ static void write_draws(FILE *f, const kbv_report_data *d, const kbv_report_samp
         const kbv_draw_record *dr = &r->draws[k];
         kbv_html_dump_command(r, key, dr->dist, c, sizeof c);
         esc(f, c);
-        bool failed = dr->std_pass == 0 || !dr->strict_pass;
+        bool failed = dr->std_pass == 0 || dr->strict_pass == 0;
         fprintf(f, "%s\n", failed ? "   # failed here" : "");
     }
     fputs("</pre>\n", f);

@@ -213,7 +213,7 @@ OUTV="$TMP/verified.jsonl"
 "$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --seed 1 --protocols verified \
     >/dev/null 2>"$TMP/evalv.err"
 check "--protocols verified exits 0" test $? -eq 0
-check "--protocols verified: 9 draws, no strict or standard verdict, same verified verdicts" \
+check "--protocols verified: 9 draws, no strict or standard verdict, same verified verdicts, draws judged by allclose alone" \
     python3 - "$OUTV" "$OUT" <<'PY'
 import json, sys
 recs = {r["sample"]: r for r in map(json.loads, open(sys.argv[1])) if r}
@@ -229,6 +229,17 @@ for k, r in recs.items():
     assert len(r["draws"]) <= 9 and all(d["dist"] not in ("D5", "D6", "D7", "D8")
                                         for d in r["draws"]), r["draws"]
 assert len(recs[0]["draws"]) == 9 and recs[0]["protocols"]["verified"]["t_kernel_ms"] > 0
+# strict's references (the float64 oracle) were not computed: no strict judgement of any
+# draw, the allclose judgement of each the same as with every protocol (same seed, same draws)
+for k, r in recs.items():
+    fd = {d["dist"]: d for d in full[k]["draws"]}
+    for d in r["draws"]:
+        assert d["strict_pass"] is None and d["rel_l2"] is None and d["max_err"] is None, d
+        assert d["unjudged"] == 0 and d["oracle_nonfinite"] == 0, d
+        f = fd[d["dist"]]
+        assert isinstance(f["strict_pass"], bool) and f["budget_rel_l2"] is not None, f
+        assert d["std_pass"] == f["std_pass"], (k, d, f)
+        assert d["allclose_fail"] == f["allclose_fail"], (k, d, f)
 PY
 "$KBV" eval "$KNOWN" --out "$OUTV" --device cpu --size small --protocols verified \
     >/dev/null 2>"$TMP/evalv2.err"

@@ -90,6 +90,14 @@ static kbv_record *sample_record(int sample, const char *sha)
     r->draws[1].allclose_fail = 1234;
     r->draws[1].unjudged = 80;
     r->draws[1].oracle_nonfinite = 77;
+    /* judged without the float64 oracle (strict not evaluated) */
+    r->n_draws = 3;
+    snprintf(r->draws[2].dist, sizeof r->draws[2].dist, "D1");
+    r->draws[2].std_pass = 1;
+    r->draws[2].strict_pass = -1;
+    r->draws[2].rel_l2 = r->draws[2].budget_rel_l2 = NAN;
+    r->draws[2].max_err = r->draws[2].budget_max_err = NAN;
+    r->draws[2].first_bad_ndim = -1;
     return r;
 }
 
@@ -136,7 +144,11 @@ static void test_round_trip(void **state)
                         "D6: rel L2 error 3.1e-2 > budget 2.4e-4");
     assert_int_equal(r->proto[KBV_PROTO_STRICT].n_flags, 1);
     assert_string_equal(r->proto[KBV_PROTO_STRICT].flags[0], "review-speedup");
-    assert_int_equal(r->n_draws, 2);
+    assert_int_equal(r->n_draws, 3);
+    assert_int_equal(r->draws[0].strict_pass, 1);
+    assert_int_equal(r->draws[1].strict_pass, 0);
+    assert_int_equal(r->draws[2].strict_pass, -1);   /* null: not judged */
+    assert_true(isnan(r->draws[2].max_err));
     assert_int_equal(r->draws[1].std_pass, -1);
     assert_true(isnan(r->draws[1].rel_l2));     /* non-finite numbers are written as null */
     assert_int_equal(r->draws[1].first_bad_ndim, 2);

@@ -117,6 +117,37 @@ static void test_allclose_failure_reason(void **state)
     assert_int_equal(v.first_bad[1], 7);
 }
 
+/* Without strict's references (a run that does not evaluate strict): allclose
+ * judged as ever, strict not judged at all, its numbers unknown. */
+static void test_no_oracle_judges_allclose_alone(void **state)
+{
+    (void)state;
+    kbv_compare_stats c = good_cand();
+    kbv_draw_verdict v;
+    judge(&c, NULL, "input 'x' modified", &v);
+    assert_true(v.std_pass);
+    assert_false(v.std_skipped);
+    assert_true(v.strict_skipped);
+    assert_false(v.strict_pass);
+    assert_true(isnan(v.rel_l2) && isnan(v.budget_rel_l2) && isnan(v.max_err) &&
+                isnan(v.budget_max_err));
+    assert_true(v.max_abs_diff == 1e-6);
+    c.allclose_fail = 7;
+    c.allclose_first = 70;
+    judge(&c, NULL, NULL, &v);
+    assert_false(v.std_pass);
+    assert_true(v.strict_skipped);
+    assert_int_equal(v.first_bad_ndim, 2);   /* the allclose failure still located */
+    assert_int_equal(v.first_bad[0], 1);
+    assert_int_equal(v.first_bad[1], 6);
+    /* with the references, the same stats are judged by strict too */
+    kbv_compare_stats t = tf32_stats();
+    c = good_cand();
+    judge(&c, &t, NULL, &v);
+    assert_false(v.strict_skipped);
+    assert_true(v.strict_pass);
+}
+
 static void test_unwritten_output_fails_allclose_and_strict(void **state)
 {
     (void)state;
@@ -815,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_allclose_tolerance_by_dtype),
         cmocka_unit_test(test_good_candidate_passes_both),
         cmocka_unit_test(test_allclose_failure_reason),
+        cmocka_unit_test(test_no_oracle_judges_allclose_alone),
         cmocka_unit_test(test_unwritten_output_fails_allclose_and_strict),
         cmocka_unit_test(test_nonfinite_reference_skips_standard_only),
         cmocka_unit_test(test_integrity_fails_strict_first),
