@@ -29,12 +29,11 @@ static kbv_status compare_each(sample *s, refs *r, kbv_compare_stats *cand, kbv_
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_allclose_tol(s->out[k].dtype);
         const kbv_tensor *ref = r->ref ? &r->ref[k] : &r->klass[k];
-        if (!r->oracle) {
-            KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &cand[k]));
+        const kbv_tensor *oracle = r->oracle ? &r->oracle[k] : NULL;
+        const kbv_tensor *klass = r->oracle ? &r->klass[k] : NULL;
+        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, oracle, klass, tol, tol, &cand[k]));
+        if (!r->oracle)
             continue;
-        }
-        KBV_TRY(s->svc->compare(s->svc, &s->out[k], ref, &r->oracle[k], &r->klass[k], tol, tol,
-                                &cand[k]));
         KBV_TRY(s->svc->compare(s->svc, &r->budget[k], ref, &r->oracle[k], &r->klass[k], tol,
                                 tol, &tf32[k]));
     }

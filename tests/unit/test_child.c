@@ -594,6 +594,26 @@ static void test_garbage_from_the_runner(void **state)
     assert_clean();
 }
 
+/* The "good" candidate `so` loaded into a runner started ahead and called
+ * twice: it scales x1 by 2, as in a fresh runner. */
+static void serve_good_from(kbv_child *ahead, const char *so)
+{
+    kbv_child_layout l = layout_of(false);
+    kbv_child_spec spec = {.runner = KBV_TEST_BINARY_DIR "/kbv-runner", .candidate = so,
+                           .device = -1, .arena = &arena, .layout = &l, .start_timeout_s = 5.0,
+                           .call_timeout_s = 2.0, .flush_bytes = 1 << 16, .ahead = ahead};
+    kbv_child *c = NULL;
+    kbv_child_result res;
+    assert_int_equal(kbv_child_start(&spec, &c, &res), KBV_OK);
+    assert_non_null(c);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_string_equal(res.reason, "");
+    assert_int_equal(kbv_child_call(c, 1, 2, false, &res), KBV_OK);
+    assert_int_equal(res.fault, KBV_FAULT_NONE);
+    assert_scaled(OFF_X1, 2.0f);
+    kbv_child_stop(c);
+}
+
 /* A runner started ahead serves the candidate it was started for; one
  * started for a KernelBench-format candidate (torch brought up in it) is
  * not handed a C candidate: that gets a fresh runner (the runner itself
@@ -601,7 +621,6 @@ static void test_garbage_from_the_runner(void **state)
 static void test_started_ahead(void **state)
 {
     (void)state;
-    kbv_child_layout l = layout_of(false);
     const char *so = build("good");
     for (int python = 0; python < 2; python++) {
         fill_arena();
@@ -609,20 +628,7 @@ static void test_started_ahead(void **state)
         assert_int_equal(kbv_child_start_ahead(KBV_TEST_BINARY_DIR "/kbv-runner", -1, python,
                                                &ahead), KBV_OK);
         assert_non_null(ahead);
-        kbv_child_spec spec = {.runner = KBV_TEST_BINARY_DIR "/kbv-runner", .candidate = so,
-                               .device = -1, .arena = &arena, .layout = &l,
-                               .start_timeout_s = 5.0, .call_timeout_s = 2.0,
-                               .flush_bytes = 1 << 16, .ahead = ahead};
-        kbv_child *c = NULL;
-        kbv_child_result res;
-        assert_int_equal(kbv_child_start(&spec, &c, &res), KBV_OK);
-        assert_non_null(c);
-        assert_int_equal(res.fault, KBV_FAULT_NONE);
-        assert_string_equal(res.reason, "");
-        assert_int_equal(kbv_child_call(c, 1, 2, false, &res), KBV_OK);
-        assert_int_equal(res.fault, KBV_FAULT_NONE);
-        assert_scaled(OFF_X1, 2.0f);
-        kbv_child_stop(c);
+        serve_good_from(ahead, so);
         assert_clean();
     }
     /* one never taken is stopped with nothing left behind */
@@ -664,19 +670,8 @@ static void test_ahead_pool(void **state)
     assert_int_equal(pool.n[0], 1);
 
     /* the one taken serves a candidate as any runner started ahead does */
-    kbv_child_layout l = layout_of(false);
     fill_arena();
-    kbv_child_spec spec = {.runner = runner, .candidate = build("good"), .device = -1,
-                           .arena = &arena, .layout = &l, .start_timeout_s = 5.0,
-                           .call_timeout_s = 2.0, .flush_bytes = 1 << 16, .ahead = taken};
-    kbv_child *c = NULL;
-    kbv_child_result res;
-    assert_int_equal(kbv_child_start(&spec, &c, &res), KBV_OK);
-    assert_int_equal(res.fault, KBV_FAULT_NONE);
-    assert_int_equal(kbv_child_call(c, 1, 2, false, &res), KBV_OK);
-    assert_int_equal(res.fault, KBV_FAULT_NONE);
-    assert_scaled(OFF_X1, 2.0f);
-    kbv_child_stop(c);
+    serve_good_from(taken, build("good"));
     kbv_ahead_stop(&pool);
     assert_clean();
 }
