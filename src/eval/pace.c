@@ -37,7 +37,7 @@ static kbv_status lane_of(kbv_pace *p, int device, kbv_pace_lane **out)
 
 kbv_status kbv_pace_worker(kbv_pace *p, int device)
 {
-    kbv_pace_lane *l;
+    kbv_pace_lane *l = NULL;   /* set on KBV_OK */
     KBV_TRY(lane_of(p, device, &l));
     l->workers++;
     return KBV_OK;
@@ -50,7 +50,7 @@ kbv_status kbv_pace_add(kbv_pace *p, int device, const kbv_record *rec)
 {
     if (!rec->has_phases)
         return KBV_OK;
-    kbv_pace_lane *l;
+    kbv_pace_lane *l = NULL;   /* set on KBV_OK */
     KBV_TRY(lane_of(p, device, &l));
     l->samples++;
     for (int k = 0; k < KBV_PHASE_COUNT; k++)

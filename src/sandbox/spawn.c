@@ -292,7 +292,7 @@ kbv_status kbv_sandbox_spawn_begin(const kbv_spawn *s, kbv_spawn_pending *p)
 {
     kbv_spawn bare;
     kbv_spawn_plan plan;
-    const kbv_spawn *use;
+    const kbv_spawn *use = NULL;   /* set on KBV_OK */
     KBV_TRY(plan_for_mode(s, &bare, &plan, &use));
     KBV_TRY(spawn_begin(use, &plan, p));
     return KBV_OK;
@@ -308,7 +308,7 @@ kbv_status kbv_sandbox_spawn(const kbv_spawn *s, pid_t *pid)
 {
     kbv_spawn bare;
     kbv_spawn_plan plan;
-    const kbv_spawn *use;
+    const kbv_spawn *use = NULL;   /* set on KBV_OK */
     KBV_TRY(plan_for_mode(s, &bare, &plan, &use));
     KBV_TRY(kbv_spawn_with_plan(use, &plan, pid));
     return KBV_OK;
