@@ -8,8 +8,9 @@ verified, all three) runs `kbv eval --protocols SET` on it with cold caches (an 
 KBV_CACHE_DIR of its own: every build compiled, every baseline measured, as a first
 evaluation of these problems pays) unless --warm, and prints the summary's pace
 (docs/REPORTS.md, "How long the device was busy"): per protocol set, the device busy
-(candidate, checks, baselines), the wall time by phase plus other and idle, and
-evaluations per device-hour. The verdicts of every sample are kept in OUT/SET/verdicts.tsv.
+(candidate, checks, baselines), the wall time by phase plus other and idle,
+evaluations per device-hour, and the checks by kind of work (fills, poison, hashes,
+references, oracle, comparisons; columns checks:KIND%, of the wall). The verdicts of every sample are kept in OUT/SET/verdicts.tsv.
 
   bench/pace/run.sh [BUILD_DIR] [--device cuda|cpu] [--samples N] [--sets standard,verified,all]
                     [--out DIR] [--warm] [--before BUILD] [-- EXTRA kbv eval ARGS...]
@@ -33,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PHASES = ("compile", "load", "baselines", "correctness", "timing", "audit", "other", "idle")
 BUSY = ("candidate", "checks", "baselines")
+CHECKS = ("fills", "poison", "hashes", "references", "oracle", "comparisons")   # the checks' kinds
 SETS = {"standard": "standard", "verified": "verified", "all": "standard,verified,strict"}
 
 
@@ -72,13 +74,17 @@ def partial_pace(results, wall):
               for p in PHASES if p not in ("other", "idle")}
     total = sum((r.get("phase_s") or {}).get("total") or 0 for r in recs)
     w = wall if wall > 0 else float("nan")
+    checks = {c: sum((r.get("checks_s") or {}).get(c) or 0 for r in recs) for c in CHECKS}
     if recs and not any("busy_s" in r for r in recs):   # a kbv from before busy_s: unknown
         busy = {b: float("nan") for b in BUSY}
+    if recs and not any("checks_s" in r for r in recs):   # ... or before checks_s
+        checks = {c: float("nan") for c in CHECKS}
     wall_by = {p: v / w for p, v in phases.items()}
     wall_by["other"] = max(0.0, total - sum(phases.values())) / w
     wall_by["idle"] = max(0.0, wall - total) / w
     return {"samples": len(recs), "wall_s": wall, "busy": sum(busy.values()) / w,
-            "busy_by": {b: v / w for b, v in busy.items()}, "wall_by": wall_by,
+            "busy_by": {b: v / w for b, v in busy.items()},
+            "checks_by": {c: v / w for c, v in checks.items()}, "wall_by": wall_by,
             "evaluations_per_device_hour": 3600.0 * len(recs) / w, "partial": True}
 
 
@@ -182,13 +188,16 @@ def main():
                 s, "the same (%d samples)" % len(seen["after"]) if not differ else
                 "differ on %d samples: %s" % (len(differ), ", ".join(differ[:10]))))
     head = ["set", "samples", "wall_s", "busy%"] + ["busy:%s%%" % b for b in BUSY] + \
-           ["wall:%s%%" % p for p in PHASES] + ["evals/device-h"]
+           ["wall:%s%%" % p for p in PHASES] + ["evals/device-h"] + \
+           ["checks:%s%%" % c for c in CHECKS]
     lines = ["\t".join(head)]
     for s, t in rows:
         lines.append("\t".join([s, str(t["samples"]), "%.1f" % t["wall_s"], "%.1f" % (100 * t["busy"])] +
                                ["%.1f" % (100 * t["busy_by"][b]) for b in BUSY] +
                                ["%.1f" % (100 * t["wall_by"][p]) for p in PHASES] +
-                               ["%.0f" % t["evaluations_per_device_hour"]]))
+                               ["%.0f" % t["evaluations_per_device_hour"]] +
+                               ["%.1f" % (100 * (t.get("checks_by") or {}).get(c, float("nan")))
+                                for c in CHECKS]))
     with open(os.path.join(a.out, "pace.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -8,24 +8,35 @@
  * references, a comparison that returns its statistics): on the CPU that is
  * exactly the time inside the backend's compute; on a GPU it also counts the
  * launch latency the device waits through, so it is an upper bound. Both are
- * cheap: no tracing, two clock reads a stretch. */
+ * cheap: no tracing, two clock reads a stretch.
+ *
+ * Each stretch of the evaluator's names the kind of work it waits for
+ * (kbv_check_work): a stretch begun inside another charges its own seconds
+ * to its kind and the outer one the rest, so the kinds add up to the
+ * checks' seconds and none is counted twice. A stretch that waits for work
+ * enqueued by another kind would take that kind's seconds: the evaluator
+ * synchronises each kind's work before the next begins. */
 #ifndef KBV_EVAL_BUSY_H
 #define KBV_EVAL_BUSY_H
 
 #include "record/results.h"
 
+#define KBV_BUSY_MAX_DEPTH 8
+
 typedef struct kbv_busy_meter {
     int depth;                       /* stretches entered and not left (they nest) */
-    double since;                    /* CLOCK_MONOTONIC seconds the outermost began */
+    double mark;                     /* CLOCK_MONOTONIC seconds the innermost began or resumed */
+    kbv_check_work work[KBV_BUSY_MAX_DEPTH];   /* each open stretch's kind, outermost first */
 } kbv_busy_meter;
 
 /* Adds seconds of kind to rec->busy_s (zeroed the first time). rec NULL: nothing. */
 void kbv_busy_add(kbv_record *rec, kbv_busy kind, double seconds);
 
-/* A stretch of the evaluator's device work begins; stretches nest, and only
- * the outermost is timed, so no second is counted twice. */
-void kbv_busy_enter(kbv_busy_meter *m);
-/* ... and ends: the outermost charges its seconds to rec's `kind`. */
-void kbv_busy_leave(kbv_busy_meter *m, kbv_record *rec, kbv_busy kind);
+/* A stretch of the evaluator's device work of kind `work` begins; stretches
+ * nest, and each second is charged once, to the innermost open stretch:
+ * to rec's busy_s "checks" and its checks_s[work]. */
+void kbv_busy_enter(kbv_busy_meter *m, kbv_record *rec, kbv_check_work work);
+/* ... and ends (one leave more than the enters: ignored). */
+void kbv_busy_leave(kbv_busy_meter *m, kbv_record *rec);
 
 #endif

@@ -14,9 +14,11 @@
 kbv_status sample_poison_outputs(sample *s)
 {
     kbv_status st = KBV_OK;
-    sample_busy_enter(s);   /* enqueued: the sync before the call ends the stretch */
+    sample_busy_enter(s, KBV_CHECK_POISON);
     for (int k = 0; k < s->g->n_outputs && st == KBV_OK; k++)
         st = s->svc->poison(s->svc, &s->out[k]);
+    if (st == KBV_OK)   /* waited for here, so that its seconds are the poison's */
+        st = s->svc->sync(s->svc);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
@@ -42,7 +44,7 @@ static kbv_status compare_each(sample *s, refs *r, kbv_compare_stats *cand, kbv_
 
 static kbv_status compare_all(sample *s, refs *r, kbv_compare_stats *cand, kbv_compare_stats *tf32)
 {
-    sample_busy_enter(s);   /* each comparison returns its statistics: synchronised */
+    sample_busy_enter(s, KBV_CHECK_COMPARISONS);   /* each returns its statistics: synchronised */
     kbv_status st = compare_each(s, r, cand, tf32);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
@@ -83,7 +85,7 @@ static kbv_status judge_stored(sample *s, refs *r, kbv_stored_draw *d)
     for (int k = 0; k < s->g->n_outputs; k++) {
         double tol = kbv_leaderboard_stored_tol(s->out[k].dtype);
         const kbv_tensor *ref = r->ref ? &r->ref[k] : &r->klass[k];
-        sample_busy_enter(s);
+        sample_busy_enter(s, KBV_CHECK_COMPARISONS);
         kbv_status cmp =
             s->svc->compare(s->svc, &s->out[k], ref, NULL, NULL, tol, tol, &stats[k]);
         sample_busy_leave(s);

@@ -56,9 +56,12 @@ kbv_status kbv_pace_add(kbv_pace *p, int device, const kbv_record *rec)
     for (int k = 0; k < KBV_PHASE_COUNT; k++)
         l->phase_s[k] += finite_or_0(rec->phase_s[k]);
     l->total_s += finite_or_0(rec->total_s);
-    if (rec->has_busy)
+    if (rec->has_busy) {
         for (int k = 0; k < KBV_BUSY_COUNT; k++)
             l->busy_s[k] += finite_or_0(rec->busy_s[k]);
+        for (int k = 0; k < KBV_CHECK_COUNT; k++)
+            l->checks_s[k] += finite_or_0(rec->checks_s[k]);
+    }
     return KBV_OK;
 }
 
@@ -76,6 +79,8 @@ void kbv_pace_total(const kbv_pace *p, kbv_pace_lane *out)
             out->phase_s[k] += l->phase_s[k];
         for (int k = 0; k < KBV_BUSY_COUNT; k++)
             out->busy_s[k] += l->busy_s[k];
+        for (int k = 0; k < KBV_CHECK_COUNT; k++)
+            out->checks_s[k] += l->checks_s[k];
     }
 }
 
@@ -95,6 +100,8 @@ void kbv_pace_share_of(const kbv_pace *p, const kbv_pace_lane *lane, kbv_pace_sh
         out->busy_of[k] = lane->busy_s[k] / w;
         out->busy += out->busy_of[k];
     }
+    for (int k = 0; k < KBV_CHECK_COUNT; k++)
+        out->checks_of[k] = lane->checks_s[k] / w;
     out->other = fmax(0, lane->total_s - in_phases) / w;
     out->idle = fmax(0, out->wall_s - lane->total_s) / w;
     double device_hours = lane->devices * p->wall_s / 3600.0;
@@ -122,6 +129,10 @@ static void print_lane(FILE *f, const kbv_pace *p, const kbv_pace_lane *l)
         fprintf(f, "%s%s %.1f%%", k ? ", " : "", kbv_busy_name((kbv_busy)k),
                 100 * sh.busy_of[k]);
     fprintf(f, "), %.0f evaluations per device-hour\n", sh.per_hour);
+    fprintf(f, "  %-11s checks:", "");
+    for (int k = 0; k < KBV_CHECK_COUNT; k++)
+        fprintf(f, " %s %.1f%%", kbv_check_work_name((kbv_check_work)k), 100 * sh.checks_of[k]);
+    fprintf(f, "\n");
     fprintf(f, "  %-11s wall:", "");
     for (int k = 0; k < KBV_PHASE_COUNT; k++)
         fprintf(f, " %s %.1f%%", kbv_phase_name((kbv_phase)k), 100 * sh.phase[k]);
@@ -156,12 +167,14 @@ static json_t *lane_json(const kbv_pace *p, const kbv_pace_lane *l, int *bad)
     kbv_pace_share sh;
     kbv_pace_share_of(p, l, &sh);
     json_t *o = json_object(), *busy = json_object(), *phase = json_object(),
-           *sec = json_object();
-    if (!o || !busy || !phase || !sec) {
+           *sec = json_object(), *checks = json_object(), *checks_sec = json_object();
+    if (!o || !busy || !phase || !sec || !checks || !checks_sec) {
         json_decref(o);
         json_decref(busy);
         json_decref(phase);
         json_decref(sec);
+        json_decref(checks);
+        json_decref(checks_sec);
         *bad = 1;
         return NULL;
     }
@@ -182,6 +195,12 @@ static json_t *lane_json(const kbv_pace *p, const kbv_pace_lane *l, int *bad)
     }
     *bad |= put(o, "busy_by", busy);
     *bad |= put(o, "busy_s", sec);
+    for (int k = 0; k < KBV_CHECK_COUNT; k++) {
+        *bad |= put(checks, kbv_check_work_name((kbv_check_work)k), num(sh.checks_of[k]));
+        *bad |= put(checks_sec, kbv_check_work_name((kbv_check_work)k), num(l->checks_s[k]));
+    }
+    *bad |= put(o, "checks_by", checks);
+    *bad |= put(o, "checks_s", checks_sec);
     for (int k = 0; k < KBV_PHASE_COUNT; k++)
         *bad |= put(phase, kbv_phase_name((kbv_phase)k), num(sh.phase[k]));
     *bad |= put(phase, "other", num(sh.other));

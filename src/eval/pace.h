@@ -29,6 +29,7 @@ typedef struct kbv_pace_lane {
     double phase_s[KBV_PHASE_COUNT];
     double total_s;                  /* the samples' total_s */
     double busy_s[KBV_BUSY_COUNT];
+    double checks_s[KBV_CHECK_COUNT];   /* busy_s's checks by kind of work */
 } kbv_pace_lane;
 
 typedef struct kbv_pace {
@@ -53,6 +54,7 @@ typedef struct kbv_pace_share {
     double wall_s;                   /* workers x the run's wall time */
     double busy;                     /* the device busy (every kbv_busy) */
     double busy_of[KBV_BUSY_COUNT];
+    double checks_of[KBV_CHECK_COUNT];   /* the checks' busy by kind of work */
     double phase[KBV_PHASE_COUNT];
     double other;                    /* inside a sample, in no phase */
     double idle;                     /* in no sample */

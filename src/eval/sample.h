@@ -66,13 +66,13 @@ typedef struct sample {
     kbv_child_python python_seen;                       /* its runners' reports, the most of each */
 } sample;
 
-/* A stretch of the evaluator's own device work (eval/busy.h), charged to
- * the checks; stretches nest. */
-static inline void sample_busy_enter(sample *s) { kbv_busy_enter(&s->busy); }
-static inline void sample_busy_leave(sample *s)
+/* A stretch of the evaluator's own device work of one kind (eval/busy.h),
+ * charged to the checks; stretches nest. */
+static inline void sample_busy_enter(sample *s, kbv_check_work work)
 {
-    kbv_busy_leave(&s->busy, s->rec, KBV_BUSY_CHECKS);
+    kbv_busy_enter(&s->busy, s->rec, work);
 }
+static inline void sample_busy_leave(sample *s) { kbv_busy_leave(&s->busy, s->rec); }
 
 /* Whether this run evaluates protocol p (kbv eval --protocols). */
 static inline bool sample_wants(const sample *s, kbv_protocol p)

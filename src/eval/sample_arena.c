@@ -117,17 +117,20 @@ kbv_status sample_make_layout(sample *s)
 
 kbv_status sample_hash_tensor(sample *s, const kbv_tensor *t, uint64_t *h)
 {
-    sample_busy_enter(s);
+    sample_busy_enter(s, KBV_CHECK_HASHES);
     kbv_status st = s->svc->hash(s->svc, t->data, kbv_tensor_bytes(t), h);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
+/* Each fill waits for its own work, so that the hash after it is charged
+ * for hashing alone (eval/busy.h). */
 static kbv_status fill_set(sample *s, int set, const kbv_draw *d)
 {
     for (int i = 0; i < s->g->n_inputs; i++) {
         KBV_TRY(s->svc->fill(s->svc, input_def(s, i), s->g->values[i].def_index, d,
                              &s->in[set][i]));
+        KBV_TRY(s->svc->sync(s->svc));
         KBV_TRY(sample_hash_tensor(s, &s->in[set][i], &s->in_hash[set][i]));
     }
     return KBV_OK;
@@ -135,18 +138,25 @@ static kbv_status fill_set(sample *s, int set, const kbv_draw *d)
 
 kbv_status sample_fill_set(sample *s, int set, const kbv_draw *d)
 {
-    sample_busy_enter(s);
+    sample_busy_enter(s, KBV_CHECK_FILLS);
     kbv_status st = fill_set(s, set, d);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
 }
 
+/* Params from draw d and their hashes, then the oracle's float64 copies (their
+ * conversion charged to the oracle). */
 static kbv_status fill_params(sample *s, const kbv_draw *d)
 {
     kbv_backend *be64 = s->ev->be[KBV_MODE_FP64];
     for (int j = 0; j < s->g->n_params; j++) {
         KBV_TRY(s->svc->fill_param(s->svc, s->g, j, d, &s->par[j]));
+        KBV_TRY(s->svc->sync(s->svc));
         KBV_TRY(sample_hash_tensor(s, &s->par[j], &s->par_hash[j]));
+    }
+    kbv_status st = KBV_OK;
+    sample_busy_enter(s, KBV_CHECK_ORACLE);
+    for (int j = 0; j < s->g->n_params && st == KBV_OK; j++) {
         if (!kbv_dtype_is_float(s->par[j].dtype)) {
             s->par64[j] = s->par[j];
             continue;
@@ -155,13 +165,18 @@ static kbv_status fill_params(sample *s, const kbv_draw *d)
             s->par64[j] = s->par[j];
             s->par64[j].dtype = KBV_F64;
             void *p = NULL;
-            KBV_TRY(be64->alloc(be64, kbv_tensor_bytes(&s->par64[j]), &p));
+            st = be64->alloc(be64, kbv_tensor_bytes(&s->par64[j]), &p);
+            if (st != KBV_OK)
+                break;
             s->par64[j].data = p;
             s->par64_owned[j] = true;
         }
-        KBV_TRY(be64->convert(be64, &s->par[j], &s->par64[j]));
+        st = be64->convert(be64, &s->par[j], &s->par64[j]);
     }
-    KBV_TRY(be64->sync(be64));
+    if (st == KBV_OK)
+        st = be64->sync(be64);
+    sample_busy_leave(s);
+    KBV_TRY(st);
     s->cur_params = *d;
     return KBV_OK;
 }
@@ -169,7 +184,7 @@ static kbv_status fill_params(sample *s, const kbv_draw *d)
 /* Params from draw d, their hashes and the oracle's float64 copies. */
 kbv_status sample_fill_params(sample *s, const kbv_draw *d)
 {
-    sample_busy_enter(s);
+    sample_busy_enter(s, KBV_CHECK_FILLS);
     kbv_status st = fill_params(s, d);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
@@ -201,7 +216,7 @@ static kbv_status perturb(sample *s, int set, uint64_t seed)
 /* A few elements of the perturbable input of `set` changed at the same address. */
 kbv_status sample_perturb(sample *s, int set, uint64_t seed)
 {
-    sample_busy_enter(s);
+    sample_busy_enter(s, KBV_CHECK_FILLS);
     kbv_status st = perturb(s, set, seed);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);
@@ -237,7 +252,7 @@ static kbv_status integrity(sample *s, int set, char *why, size_t cap, bool *par
 /* What the candidate broke, "" when nothing: inputs of `set`, params, guards. */
 kbv_status sample_integrity(sample *s, int set, char *why, size_t cap, bool *params_touched)
 {
-    sample_busy_enter(s);
+    sample_busy_enter(s, KBV_CHECK_HASHES);
     kbv_status st = integrity(s, set, why, cap, params_touched);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);

@@ -22,11 +22,12 @@ void note_child_fault(kbv_record *rec, const kbv_child_result *res, const char *
     }
 }
 
-/* Waits for what the evaluator enqueued on the services backend (fills,
- * poison) before the candidate runs: the end of a stretch of its device work. */
+/* Waits for what the evaluator enqueued on the services backend before the
+ * candidate runs: the end of a stretch of its device work. Fills and poison
+ * wait for their own (eval/busy.h), so what is left is a fill's at most. */
 static kbv_status services_sync(sample *s)
 {
-    sample_busy_enter(s);
+    sample_busy_enter(s, KBV_CHECK_FILLS);
     kbv_status st = s->svc->sync(s->svc);
     sample_busy_leave(s);
     return st == KBV_OK ? KBV_OK : kbv_relay_at(__FILE__, __LINE__, st);

@@ -19,6 +19,8 @@ static const char *const proto_names[KBV_PROTO_COUNT] = {"standard", "verified",
 static const char *const phase_names[KBV_PHASE_COUNT] = {"compile", "load", "baselines",
                                                          "correctness", "timing", "audit"};
 static const char *const busy_names[KBV_BUSY_COUNT] = {"candidate", "checks", "baselines"};
+static const char *const check_names[KBV_CHECK_COUNT] = {"fills",      "poison", "hashes",
+                                                         "references", "oracle", "comparisons"};
 
 const char *kbv_protocol_name(kbv_protocol p)
 {
@@ -71,6 +73,11 @@ const char *kbv_busy_name(kbv_busy b)
     return b >= 0 && b < KBV_BUSY_COUNT ? busy_names[b] : "?";
 }
 
+const char *kbv_check_work_name(kbv_check_work w)
+{
+    return w >= 0 && w < KBV_CHECK_COUNT ? check_names[w] : "?";
+}
+
 void kbv_record_init(kbv_record *rec)
 {
     memset(rec, 0, sizeof *rec);
@@ -86,6 +93,8 @@ void kbv_record_init(kbv_record *rec)
     rec->total_s = NAN;
     for (int k = 0; k < KBV_BUSY_COUNT; k++)
         rec->busy_s[k] = NAN;
+    for (int k = 0; k < KBV_CHECK_COUNT; k++)
+        rec->checks_s[k] = NAN;
 }
 
 void kbv_proto_skip(kbv_proto_result *p, const char *why)
@@ -430,6 +439,10 @@ kbv_status kbv_record_to_json(const kbv_record *rec, json_t **out)
         for (int k = 0; b && k < KBV_BUSY_COUNT; k++)
             put(b, busy_names[k], real_or_null(rec->busy_s[k]), &bad);
         put(o, "busy_s", b, &bad);
+        json_t *c = json_object();
+        for (int k = 0; c && k < KBV_CHECK_COUNT; k++)
+            put(c, check_names[k], real_or_null(rec->checks_s[k]), &bad);
+        put(o, "checks_s", c, &bad);
     }
     if (bad) {
         json_decref(o);
@@ -620,6 +633,10 @@ kbv_status kbv_record_from_json(const json_t *o, kbv_record *rec)
         for (int k = 0; k < KBV_BUSY_COUNT; k++)
             rec->busy_s[k] = get_num(busy, busy_names[k]);
     }
+    const json_t *checks = json_object_get(o, "checks_s");   /* absent before it was measured */
+    if (json_is_object(checks))
+        for (int k = 0; k < KBV_CHECK_COUNT; k++)
+            rec->checks_s[k] = get_num(checks, check_names[k]);
     return KBV_OK;
 }
 

@@ -91,6 +91,20 @@ typedef enum kbv_busy {
 
 const char *kbv_busy_name(kbv_busy b);           /* "candidate", "checks", "baselines" */
 
+/* The checks' device seconds by the kind of work (they add up to busy_s's
+ * "checks"): where the evaluator's own share of a draw goes. JSON: "checks_s". */
+typedef enum kbv_check_work {
+    KBV_CHECK_FILLS = 0,             /* inputs and params drawn (and strict's in-place changes) */
+    KBV_CHECK_POISON,                /* the outputs poisoned before a call */
+    KBV_CHECK_HASHES,                /* inputs, params, outputs and guard bands hashed */
+    KBV_CHECK_REFERENCES,            /* the baselines run on the draw (fp32, fp32-strict, tf32) */
+    KBV_CHECK_ORACLE,                /* float64 copies of the inputs and the float64 oracle */
+    KBV_CHECK_COMPARISONS,           /* the candidate's and the budget baseline's comparisons */
+    KBV_CHECK_COUNT
+} kbv_check_work;
+
+const char *kbv_check_work_name(kbv_check_work w);  /* "fills", "poison", ... */
+
 /* One protocol's outcome. Absent quantities are NAN (null in JSON). */
 typedef struct kbv_proto_result {
     bool correct;
@@ -183,6 +197,7 @@ typedef struct kbv_record {
     double total_s;                  /* the whole sample, compile to verdict */
     bool has_busy;                   /* busy_s was measured */
     double busy_s[KBV_BUSY_COUNT];   /* device seconds per kbv_busy */
+    double checks_s[KBV_CHECK_COUNT];   /* busy_s's checks by kbv_check_work (with has_busy) */
 } kbv_record;
 
 /* A record with every quantity absent (NAN) and nothing correct. */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end: a run's pace on the CPU backend (its "device busy" is the time
 # inside backend compute). Every record has busy_s, each part within the
-# sample's time; the summary's pace counts this run's samples, its wall_by
-# adds up to 1, busy is within (0, 1]; the table prints it; a resumed run
+# sample's time, and checks_s, the checks' seconds by kind adding up to them;
+# the summary's pace counts this run's samples, its wall_by
+# adds up to 1, busy is within (0, 1], checks_by adds up to its checks; the
+# table prints both; a resumed run
 # with nothing to evaluate writes no pace. Then one run directory evaluated
 # with candidate processes started ahead and without (--start-ahead on, off): the same
 # verdicts.
@@ -39,6 +41,12 @@ for r in recs:
     assert b["checks"] > 0, b                         # references, oracle, comparisons
     assert sum(b.values()) <= ph["total"] + 1e-6, (b, ph)
     assert b["baselines"] <= ph["baselines"] + 1e-6, (b, ph)
+    c = r["checks_s"]
+    assert set(c) == {"fills", "poison", "hashes", "references", "oracle", "comparisons"}, c
+    assert all(v is not None and v >= 0 for v in c.values()), c
+    assert abs(sum(c.values()) - b["checks"]) < 1e-6, (c, b)   # each second once
+    for k in ("fills", "hashes", "references", "oracle", "comparisons"):
+        assert c[k] > 0, (k, c)                       # all three protocols: every kind ran
 PY
 
 check "the summary's pace: this run's 3 samples on the CPU, wall_by adds up to 1" \
@@ -57,6 +65,11 @@ for k in ("candidate", "checks", "baselines"):
     assert abs(lane["busy_s"][k] - s) < 1e-6, (k, lane["busy_s"][k], s)
     assert abs(lane["busy_by"][k] - s / lane["wall_s"]) < 1e-9, k
 assert abs(lane["busy"] - sum(lane["busy_by"].values())) < 1e-9
+for k, v in lane["checks_s"].items():
+    s = sum(r["checks_s"][k] for r in recs)
+    assert abs(v - s) < 1e-6, (k, v, s)
+    assert abs(lane["checks_by"][k] - s / lane["wall_s"]) < 1e-9, k
+assert abs(sum(lane["checks_by"].values()) - lane["busy_by"]["checks"]) < 1e-9
 want = 3 / (pace["wall_s"] / 3600)
 assert abs(lane["evaluations_per_device_hour"] - want) < 1e-6 * want, lane
 assert pace["total"]["samples"] == 3 and pace["total"]["device"] == "all"
@@ -65,6 +78,8 @@ PY
 check "the table prints the pace" grep -q "^Pace of this run (all; .* 3 samples on 1 device)" "$TMP/out.txt"
 check "... with the CPU's busy fraction and evaluations per device-hour" \
     grep -Eq "^  CPU +3 samples, busy +[0-9.]+% \(candidate .*evaluations per device-hour" "$TMP/out.txt"
+check "... and the checks' share by kind of work" \
+    grep -Eq "^ +checks: fills [0-9.]+% poison [0-9.]+% hashes [0-9.]+% references [0-9.]+% oracle [0-9.]+% comparisons [0-9.]+%$" "$TMP/out.txt"
 
 "$KBV" eval "$TMP/runs/demo-a" --device cpu --out "$RES" >"$TMP/out2.txt" 2>"$TMP/err2.txt"
 check "a rerun with nothing left to evaluate exits 0" [ $? -eq 0 ]

@@ -1,4 +1,5 @@
-/* The device-busy meter (nested stretches counted once) and a run's pace:
+/* The device-busy meter (nested stretches counted once, each to its kind of
+ * work) and a run's pace:
  * shares of the wall time per device, idle and "other", evaluations per
  * device-hour, the JSON the summary carries, and busy_s through a record's
  * JSON and back. */
@@ -32,18 +33,45 @@ static void test_meter_counts_nested_stretches_once(void **state)
     assert_false(rec->has_busy);
     assert_true(isnan(rec->busy_s[KBV_BUSY_CHECKS]));
     kbv_busy_meter m = {0};
-    kbv_busy_enter(&m);
+    kbv_busy_enter(&m, rec, KBV_CHECK_FILLS);
     pause_ms(10);
-    kbv_busy_enter(&m);   /* a fill inside a judge: not counted again */
+    kbv_busy_enter(&m, rec, KBV_CHECK_HASHES);   /* a hash inside a fill: its own seconds */
+    pause_ms(20);
+    kbv_busy_leave(&m, rec);
     pause_ms(10);
-    kbv_busy_leave(&m, rec, KBV_BUSY_CHECKS);
-    assert_false(rec->has_busy);   /* only the outermost charges */
-    kbv_busy_leave(&m, rec, KBV_BUSY_CHECKS);
+    kbv_busy_leave(&m, rec);
     assert_true(rec->has_busy);
-    assert_true(rec->busy_s[KBV_BUSY_CHECKS] >= 0.019 && rec->busy_s[KBV_BUSY_CHECKS] < 1.0);
+    double checks = rec->busy_s[KBV_BUSY_CHECKS];
+    assert_true(checks >= 0.039 && checks < 1.0);
+    /* the fill gets the 20 ms around the hash, the hash its 20 ms: each second once */
+    assert_true(rec->checks_s[KBV_CHECK_FILLS] >= 0.019 &&
+                rec->checks_s[KBV_CHECK_FILLS] < checks - 0.019);
+    assert_true(rec->checks_s[KBV_CHECK_HASHES] >= 0.019 &&
+                rec->checks_s[KBV_CHECK_HASHES] < checks - 0.019);
+    double sum = 0;
+    for (int k = 0; k < KBV_CHECK_COUNT; k++)
+        sum += rec->checks_s[k];
+    assert_true(fabs(sum - checks) < 1e-12);
+    assert_true(rec->checks_s[KBV_CHECK_ORACLE] == 0);
     assert_true(rec->busy_s[KBV_BUSY_CANDIDATE] == 0 && rec->busy_s[KBV_BUSY_BASELINES] == 0);
-    kbv_busy_leave(&m, rec, KBV_BUSY_CHECKS);   /* one leave too many: ignored */
+    kbv_busy_leave(&m, rec);   /* one leave too many: ignored */
     assert_int_equal(m.depth, 0);
+    assert_true(rec->busy_s[KBV_BUSY_CHECKS] == checks);
+    /* deeper than the meter keeps: charged to the deepest kept, still once */
+    for (int d = 0; d < KBV_BUSY_MAX_DEPTH + 3; d++)
+        kbv_busy_enter(&m, rec, KBV_CHECK_ORACLE);
+    pause_ms(5);
+    for (int d = 0; d < KBV_BUSY_MAX_DEPTH + 3; d++)
+        kbv_busy_leave(&m, rec);
+    assert_int_equal(m.depth, 0);
+    assert_true(rec->checks_s[KBV_CHECK_ORACLE] >= 0.004);
+    sum = 0;
+    for (int k = 0; k < KBV_CHECK_COUNT; k++)
+        sum += rec->checks_s[k];
+    assert_true(fabs(sum - rec->busy_s[KBV_BUSY_CHECKS]) < 1e-12);
+    kbv_busy_enter(&m, NULL, KBV_CHECK_COMPARISONS);   /* no record: nothing charged */
+    kbv_busy_leave(&m, NULL);
+    assert_true(rec->checks_s[KBV_CHECK_COMPARISONS] == 0);
     kbv_busy_add(rec, KBV_BUSY_CANDIDATE, 0.25);
     kbv_busy_add(NULL, KBV_BUSY_CANDIDATE, 1.0);   /* no record: nothing */
     assert_true(rec->busy_s[KBV_BUSY_CANDIDATE] == 0.25);
@@ -60,6 +88,12 @@ static void test_meter_counts_nested_stretches_once(void **state)
     assert_true(back->has_busy);
     for (int k = 0; k < KBV_BUSY_COUNT; k++)
         assert_true(back->busy_s[k] == rec->busy_s[k]);
+    const json_t *c = json_object_get(o, "checks_s");
+    assert_true(json_is_object(c));
+    assert_int_equal(json_object_size(c), KBV_CHECK_COUNT);
+    assert_true(json_real_value(json_object_get(c, "hashes")) == rec->checks_s[KBV_CHECK_HASHES]);
+    for (int k = 0; k < KBV_CHECK_COUNT; k++)
+        assert_true(back->checks_s[k] == rec->checks_s[k]);
     json_decref(o);
     free(back);
     free(rec);
@@ -78,6 +112,8 @@ static void fake_record(kbv_record *rec, double compile, double timing, double t
     rec->total_s = total;
     kbv_busy_add(rec, KBV_BUSY_CANDIDATE, candidate);
     kbv_busy_add(rec, KBV_BUSY_CHECKS, checks);
+    rec->checks_s[KBV_CHECK_ORACLE] = 0.75 * checks;
+    rec->checks_s[KBV_CHECK_COMPARISONS] = 0.25 * checks;
 }
 
 static void test_pace_shares(void **state)
@@ -104,6 +140,9 @@ static void test_pace_shares(void **state)
     assert_int_equal(p->lanes[0].samples, 2);
     assert_true(fabs(sh.busy - 6.0 / 20) < 1e-12);
     assert_true(fabs(sh.busy_of[KBV_BUSY_CANDIDATE] - 4.0 / 20) < 1e-12);
+    assert_true(fabs(sh.checks_of[KBV_CHECK_ORACLE] - 1.5 / 20) < 1e-12);
+    assert_true(fabs(sh.checks_of[KBV_CHECK_COMPARISONS] - 0.5 / 20) < 1e-12);
+    assert_true(sh.checks_of[KBV_CHECK_FILLS] == 0);
     assert_true(fabs(sh.phase[KBV_PHASE_TIMING] - 7.0 / 20) < 1e-12);
     assert_true(fabs(sh.other - 4.0 / 20) < 1e-12);   /* 12 s of samples, 8 in phases */
     assert_true(fabs(sh.idle - 8.0 / 20) < 1e-12);    /* 20 s wall, 12 in samples */
@@ -134,6 +173,10 @@ static void test_pace_shares(void **state)
     assert_true(fabs(json_real_value(json_object_get(l0, "busy")) - 0.3) < 1e-12);
     assert_true(fabs(json_real_value(json_object_get(json_object_get(l0, "wall_by"), "idle")) -
                      0.4) < 1e-12);
+    assert_true(fabs(json_real_value(json_object_get(json_object_get(l0, "checks_by"), "oracle")) -
+                     1.5 / 20) < 1e-12);
+    assert_true(fabs(json_real_value(json_object_get(json_object_get(l0, "checks_s"), "oracle")) -
+                     1.5) < 1e-12);
     const json_t *total = json_object_get(o, "total");
     assert_string_equal(json_string_value(json_object_get(total, "device")), "all");
     json_decref(o);
