@@ -204,7 +204,9 @@ check "killed with the pool compiling (pool:$pool; compilers running: $in_flight
 left=
 for _ in $(seq 1 100); do
     left=
-    for p in $pool; do alive "$p" && left="$left $p"; done
+    # builders the pool started after it was listed count too: they remove
+    # their build directory and lock only after their compiler has ended
+    for p in $pool $(pool_processes); do alive "$p" && left="$left $p"; done
     [ "$(sleeping)" -gt 0 ] && left="$left compilers"
     [ -z "$left" ] && break
     sleep 0.05
