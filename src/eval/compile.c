@@ -8,17 +8,18 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/paths.h"
+#include "eval/cache_builds.h"
 #include "eval/child.h"
 #include "core/vendor_libs.h"
 #include "record/candidate_file.h"
@@ -688,31 +689,6 @@ static kbv_status build_argv(const char *compiler, lang lg, const char *arch, co
 
 /* ---- the cache -------------------------------------------------------- */
 
-/* How often a process waiting for another's build of the same entry looks. */
-#define LOCK_POLL_MS 10
-
-/* Waits until no other process is building this entry: building it twice
- * would cost a compiler's time for the same bytes. Returns the lock's fd, or
- * -1 when the build should go ahead without it: the file system has no locks,
- * the wait passed wait_s, or the build was cancelled (entries are renamed
- * into place, so an unlocked build is still safe). */
-static int lock_entry(const char *lock_path, double wait_s, const volatile sig_atomic_t *cancel)
-{
-    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    double deadline = now_s() + wait_s;
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if ((errno != EWOULDBLOCK && errno != EINTR) || now_s() >= deadline ||
-            cancelled(cancel)) {
-            close(fd);
-            return -1;
-        }
-        nanosleep(&(struct timespec){.tv_nsec = LOCK_POLL_MS * 1000 * 1000}, NULL);
-    }
-    return fd;
-}
-
 static kbv_status sha256_parts(const void *const *parts, const size_t *lens, int n,
                                unsigned char digest[32])
 {
@@ -820,6 +796,17 @@ static kbv_status file_sha256(const char *path, char out[65])
     return st;
 }
 
+/* The first build of this process into the cache removes what dead builds
+ * left in every shard (eval/cache_builds.h); later builds sweep only their own. */
+static void sweep_dead_builds_once(const char *cache)
+{
+    static atomic_flag swept = ATOMIC_FLAG_INIT;
+    char root[PATH_MAX];
+    if (!atomic_flag_test_and_set(&swept) &&
+        snprintf(root, sizeof root, "%s/build", cache) < (int)sizeof root)
+        kbv_build_sweep_all(root, NULL);
+}
+
 /* A KernelBench-format file: its entry holds the file as it was read (the
  * runner gets the bytes the identity names, whatever happens to the run
  * directory later) and, when it uses torch.utils.cpp_extension, the
@@ -844,7 +831,8 @@ static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, con
     size_t lens[] = {sizeof tag, src_len, strlen(arch), strlen(runner_sha), strlen(version)};
     KBV_TRY(sha256_parts(parts, lens, 5, digest));
     hex(digest, 32, r->key);
-    char shard[PATH_MAX], entry[PATH_MAX + 80], tmp[PATH_MAX + 96] = "", path[PATH_MAX + 160];
+    char shard[PATH_MAX], entry[PATH_MAX + 80], path[PATH_MAX + 160];
+    kbv_build_dir tmp = {.path = "", .fd = -1};
     char lock_path[PATH_MAX + 128] = "";
     int lock_fd = -1;
     if (snprintf(shard, sizeof shard, "%s/build/%.2s", cache, r->key) >= (int)sizeof shard)
@@ -859,31 +847,27 @@ static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, con
     KBV_TRY(mkdir_p(shard));
     if (builds) {   /* one build of an entry at a time, as for compilers */
         snprintf(lock_path, sizeof lock_path, "%s.lock", entry);
-        lock_fd = lock_entry(lock_path, timeout, o->cancel);
+        lock_fd = kbv_build_lock(lock_path, timeout, o->cancel);
         if (load_entry(entry, r)) {
             r->cached = true;
             goto done;
         }
     }
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-XXXXXX", shard, r->key);
-    if (!mkdtemp(tmp)) {
-        int err = errno;
-        tmp[0] = '\0';
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdtemp in %s: %s", shard, strerror(err));
-    }
-    snprintf(path, sizeof path, "%s/candidate.py", tmp);
+    sweep_dead_builds_once(cache);
+    KBV_TRY_GOTO(kbv_build_dir_make(shard, r->key, &tmp), st, done);
+    snprintf(path, sizeof path, "%s/candidate.py", tmp.path);
     KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
     bool built = true;
     double seconds = 0;
     if (builds) {
-        snprintf(path, sizeof path, "%s/ext", tmp);
+        snprintf(path, sizeof path, "%s/ext", tmp.path);
         if (mkdir(path, 0755) != 0)
             KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdir %s: %s", path, strerror(errno));
         char *argv[] = {(char *)runner, "--build-extensions", "candidate.py", "ext",
                         (char *)arch, NULL};
         tool_run run;
         /* PyTorch maps far more address space than a compiler */
-        KBV_TRY_GOTO(run_tool(argv, tmp, timeout, o->cancel, 4 * compiler_memory_limit(),
+        KBV_TRY_GOTO(run_tool(argv, tmp.path, timeout, o->cancel, 4 * compiler_memory_limit(),
                               r->log, sizeof r->log - 160, &run),
                      st, done);
         seconds = run.seconds;
@@ -897,29 +881,23 @@ static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, con
             appendf(r->log, sizeof r->log, "\nextension builder killed by signal %d\n",
                     WTERMSIG(run.wait_status));
     }
-    snprintf(path, sizeof path, "%s/compile.log", tmp);
+    snprintf(path, sizeof path, "%s/compile.log", tmp.path);
     KBV_TRY_GOTO(write_file(path, r->log, strlen(r->log)), st, done);
     char secs[64];
     int slen = snprintf(secs, sizeof secs, "%.3f\n", seconds);
-    snprintf(path, sizeof path, "%s/%s", tmp, built ? "ok" : "failed");
+    snprintf(path, sizeof path, "%s/%s", tmp.path, built ? "ok" : "failed");
     KBV_TRY_GOTO(write_file(path, secs, (size_t)slen), st, done);
-    if (rename(tmp, entry) == 0)
-        tmp[0] = '\0';
-    else if (errno != EEXIST && errno != ENOTEMPTY)
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "rename %s -> %s: %s", tmp, entry, strerror(errno));
+    KBV_TRY_GOTO(kbv_build_dir_publish(&tmp, entry), st, done);
     if (!load_entry(entry, r))
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cache entry %s is incomplete: remove it", entry);
     r->seconds = seconds;
 done:
-    if (tmp[0]) {
-        kbv_status rm = kbv_sandbox_remove_dir(tmp);
+    {
+        kbv_status rm = kbv_build_dir_end(&tmp);
         if (rm != KBV_OK && st == KBV_OK)
             st = kbv_relay_at(__FILE__, __LINE__, rm);
     }
-    if (lock_fd >= 0) {
-        unlink(lock_path);
-        close(lock_fd);
-    }
+    kbv_build_unlock(lock_path, lock_fd);
     return st;
 }
 
@@ -928,7 +906,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     kbv_status st = KBV_OK;
     char *src = NULL, *header = NULL;
     size_t src_len = 0, header_len = 0;
-    char tmp[PATH_MAX] = "";
+    kbv_build_dir tmp = {.path = "", .fd = -1};
     char lock_path[PATH_MAX + 128] = "";
     int lock_fd = -1;
     char path[PATH_MAX + 64];
@@ -1017,7 +995,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     KBV_TRY_GOTO(mkdir_p(shard), st, done);
     snprintf(lock_path, sizeof lock_path, "%s.lock", entry);
     /* another process may be building it right now: its result will do */
-    lock_fd = lock_entry(lock_path, timeout, o->cancel);
+    lock_fd = kbv_build_lock(lock_path, timeout, o->cancel);
     if (load_entry(entry, r)) {
         r->cached = true;
         goto done;
@@ -1028,20 +1006,14 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     }
 
     /* build privately, then publish with one rename */
-    if (snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-XXXXXX", shard, r->key) >= (int)sizeof tmp) {
-        tmp[0] = '\0';
-        KBV_FAIL_GOTO(st, done, KBV_ERR_INVALID, "cache path too long: %s", shard);
-    }
-    if (!mkdtemp(tmp)) {
-        int err = errno;
-        tmp[0] = '\0';
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "mkdtemp in %s: %s", shard, strerror(err));
-    }
-    snprintf(path, sizeof path, "%s/%s", tmp, lg == LANG_CUDA ? "candidate.cu" : "candidate.c");
+    sweep_dead_builds_once(cache);
+    KBV_TRY_GOTO(kbv_build_dir_make(shard, r->key, &tmp), st, done);
+    snprintf(path, sizeof path, "%s/%s", tmp.path,
+             lg == LANG_CUDA ? "candidate.cu" : "candidate.c");
     KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
 
     tool_run run;
-    KBV_TRY_GOTO(run_tool(args->v, tmp, timeout, o->cancel, compiler_memory_limit(), r->log,
+    KBV_TRY_GOTO(run_tool(args->v, tmp.path, timeout, o->cancel, compiler_memory_limit(), r->log,
                           sizeof r->log - 160, &run),
                  st, done);
     r->seconds = run.seconds;
@@ -1055,7 +1027,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
         appendf(r->log, sizeof r->log, "\ncompiler timed out after %g s\n", timeout);
         goto done;  /* not cached: it may be the machine, not the source */
     }
-    snprintf(path, sizeof path, "%s/candidate.so", tmp);
+    snprintf(path, sizeof path, "%s/candidate.so", tmp.path);
     bool built = WIFEXITED(run.wait_status) && WEXITSTATUS(run.wait_status) == 0 &&
                  file_exists(path);
     if (!built) {
@@ -1064,34 +1036,25 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
                     WTERMSIG(run.wait_status));
         note_vendor_libs(src, o->vendor_libs, r->log, sizeof r->log);
     }
-    snprintf(path, sizeof path, "%s/compile.log", tmp);
+    snprintf(path, sizeof path, "%s/compile.log", tmp.path);
     KBV_TRY_GOTO(write_file(path, r->log, strlen(r->log)), st, done);
     char secs[64];
     int slen = snprintf(secs, sizeof secs, "%.3f\n", run.seconds);
-    snprintf(path, sizeof path, "%s/%s", tmp, built ? "ok" : "failed");
+    snprintf(path, sizeof path, "%s/%s", tmp.path, built ? "ok" : "failed");
     KBV_TRY_GOTO(write_file(path, secs, (size_t)slen), st, done);
 
-    if (rename(tmp, entry) == 0) {
-        tmp[0] = '\0';
-    } else if (errno != EEXIST && errno != ENOTEMPTY) {
-        KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "rename %s -> %s: %s", tmp, entry, strerror(errno));
-    }
+    KBV_TRY_GOTO(kbv_build_dir_publish(&tmp, entry), st, done);
     /* published by us or, a moment earlier, by another process: same bytes */
     if (!load_entry(entry, r))
         KBV_FAIL_GOTO(st, done, KBV_ERR_IO, "cache entry %s is incomplete: remove it", entry);
     r->seconds = run.seconds;
 done:
-    if (tmp[0]) {
-        kbv_status rm = kbv_sandbox_remove_dir(tmp);
+    {
+        kbv_status rm = kbv_build_dir_end(&tmp);
         if (rm != KBV_OK && st == KBV_OK)
             st = kbv_relay_at(__FILE__, __LINE__, rm);
     }
-    if (lock_fd >= 0) {
-        /* unlinked while held: a waiter that already opened it finds the
-         * entry; one that opens it afresh locks a new file and finds it too */
-        unlink(lock_path);
-        close(lock_fd);
-    }
+    kbv_build_unlock(lock_path, lock_fd);
     free(args);
     free(header);
     free(src);

@@ -6,7 +6,8 @@
 #   - the evaluator finds the pool's builds: records say cached, with the build's
 #     seconds; --compile-jobs 0 never finds one on a cold cache
 #   - a run killed while the pool compiles leaves no pool, builder or compiler
-#     process and no temporary build directory; the rerun records each sample once
+#     process and no temporary build directory but the evaluator's own (a SIGKILL
+#     stops it mid-build); the rerun records each sample once and sweeps that one
 # The compiler is a wrapper around cc that says in its output that it built
 # (and can be slowed). Compilers run sandboxed: nothing they write outlives
 # them but the cache entry, so builds are counted from the entries' logs and
@@ -118,6 +119,33 @@ assert len(built_here) <= int(sys.argv[2]), ("built by the evaluator", built_her
 assert all(r["compile"]["seconds"] > 0 for r in recs), [r["compile"] for r in recs]
 PY
 }
+# only_the_evaluators_build CACHE RECORDS N: what a run killed with SIGKILL
+# may leave in its cache. The pool's builders stop on their own and clean up;
+# the evaluator cannot: if it was compiling, its build's directory (holding the
+# source of the first sample without a record) and that entry's lock stay,
+# for the rerun's build in that shard to sweep.
+only_the_evaluators_build() {
+python3 - "$@" <<'PY'
+import glob, json, os, sys
+cache, records, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+done = set()
+for l in open(records) if os.path.exists(records) else []:
+    try:
+        done.add(json.loads(l)["sample"])
+    except ValueError:   # a line the kill cut short: that sample was not recorded
+        pass
+current = min(set(range(n)) - done, default=None)
+tmps = glob.glob(f"{cache}/build/*/.tmp-*")
+locks = glob.glob(f"{cache}/build/*/*.lock")
+left = tmps + locks
+assert len(tmps) <= 1 and len(locks) <= len(tmps), ("left in the cache", left)
+for t in tmps:
+    src = open(os.path.join(t, "candidate.c")).read()
+    assert f"/* sample {current} */" in src, ("not the evaluator's build", t, current)
+    prefix = os.path.basename(t)[len(".tmp-"):][:16]
+    assert all(os.path.basename(l).startswith(prefix) for l in locks), ("another lock", left)
+PY
+}
 # clean_cache DIR: no temporary build directory or lock file left
 clean_cache() {
     local left
@@ -212,7 +240,10 @@ for _ in $(seq 1 100); do
     sleep 0.05
 done
 check "the pool, its builders and their compilers ended with the run" test -z "$left"
-check "the stopped builds left no temporary directory or lock" clean_cache "$TMP/cache-kill"
+check "the stopped builds left no temporary directory or lock (but the evaluator's own, killed mid-build)" \
+    only_the_evaluators_build "$TMP/cache-kill" "$TMP/kill.jsonl" "$N"
+# and one more, as a build killed in an earlier run would leave it: nobody holds it
+mkdir -p "$TMP/cache-kill/build/00/.tmp-0000000000000000-KILLED"
 KBV_CACHE_DIR="$TMP/cache-kill" \
     "$KBV" eval "$RUN" --out "$TMP/kill.jsonl" "${COMMON[@]}" --compile-jobs 2 \
     >/dev/null 2>"$TMP/rerun.err"
@@ -220,6 +251,8 @@ rc=$?
 check "the rerun exits 0" test "$rc" -eq 0
 check "after the rerun: every sample exactly once, verdicts as without compile-ahead" \
     same_verdicts "$TMP/ref.jsonl" "$TMP/kill.jsonl"
+check "after the rerun: no temporary directory or lock in the cache, the killed run's swept" \
+    clean_cache "$TMP/cache-kill"
 
 # ---- usage ------------------------------------------------------------------------------------
 "$KBV" eval "$RUN" --out "$TMP/never.jsonl" "${COMMON[@]}" --compile-jobs -1 >/dev/null 2>"$TMP/usage.err"
