@@ -40,3 +40,15 @@ kbv_mode kbv_precision_baseline(kbv_precision prec, int protocol)
     default: return m->strict;
     }
 }
+
+unsigned kbv_precision_timed_for(kbv_precision prec, unsigned protocols)
+{
+    const kbv_precision_modes *m = kbv_precision_modes_get(prec);
+    unsigned need = 0;
+    for (int p = 0; p < KBV_PROTO_COUNT; p++)
+        if (protocols >> p & 1u)
+            need |= BIT(kbv_precision_baseline(prec, p));
+    if ((protocols >> KBV_PROTO_STRICT & 1u) && m->report_fp32_strict)
+        need |= BIT(KBV_MODE_FP32_STRICT);
+    return need & m->timed;
+}

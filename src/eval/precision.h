@@ -37,4 +37,10 @@ const kbv_precision_modes *kbv_precision_modes_get(kbv_precision p);
 /* The baseline mode protocol p is timed against (its memory baseline too). */
 kbv_mode kbv_precision_baseline(kbv_precision prec, int protocol);
 
+/* The baselines a run of `protocols` (bit p: protocol p) has measured, a
+ * subset of timed: each protocol's own (kbv_precision_baseline) and, with
+ * strict, fp32-strict's where strict reports it. A verified-only fp32 run
+ * times tf32 alone, not fp32-strict and fp32 beside it. */
+unsigned kbv_precision_timed_for(kbv_precision prec, unsigned protocols);
+
 #endif

@@ -136,9 +136,10 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     unsigned fresh = 0;
     kbv_phase_enter(&clock, KBV_PHASE_BASELINES);
     double baselines_t0 = kbv_monotonic_s();
+    /* only the baselines this run's protocols are judged and reported against */
     KBV_TRY_GOTO(kbv_baselines_get(cache, ev->be,
-                                   kbv_precision_modes_get(ev->opts.precision)->timed, g,
-                                   rec->problem, ev->opts.size, ev->opts.run_seed, false, base,
+                                   kbv_precision_timed_for(ev->opts.precision, ev->opts.protocols),
+                                   g, rec->problem, ev->opts.size, ev->opts.run_seed, false, base,
                                    &fresh),
                  st, done);
     /* measuring is device work throughout (the cache's one line written after it) */

@@ -357,6 +357,40 @@ static void test_forged_baseline_is_measured_again(void **state)
         kbv_backend_destroy(be[m]);
 }
 
+/* A subset of the modes: what is asked for and nothing else, and a mode
+ * asked for whose code is an earlier mode's (tf32 on the CPU is fp32-strict's)
+ * gets that mode measured with it rather than an empty slot. */
+static void test_modes_asked_for_alone_are_measured(void **state)
+{
+    (void)state;
+    kbv_backend *be[KBV_MODE_COUNT] = {0};
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        assert_int_equal(kbv_cpu_backend_create((kbv_mode)m, &be[m]), KBV_OK);
+    kbv_baseline_cache c;
+    kbv_baseline base[KBV_MODE_COUNT];
+    unsigned fresh = 0;
+    open_cache("dev-subset", &c);
+    assert_int_equal(kbv_baselines_get(&c, be, 1u << KBV_MODE_TF32, &relu, "L1/19",
+                                       KBV_SIZE_SMALL, 7, false, base, &fresh), KBV_OK);
+    assert_int_equal(fresh, (1u << KBV_MODE_FP32_STRICT) | (1u << KBV_MODE_TF32));
+    assert_true(isfinite(base[KBV_MODE_TF32].std_mean_ms) && base[KBV_MODE_TF32].std_mean_ms > 0);
+    assert_true(isfinite(base[KBV_MODE_TF32].peak_bytes));
+    assert_int_equal(base[KBV_MODE_TF32].mode, KBV_MODE_TF32);
+    assert_true(base[KBV_MODE_TF32].std_mean_ms == base[KBV_MODE_FP32_STRICT].std_mean_ms);
+    assert_true(isnan(base[KBV_MODE_FP32].std_mean_ms));   /* not asked for: not measured */
+    assert_int_equal(c.n, 1);
+    /* asking for fp32 afterwards finds fp32-strict's entry: no second measurement */
+    assert_int_equal(kbv_baselines_get(&c, be, 1u << KBV_MODE_FP32, &relu, "L1/19",
+                                       KBV_SIZE_SMALL, 7, false, base, &fresh), KBV_OK);
+    assert_int_equal(fresh, 0);
+    assert_true(isfinite(base[KBV_MODE_FP32].std_mean_ms));
+    assert_true(isnan(base[KBV_MODE_TF32].std_mean_ms));
+    assert_int_equal(c.n, 1);
+    kbv_baseline_cache_close(&c);
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        kbv_backend_destroy(be[m]);
+}
+
 static void test_key_file_is_checked_when_the_cache_opens(void **state)
 {
     (void)state;
@@ -393,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_impossible_values_are_not_used),
         cmocka_unit_test(test_replayed_older_entry_does_not_win),
         cmocka_unit_test(test_forged_baseline_is_measured_again),
+        cmocka_unit_test(test_modes_asked_for_alone_are_measured),
         cmocka_unit_test(test_key_file_is_checked_when_the_cache_opens),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,6 @@
 /* The precisions (record/precision.h, eval/precision.h): the table's names
- * and baselines agree with the modes, records carry the precision through
+ * and baselines agree with the modes, a run times the baselines of its
+ * protocols alone, records carry the precision through
  * JSON, resume and the tables, and strict's thresholds follow the output
  * type (the bf16 class: band 1e-1, floors 1e-5; float32's 1e-2 and 1e-6). */
 #include <math.h>
@@ -48,6 +49,26 @@ static void test_table_matches_modes(void **state)
     assert_false(m->backends >> KBV_MODE_TF32 & 1u);
     kbv_precision p;
     assert_int_equal(kbv_precision_parse("fp16", &p), KBV_ERR_PARSE);
+}
+
+/* The baselines a run measures follow its protocols: each protocol's own,
+ * fp32-strict's beside strict's in fp32, nothing else. */
+static void test_timed_follows_the_protocols(void **state)
+{
+    (void)state;
+    const unsigned S = 1u << KBV_PROTO_STANDARD, V = 1u << KBV_PROTO_VERIFIED,
+                   T = 1u << KBV_PROTO_STRICT;
+    const unsigned fs = 1u << KBV_MODE_FP32_STRICT, f = 1u << KBV_MODE_FP32,
+                   tf = 1u << KBV_MODE_TF32, bf = 1u << KBV_MODE_BF16;
+    const kbv_precision F = KBV_PRECISION_FP32, B = KBV_PRECISION_BF16;
+    assert_int_equal(kbv_precision_timed_for(F, S), f);
+    assert_int_equal(kbv_precision_timed_for(F, V), tf);
+    assert_int_equal(kbv_precision_timed_for(F, T), tf | fs);
+    assert_int_equal(kbv_precision_timed_for(F, S | V), f | tf);
+    assert_int_equal(kbv_precision_timed_for(F, S | V | T), kbv_precision_modes_get(F)->timed);
+    assert_int_equal(kbv_precision_timed_for(F, 0), 0);
+    for (unsigned set = 1; set < 8; set++)
+        assert_int_equal(kbv_precision_timed_for(B, set), bf);
 }
 
 static void test_record_carries_precision(void **state)
@@ -172,6 +193,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_matches_modes),
+        cmocka_unit_test(test_timed_follows_the_protocols),
         cmocka_unit_test(test_record_carries_precision),
         cmocka_unit_test(test_metrics_keep_precisions_apart),
         cmocka_unit_test(test_strict_thresholds_follow_the_type),
