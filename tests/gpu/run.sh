@@ -159,6 +159,17 @@ if timeout "${BENCH_TIMEOUT:-300}" python3 bench/baselines_vs_torch.py --kbv "$b
     r=ok; else r=FAILED; tail -20 "$out/bench.err"; fi
 note "bench baselines vs torch: $r ($(( $(date +%s) - t0 )) s)"
 
+# The checks' passes (fills, poison, hashes, the float64 copy, comparisons, references,
+# oracle) beside a copy timed in the same process (SERVICES=0 skips; SERVICES_PROBLEM).
+if [ "${SERVICES:-1}" != 0 ]; then
+    t0=$(date +%s)
+    if timeout "${BENCH_TIMEOUT:-300}" python3 bench/services/services.py --lib "$build/libkbv.so" \
+            --problem "${SERVICES_PROBLEM:-L1/19}" $quick --out "$out/bench_services.tsv" \
+            >"$out/services.txt" 2>"$out/services.err"; then
+        r=ok; cat "$out/services.txt"; else r=FAILED; tail -20 "$out/services.err"; fi
+    note "checks' passes vs copy: $r, $(grep '^summary:' "$out/services.txt" | cut -d' ' -f2-) ($(( $(date +%s) - t0 )) s)"
+fi
+
 # The audit: degenerate problems, weak gates, and the tf32 baseline judged by every
 # protocol's correctness gate (AUDIT=0 skips; AUDIT_PROBLEMS, AUDIT_SIZE, AUDIT_SEEDS,
 # AUDIT_TIMEOUT). One JSON line per problem as it finishes, so a timeout keeps what ran.
