@@ -310,14 +310,26 @@ static void test_replayed_older_entry_does_not_win(void **state)
 
 #define FP32_TIMED ((1u << KBV_MODE_FP32_STRICT) | (1u << KBV_MODE_FP32) | (1u << KBV_MODE_TF32))
 
+/* A CPU backend of every mode, as an evaluator holds them. */
+static void cpu_backends(kbv_backend *be[KBV_MODE_COUNT])
+{
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        assert_int_equal(kbv_cpu_backend_create((kbv_mode)m, &be[m]), KBV_OK);
+}
+
+static void cpu_backends_destroy(kbv_backend *be[KBV_MODE_COUNT])
+{
+    for (int m = 0; m < KBV_MODE_COUNT; m++)
+        kbv_backend_destroy(be[m]);
+}
+
 /* Through kbv_baselines_get, on the CPU backend: the forged mode alone is
  * measured again, and the forged time is never returned. */
 static void test_forged_baseline_is_measured_again(void **state)
 {
     (void)state;
-    kbv_backend *be[KBV_MODE_COUNT] = {0};
-    for (int m = 0; m < KBV_MODE_COUNT; m++)
-        assert_int_equal(kbv_cpu_backend_create((kbv_mode)m, &be[m]), KBV_OK);
+    kbv_backend *be[KBV_MODE_COUNT];
+    cpu_backends(be);
     kbv_baseline_cache c;
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
@@ -353,8 +365,7 @@ static void test_forged_baseline_is_measured_again(void **state)
                                        &fresh), KBV_OK);
     assert_int_equal(fresh, 0);
     kbv_baseline_cache_close(&c);
-    for (int m = 0; m < KBV_MODE_COUNT; m++)
-        kbv_backend_destroy(be[m]);
+    cpu_backends_destroy(be);
 }
 
 /* A subset of the modes: what is asked for and nothing else, and a mode
@@ -363,9 +374,8 @@ static void test_forged_baseline_is_measured_again(void **state)
 static void test_modes_asked_for_alone_are_measured(void **state)
 {
     (void)state;
-    kbv_backend *be[KBV_MODE_COUNT] = {0};
-    for (int m = 0; m < KBV_MODE_COUNT; m++)
-        assert_int_equal(kbv_cpu_backend_create((kbv_mode)m, &be[m]), KBV_OK);
+    kbv_backend *be[KBV_MODE_COUNT];
+    cpu_backends(be);
     kbv_baseline_cache c;
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
@@ -387,8 +397,7 @@ static void test_modes_asked_for_alone_are_measured(void **state)
     assert_true(isnan(base[KBV_MODE_TF32].std_mean_ms));
     assert_int_equal(c.n, 1);
     kbv_baseline_cache_close(&c);
-    for (int m = 0; m < KBV_MODE_COUNT; m++)
-        kbv_backend_destroy(be[m]);
+    cpu_backends_destroy(be);
 }
 
 static void test_key_file_is_checked_when_the_cache_opens(void **state)
