@@ -796,15 +796,18 @@ static kbv_status file_sha256(const char *path, char out[65])
     return st;
 }
 
-/* The first build of this process into the cache removes what dead builds
- * left in every shard (eval/cache_builds.h); later builds sweep only their own. */
-static void sweep_dead_builds_once(const char *cache)
+/* A build's private directory in shard. The first build of this process into
+ * the cache first removes what dead builds left in every shard
+ * (eval/cache_builds.h); later builds sweep only their own shard. */
+static kbv_status start_build_dir(const char *cache, const char *shard, const char *key,
+                                  kbv_build_dir *d)
 {
     static atomic_flag swept = ATOMIC_FLAG_INIT;
     char root[PATH_MAX];
     if (!atomic_flag_test_and_set(&swept) &&
         snprintf(root, sizeof root, "%s/build", cache) < (int)sizeof root)
         kbv_build_sweep_all(root, NULL);
+    return kbv_build_dir_make(shard, key, d);
 }
 
 /* A KernelBench-format file: its entry holds the file as it was read (the
@@ -853,8 +856,7 @@ static kbv_status python_entry(const kbv_compile_opts *o, const char *cache, con
             goto done;
         }
     }
-    sweep_dead_builds_once(cache);
-    KBV_TRY_GOTO(kbv_build_dir_make(shard, r->key, &tmp), st, done);
+    KBV_TRY_GOTO(start_build_dir(cache, shard, r->key, &tmp), st, done);
     snprintf(path, sizeof path, "%s/candidate.py", tmp.path);
     KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
     bool built = true;
@@ -1006,8 +1008,7 @@ kbv_status kbv_compile(const kbv_compile_opts *o, kbv_compile_result *r)
     }
 
     /* build privately, then publish with one rename */
-    sweep_dead_builds_once(cache);
-    KBV_TRY_GOTO(kbv_build_dir_make(shard, r->key, &tmp), st, done);
+    KBV_TRY_GOTO(start_build_dir(cache, shard, r->key, &tmp), st, done);
     snprintf(path, sizeof path, "%s/%s", tmp.path,
              lg == LANG_CUDA ? "candidate.cu" : "candidate.c");
     KBV_TRY_GOTO(write_file(path, src, src_len), st, done);
