@@ -2,10 +2,11 @@
  * directory is locked and never swept, a dead build's directory and lock are
  * removed by the next build in their shard (a killed run's leftovers go with
  * the rerun), what another process holds stays until that process is gone,
- * nothing but .tmp- directories and .lock files is touched, a sweep of the
- * whole cache reaches every shard, a published directory outlives
- * kbv_build_dir_end, and a process that waited on a lock its holder removed
- * ends up holding the lock file that is there, so no two hold one entry. */
+ * nothing but .tmp- directories and .lock files is touched (never through a
+ * symbolic link), a sweep of the whole cache reaches every shard, a published
+ * directory outlives kbv_build_dir_end, and a process that waited on a lock
+ * its holder removed ends up holding the lock file that is there, so no two
+ * hold one entry. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -96,6 +97,29 @@ static void test_dead_build_is_swept_by_the_next(void **state)
     assert_int_equal(kbv_build_dir_end(&d), KBV_OK);
     kbv_sandbox_remove_dir(entry);
     kbv_sandbox_remove_dir(other);
+}
+
+/* A .tmp- or .lock name planted as a symbolic link (to a directory or file
+ * outside the shard) is never followed: what it points to stays whole. */
+static void test_sweep_never_follows_a_link(void **state)
+{
+    (void)state;
+    char outside[512], victim[600], link_dir[512], link_lock[512], target_file[600];
+    make_dir("outside", outside, sizeof outside);
+    snprintf(victim, sizeof victim, "%s/candidate.c", outside);
+    snprintf(target_file, sizeof target_file, "%s/keep.lock", outside);
+    FILE *f = fopen(target_file, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(link_dir, sizeof link_dir, "%s/.tmp-ae280f95c91ebf84-LINKED", shard);
+    snprintf(link_lock, sizeof link_lock, "%s/%s.lock", shard, key);
+    assert_int_equal(symlink(outside, link_dir), 0);
+    assert_int_equal(symlink(target_file, link_lock), 0);
+    int removed = -1;
+    kbv_build_sweep(shard, &removed);
+    assert_int_equal(removed, 0);
+    assert_true(exists(victim));
+    assert_true(exists(target_file));
 }
 
 static void test_held_directory_stays_until_its_holder_ends(void **state)
@@ -305,6 +329,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_own_directory_is_locked_and_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_build_is_swept_by_the_next, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_never_follows_a_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_directory_stays_until_its_holder_ends, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_published_directory_outlives_end, setup, teardown),
