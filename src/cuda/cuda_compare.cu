@@ -24,8 +24,6 @@ constexpr long long kNone = 0x7fffffffffffffffLL;
 constexpr unsigned kPoison32 = 0x7FF0DEADu;       /* KBV_POISON_F32 (exec/backend.h) */
 constexpr unsigned kPoisonHalf2 = 0x7FF07FF0u;    /* KBV_POISON_HALF2 */
 constexpr unsigned long long kPoison64 = 0x7FF0DEAD7FF0DEADull;
-constexpr int kAccWords = sizeof(kbv_cuda_compare_acc) / 8;
-static_assert(sizeof(kbv_cuda_compare_acc) % 8 == 0, "accumulator fields are 8-byte words");
 
 /* Element i as a double (exact for every supported dtype). */
 __device__ __forceinline__ double load(const void *p, int dt, int64_t i)
@@ -57,6 +55,40 @@ __device__ __forceinline__ bool is_poison(const void *p, int dt, int64_t i)
     }
 }
 
+/* Element i as a double and whether it is the poison, for a dtype known at
+ * compile time (Dt >= 0) or read at run time (Dt < 0). A known dtype makes
+ * the fetch one straight load, which the unrolled loop can issue ahead: a
+ * load behind a run-time switch cannot be, and the comparison then waits on
+ * memory for every element. */
+template <int Dt> __device__ __forceinline__ double load_as(const void *p, int dt, int64_t i)
+{
+    if constexpr (Dt < 0)
+        return load(p, dt, i);
+    else
+        return load(p, Dt, i);
+}
+
+template <int Dt>
+__device__ __forceinline__ double load_checked(const void *p, int dt, int64_t i, bool *poison)
+{
+    if constexpr (Dt == KBV_F32) {
+        const float v = static_cast<const float *>(p)[i];
+        *poison = __float_as_uint(v) == kPoison32;
+        return (double)v;
+    } else if constexpr (Dt == KBV_F64) {
+        const double v = static_cast<const double *>(p)[i];
+        *poison = (unsigned long long)__double_as_longlong(v) == kPoison64;
+        return v;
+    } else if constexpr (Dt == KBV_F16 || Dt == KBV_BF16) {
+        const uint16_t bits = static_cast<const uint16_t *>(p)[i];
+        *poison = bits == (uint16_t)(kPoisonHalf2 & 0xFFFFu);
+        return load(p, Dt, i);
+    } else {
+        *poison = is_poison(p, dt, i);
+        return load(p, dt, i);
+    }
+}
+
 __device__ __forceinline__ void acc_init(kbv_cuda_compare_acc &a)
 {
     a.poison_left = a.cand_nonfinite = a.cand_nan = a.ref_nonfinite = a.allclose_fail = 0;
@@ -84,37 +116,133 @@ __device__ __forceinline__ void acc_combine(kbv_cuda_compare_acc &a, const kbv_c
     a.max_ref = fmax(a.max_ref, b.max_ref);
 }
 
-union AccWords {
-    kbv_cuda_compare_acc acc;
-    unsigned long long w[kAccWords];
-};
+/* a combined with the accumulator `off` lanes down, field by field (in
+ * acc_combine's way), so no second accumulator is held in registers. */
+__device__ __forceinline__ void acc_combine_down(kbv_cuda_compare_acc &a, int off)
+{
+    constexpr unsigned all = 0xffffffffu;
+    a.poison_left += __shfl_down_sync(all, a.poison_left, off);
+    a.cand_nonfinite += __shfl_down_sync(all, a.cand_nonfinite, off);
+    a.cand_nan += __shfl_down_sync(all, a.cand_nan, off);
+    a.ref_nonfinite += __shfl_down_sync(all, a.ref_nonfinite, off);
+    a.allclose_fail += __shfl_down_sync(all, a.allclose_fail, off);
+    a.unjudged += __shfl_down_sync(all, a.unjudged, off);
+    a.oracle_nonfinite += __shfl_down_sync(all, a.oracle_nonfinite, off);
+    a.class_fail += __shfl_down_sync(all, a.class_fail, off);
+    a.allclose_first = min(a.allclose_first, __shfl_down_sync(all, a.allclose_first, off));
+    a.strict_first = min(a.strict_first, __shfl_down_sync(all, a.strict_first, off));
+    a.max_abs_diff = fmax(a.max_abs_diff, __shfl_down_sync(all, a.max_abs_diff, off));
+    a.sq_err += __shfl_down_sync(all, a.sq_err, off);
+    a.sq_ref += __shfl_down_sync(all, a.sq_ref, off);
+    a.max_err = fmax(a.max_err, __shfl_down_sync(all, a.max_err, off));
+    a.max_ref = fmax(a.max_ref, __shfl_down_sync(all, a.max_ref, off));
+}
 
 /* Thread 0 gets the block's combination of every thread's accumulator. */
 __device__ void block_reduce(kbv_cuda_compare_acc &a)
 {
     __shared__ kbv_cuda_compare_acc warp_acc[32];
-    AccWords u;
-    u.acc = a;
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        AccWords o;
-#pragma unroll
-        for (int k = 0; k < kAccWords; k++)
-            o.w[k] = __shfl_down_sync(0xffffffffu, u.w[k], off);
-        acc_combine(u.acc, o.acc);
-    }
+    for (int off = 16; off > 0; off >>= 1)
+        acc_combine_down(a, off);
     const int warp = threadIdx.x / 32, lid = threadIdx.x % 32, nwarps = blockDim.x / 32;
     if (lid == 0)
-        warp_acc[warp] = u.acc;
+        warp_acc[warp] = a;
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int k = 1; k < nwarps; k++)
-            acc_combine(u.acc, warp_acc[k]);
-        a = u.acc;
+            acc_combine(a, warp_acc[k]);
     }
 }
 
-__global__ void __launch_bounds__(kThreads)
+/* The values one element contributes, loaded before any is used so that a
+ * thread has several elements' loads in flight (the comparison is a stream
+ * over three or four tensors: its pace is the memory's). */
+struct CompareElem {
+    double c, r, o, sv;
+    bool poison;
+};
+
+struct CompareShared {
+    bool ref_is_cand, strict_is_ref, strict_is_cand;
+};
+
+/* Cd: the candidate's dtype, which the references share, or -1 when they
+ * do not (each read by its own dtype); the oracle is float64 when Cd >= 0.
+ * Oracle: whether there is one (strict's fields), known at compile time. */
+template <int Cd, bool Oracle>
+__device__ __forceinline__ CompareElem compare_fetch(const kbv_cuda_compare_args &x,
+                                                     const CompareShared &sh, int64_t i)
+{
+    constexpr int Od = Cd < 0 ? -1 : KBV_F64;
+    CompareElem e;
+    e.c = load_checked<Cd>(x.cand, x.cand_dtype, i, &e.poison);
+    /* a reference that is the candidate's (or the other reference's)
+     * buffer is read once: with the modes that run the same code sharing
+     * their outputs (eval/references.c), that is most of them */
+    e.r = !x.ref ? 0.0 : sh.ref_is_cand ? e.c : load_as<Cd>(x.ref, x.ref_dtype, i);
+    e.o = Oracle ? load_as<Od>(x.oracle, x.oracle_dtype, i) : 0.0;
+    e.sv = !Oracle || !x.strict ? 0.0
+           : sh.strict_is_ref     ? e.r
+           : sh.strict_is_cand    ? e.c
+                                  : load_as<Cd>(x.strict, x.strict_dtype, i);
+    return e;
+}
+
+template <bool Oracle>
+__device__ __forceinline__ void compare_visit(kbv_cuda_compare_acc &a,
+                                              const kbv_cuda_compare_args &x, double max_finite,
+                                              double band, const CompareElem &e, int64_t i)
+{
+    const double c = e.c;
+    const bool c_finite = isfinite(c);
+    a.poison_left += e.poison;
+    a.cand_nonfinite += !c_finite;
+    a.cand_nan += c != c;
+    if (x.ref) {
+        const double r = e.r;
+        if (!isfinite(r)) {
+            a.ref_nonfinite++;
+        } else {
+            bool fail = !c_finite;
+            if (c_finite) {
+                double d = fabs(c - r);
+                a.max_abs_diff = fmax(a.max_abs_diff, d);
+                /* no fused multiply-add: the same bound as the CPU backend's */
+                fail = d > __dadd_rn(x.atol, __dmul_rn(x.rtol, fabs(r)));
+            }
+            if (fail) {
+                a.allclose_fail++;
+                a.allclose_first = min(a.allclose_first, (long long)i);
+            }
+        }
+    }
+    if (Oracle) {
+        const double o = e.o;
+        const kbv_strict_outcome k =
+            kbv_strict_element_in(c, o, e.sv, x.strict != nullptr, max_finite, band);
+        if (!kbv_strict_judged(k)) {
+            a.unjudged++;
+            a.oracle_nonfinite += k == KBV_STRICT_ORACLE_NONFINITE;
+        } else if (k == KBV_STRICT_WRONG_CLASS) {
+            a.class_fail++;
+            a.strict_first = min(a.strict_first, (long long)i);
+        } else if (k == KBV_STRICT_FINITE) { /* its error counts */
+            double err = c - o;
+            a.sq_err += err * err;
+            a.sq_ref += o * o;
+            a.max_err = fmax(a.max_err, fabs(err));
+            a.max_ref = fmax(a.max_ref, fabs(o));
+        }
+    }
+}
+
+/* Each thread visits its grid-stride elements in index order (two fetched
+ * ahead), so its sums, and the partials, do not depend on the unrolling or
+ * on which instance runs. The register bound keeps the whole grid resident:
+ * one more block per SM than fit would run as a second, nearly empty wave. */
+template <int Cd, bool Oracle>
+__global__ void __launch_bounds__(kThreads, kCompareBlocksPerSm)
 compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ partials)
 {
     kbv_cuda_compare_acc a;
@@ -122,63 +250,42 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     const double max_finite = kbv_strict_max_finite(x.cand_dtype);
     const double band = kbv_strict_band(x.cand_dtype);
-    const bool ref_is_cand = x.ref == x.cand && x.ref_dtype == x.cand_dtype;
-    const bool strict_is_ref = x.ref && x.strict == x.ref && x.strict_dtype == x.ref_dtype;
-    const bool strict_is_cand = x.strict == x.cand && x.strict_dtype == x.cand_dtype;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < x.n; i += step) {
-        const double c = load(x.cand, x.cand_dtype, i);
-        const bool c_finite = isfinite(c);
-        a.poison_left += is_poison(x.cand, x.cand_dtype, i);
-        a.cand_nonfinite += !c_finite;
-        a.cand_nan += c != c;
-        /* a reference that is the candidate's (or the other reference's)
-         * buffer is read once: with the modes that run the same code sharing
-         * their outputs (eval/references.c), that is most of them */
-        double r = 0.0;
-        if (x.ref) {
-            r = ref_is_cand ? c : load(x.ref, x.ref_dtype, i);
-            if (!isfinite(r)) {
-                a.ref_nonfinite++;
-            } else {
-                bool fail = !c_finite;
-                if (c_finite) {
-                    double d = fabs(c - r);
-                    a.max_abs_diff = fmax(a.max_abs_diff, d);
-                    /* no fused multiply-add: the same bound as the CPU backend's */
-                    fail = d > __dadd_rn(x.atol, __dmul_rn(x.rtol, fabs(r)));
-                }
-                if (fail) {
-                    a.allclose_fail++;
-                    a.allclose_first = min(a.allclose_first, (long long)i);
-                }
-            }
-        }
-        if (x.oracle) {
-            const double o = load(x.oracle, x.oracle_dtype, i);
-            const double sv = !x.strict     ? 0.0
-                              : strict_is_ref  ? r
-                              : strict_is_cand ? c
-                                               : load(x.strict, x.strict_dtype, i);
-            const kbv_strict_outcome k =
-                kbv_strict_element_in(c, o, sv, x.strict != nullptr, max_finite, band);
-            if (!kbv_strict_judged(k)) {
-                a.unjudged++;
-                a.oracle_nonfinite += k == KBV_STRICT_ORACLE_NONFINITE;
-            } else if (k == KBV_STRICT_WRONG_CLASS) {
-                a.class_fail++;
-                a.strict_first = min(a.strict_first, (long long)i);
-            } else if (k == KBV_STRICT_FINITE) { /* its error counts */
-                double e = c - o;
-                a.sq_err += e * e;
-                a.sq_ref += o * o;
-                a.max_err = fmax(a.max_err, fabs(e));
-                a.max_ref = fmax(a.max_ref, fabs(o));
-            }
-        }
+    CompareShared sh;
+    sh.ref_is_cand = x.ref == x.cand && x.ref_dtype == x.cand_dtype;
+    sh.strict_is_ref = x.ref && x.strict == x.ref && x.strict_dtype == x.ref_dtype;
+    sh.strict_is_cand = x.strict == x.cand && x.strict_dtype == x.cand_dtype;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + step < x.n; i += 2 * step) {
+        const CompareElem e0 = compare_fetch<Cd, Oracle>(x, sh, i);
+        const CompareElem e1 = compare_fetch<Cd, Oracle>(x, sh, i + step);
+        compare_visit<Oracle>(a, x, max_finite, band, e0, i);
+        compare_visit<Oracle>(a, x, max_finite, band, e1, i + step);
     }
+    for (; i < x.n; i += step)
+        compare_visit<Oracle>(a, x, max_finite, band, compare_fetch<Cd, Oracle>(x, sh, i), i);
     block_reduce(a);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = a;
+}
+
+/* The candidate's dtype when every reference shares it and the oracle is
+ * float64 (a float run's usual case), else -1. */
+int compare_dtype(const kbv_cuda_compare_args &x)
+{
+    const int c = x.cand_dtype;
+    const bool shared = (!x.ref || x.ref_dtype == c) && (!x.strict || x.strict_dtype == c) &&
+                        (!x.oracle || x.oracle_dtype == KBV_F64);
+    return shared && (c == KBV_F32 || c == KBV_F64 || c == KBV_F16 || c == KBV_BF16) ? c : -1;
+}
+
+template <int Cd>
+void launch_compare(cudaStream_t s, int grid, const kbv_cuda_compare_args &x,
+                    kbv_cuda_compare_acc *partials)
+{
+    if (x.oracle)
+        compare_kernel<Cd, true><<<grid, kThreads, 0, s>>>(x, partials);
+    else
+        compare_kernel<Cd, false><<<grid, kThreads, 0, s>>>(x, partials);
 }
 
 /* One block: folds the partials in index order. */
@@ -218,14 +325,31 @@ __device__ __forceinline__ unsigned long long word_at(const unsigned char *p, si
     return w;
 }
 
+/* The hash is a sum over words, so any thread may take any word: each takes
+ * 32-byte chunks (two 16-byte loads in flight) where the buffer is 16-byte
+ * aligned, and the words past the last whole chunk one at a time. */
 __global__ void __launch_bounds__(kThreads)
-hash_kernel(const unsigned char *__restrict__ p, size_t bytes, bool aligned8,
+hash_kernel(const unsigned char *__restrict__ p, size_t bytes, bool aligned16,
             unsigned long long *__restrict__ result)
 {
     const size_t words = (bytes + 7) / 8;
     const size_t step = (size_t)gridDim.x * blockDim.x;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long h = 0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += step)
+    size_t done = 0;
+    if (aligned16) {
+        const size_t chunks = bytes / 32;
+        const ulonglong2 *v = reinterpret_cast<const ulonglong2 *>(p);
+        for (size_t c = tid; c < chunks; c += step) {
+            const ulonglong2 a = v[2 * c], b = v[2 * c + 1];
+            const unsigned long long w = 4 * (unsigned long long)c;
+            h += splitmix64(a.x ^ w) + splitmix64(a.y ^ (w + 1)) + splitmix64(b.x ^ (w + 2)) +
+                 splitmix64(b.y ^ (w + 3));
+        }
+        done = chunks * 4;
+    }
+    const bool aligned8 = ((uintptr_t)p & 7u) == 0;
+    for (size_t i = done + tid; i < words; i += step)
         h += splitmix64(word_at(p, bytes, i, aligned8) ^ (unsigned long long)i);
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1)
@@ -268,6 +392,19 @@ convert_kernel(const void *__restrict__ src, int src_dtype, void *__restrict__ d
     }
 }
 
+/* float32 to float64, the float64 copy of every strict draw's inputs: four
+ * elements a thread, in one 16-byte load and two 16-byte stores. */
+__global__ void __launch_bounds__(kThreads)
+widen_kernel(const float4 *__restrict__ src, double2 *__restrict__ dst, int64_t quads)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < quads; i += step) {
+        const float4 v = src[i];
+        dst[2 * i] = make_double2(v.x, v.y);
+        dst[2 * i + 1] = make_double2(v.z, v.w);
+    }
+}
+
 } /* namespace */
 
 extern "C" int kbv_cuda_compare_grid(int sms)
@@ -282,7 +419,13 @@ extern "C" cudaError_t kbv_cuda_launch_compare(cudaStream_t s, int sms,
                                                kbv_cuda_compare_acc *result)
 {
     const int grid = kbv_cuda_compare_grid(sms);
-    compare_kernel<<<grid, kThreads, 0, s>>>(*args, partials);
+    switch (compare_dtype(*args)) {
+    case KBV_F32: launch_compare<KBV_F32>(s, grid, *args, partials); break;
+    case KBV_F64: launch_compare<KBV_F64>(s, grid, *args, partials); break;
+    case KBV_F16: launch_compare<KBV_F16>(s, grid, *args, partials); break;
+    case KBV_BF16: launch_compare<KBV_BF16>(s, grid, *args, partials); break;
+    default: launch_compare<-1>(s, grid, *args, partials); break;
+    }
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
@@ -296,9 +439,9 @@ extern "C" cudaError_t kbv_cuda_launch_hash(cudaStream_t s, int sms, const void 
     cudaError_t err = cudaMemsetAsync(result, 0, sizeof *result, s);
     if (err != cudaSuccess || bytes == 0)
         return err;
-    const bool aligned8 = ((uintptr_t)data & 7u) == 0;
-    unsigned grid = grid_for(hash_kernel, kThreads, sms, (int64_t)((bytes + 7) / 8));
-    hash_kernel<<<grid, kThreads, 0, s>>>(static_cast<const unsigned char *>(data), bytes, aligned8,
+    const bool a16 = aligned16(data);
+    unsigned grid = grid_for(hash_kernel, kThreads, sms, (int64_t)((bytes + 31) / 32));
+    hash_kernel<<<grid, kThreads, 0, s>>>(static_cast<const unsigned char *>(data), bytes, a16,
                                           result);
     return cudaGetLastError();
 }
@@ -329,7 +472,19 @@ extern "C" cudaError_t kbv_cuda_launch_convert(cudaStream_t s, int sms, const vo
         const size_t esize = src_dtype == KBV_F64 ? 8 : src_dtype == KBV_F32 ? 4 : 2;
         return cudaMemcpyAsync(dst, src, (size_t)n * esize, cudaMemcpyDeviceToDevice, s);
     }
-    convert_kernel<<<grid_for(convert_kernel, kThreads, sms, n), kThreads, 0, s>>>(src, src_dtype, dst,
-                                                                                  dst_dtype, n);
+    int64_t done = 0;
+    if (src_dtype == KBV_F32 && dst_dtype == KBV_F64 && aligned16(src) && aligned16(dst)) {
+        const int64_t quads = n / 4;
+        if (quads > 0)
+            widen_kernel<<<grid_cover(kThreads, quads), kThreads, 0, s>>>(
+                static_cast<const float4 *>(src), static_cast<double2 *>(dst), quads);
+        done = quads * 4;
+        if (done == n)
+            return cudaGetLastError();
+        src = static_cast<const float *>(src) + done;
+        dst = static_cast<double *>(dst) + done;
+    }
+    convert_kernel<<<grid_for(convert_kernel, kThreads, sms, n - done), kThreads, 0, s>>>(
+        src, src_dtype, dst, dst_dtype, n - done);
     return cudaGetLastError();
 }

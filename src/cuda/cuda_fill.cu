@@ -110,6 +110,34 @@ __global__ void __launch_bounds__(kThreads) fill_input_kernel(kbv_cuda_fill_spec
     }
 }
 
+/* Whether a fill is a float32 torch.rand draw under the base generator or
+ * D1-D5, with neither structure nor pattern: most of the inputs of level 1,
+ * and the one case worth its own kernel. */
+bool is_plain_rand_f32(const kbv_cuda_fill_spec &sp)
+{
+    return sp.dtype == KBV_F32 && sp.logical == KBV_F32 && sp.gen == KBV_GEN_RAND &&
+           sp.structure == KBV_STRUCT_NONE && sp.pattern == KBV_PATTERN_NONE &&
+           sp.dist >= KBV_DIST_BASE && sp.dist <= KBV_DIST_D5;
+}
+
+/* The same values as fill_input_kernel's in float arithmetic, which is exact
+ * here: kbv_u01's 24-bit integer times 2^-24 is a float, and a float times
+ * the factor rounded once is the double product (exact for two floats)
+ * rounded to float, as kbv_scale_value and the rounding to float32 make it.
+ * The double path's conversions, several per element, cost more than the
+ * memory does. */
+__global__ void __launch_bounds__(kThreads) fill_rand_f32_kernel(kbv_cuda_fill_spec sp, float *out)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    const float factor = (float)sp.factor;
+    const bool scaled = sp.factor != 1.0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < sp.n; i += step) {
+        const uint32_t bits = kbv_rng(sp.seed, sp.key, KBV_RNG_ELEMENT, (uint64_t)i).v[0];
+        const float u = (float)(bits >> 8) * (1.0f / 16777216.0f);
+        out[i] = scaled ? u * factor : u;
+    }
+}
+
 /* The draw of a softmax-structured element before the softmax. */
 __device__ __forceinline__ double softmax_arg(const kbv_cuda_fill_spec &sp, int64_t i, double s,
                                               bool scaled)
@@ -170,6 +198,9 @@ cudaError_t fill_input_typed(cudaStream_t s, int sms, const kbv_cuda_fill_spec *
         auto kernel = fill_softmax_kernel<S>;
         kernel<<<grid_for(kernel, kThreads, sms, (sp->n / sp->cols) * 32), kThreads, 0, s>>>(
             *sp, static_cast<S *>(out));
+    } else if (is_plain_rand_f32(*sp)) {
+        fill_rand_f32_kernel<<<grid_for(fill_rand_f32_kernel, kThreads, sms, sp->n), kThreads, 0,
+                               s>>>(*sp, static_cast<float *>(out));
     } else {
         auto kernel = fill_input_kernel<S>;
         kernel<<<grid_for(kernel, kThreads, sms, sp->n), kThreads, 0, s>>>(*sp,
