@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HIDDEN_SHAPES 2
-
 /* Hidden shape k of a problem: its CI size (small, odd where the ops allow)
  * and twice that plus one -- odd, off every power-of-two tile. */
 static void hidden_dims(const kbv_problem *def, int k, int n_dims, int64_t *dims)
@@ -83,7 +81,7 @@ kbv_status protocol_hidden_shapes(sample *s, const char *so_path, kbv_record *re
                                   kbv_proto_result *S)
 {
     kbv_phase was = kbv_phase_enter(&s->clock, KBV_PHASE_NONE);  /* the shapes' own clocks count */
-    for (int k = 0; k < HIDDEN_SHAPES; k++) {
+    for (int k = 0; k < KBV_HIDDEN_SHAPES; k++) {
         bool ok;
         char why[KBV_REASON_CAP + 128];
         KBV_TRY(hidden_shape(s, k, so_path, rec, &ok, why, sizeof why));

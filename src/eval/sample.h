@@ -232,6 +232,8 @@ bool protocol_binary_allowed(sample *s, const char *so_path, char *why, size_t c
  * count; each failure adds its flag, the first one's reason is strict's. */
 kbv_status protocol_strict_audits(sample *s, const char *so_path, kbv_record *rec,
                                   kbv_proto_result *S);
+/* The hidden shapes strict runs a candidate at, each in a runner of its own. */
+#define KBV_HIDDEN_SHAPES 2
 /* Strict's advisory flag `shape-specialised`: wrong at a hidden shape. */
 kbv_status protocol_hidden_shapes(sample *s, const char *so_path, kbv_record *rec,
                                   kbv_proto_result *S);

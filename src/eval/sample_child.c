@@ -96,8 +96,14 @@ static void start_next_ahead(sample *s)
     bool wanted = how == KBV_START_AHEAD_ON || (how == KBV_START_AHEAD_AUTO && o->device >= 0);
     if (!wanted)
         return;
-    int depth = o->start_ahead_depth > 0 ? o->start_ahead_depth
-                                         : kbv_ahead_default_depth(s->python);
+    int depth = o->start_ahead_depth;
+    if (depth <= 0) {
+        depth = kbv_ahead_default_depth(s->python);
+        /* strict's hidden shapes each take a runner right after the candidate's
+         * audits: kept started too, or the second would wait for a whole start */
+        if (!s->python && sample_wants(s, KBV_PROTO_STRICT))
+            depth += KBV_HIDDEN_SHAPES;
+    }
     kbv_ahead_fill(&s->ev->ahead, o->runner, o->device, s->python, depth);
 }
 
