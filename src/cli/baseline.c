@@ -135,8 +135,8 @@ int kbv_cmd_baseline(int argc, char **argv)
         kbv_baseline base[KBV_MODE_COUNT];
         unsigned fresh = 0;
         if (kbv_graph_build(def, opts.size, g) != KBV_OK ||
-            kbv_baselines_get(&cache, ev->be, timed, g, key, opts.size, opts.run_seed, force,
-                              base, &fresh) != KBV_OK) {
+            kbv_baselines_get(&cache, ev->be, timed, true, g, key, opts.size, opts.run_seed,
+                              force, base, &fresh) != KBV_OK) {
             kbv_cli_error("kbv baseline", key);
             failed++;
             continue;

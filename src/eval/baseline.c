@@ -146,8 +146,10 @@ static kbv_status forward(kbv_backend *be, const kbv_graph *g, const resident *r
     return KBV_OK;
 }
 
+bool kbv_baseline_has_strict(const kbv_baseline *b) { return b->strict_n >= 1; }
+
 kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t seed,
-                                kbv_baseline *out)
+                                bool strict_timing, kbv_baseline *out)
 {
     kbv_status st = KBV_OK;
     resident r;
@@ -209,7 +211,8 @@ kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t se
      * throttled clock is taken again after a pause */
     unsigned strict_min_mhz = 0;
     bool strict_throttled = false;
-    for (int t = 0; t < KBV_BASELINE_STRICT_TRIALS; t++) {
+    const int trials = strict_timing ? KBV_BASELINE_STRICT_TRIALS : 0;
+    for (int t = 0; t < trials; t++) {
         kbv_draw d = {KBV_DIST_BASE, kbv_seed_derive(seed, g->def->name, KBV_SEED_TRIAL,
                                                      (uint32_t)t)};
         for (int attempt = 0; attempt < KBV_CLOCK_ATTEMPTS; attempt++) {
@@ -231,10 +234,15 @@ kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t se
     }
     out->strict_sm_mhz = strict_min_mhz;
     out->strict_throttled = strict_throttled;
-    kbv_time_stats_of(strict_ms, KBV_BASELINE_STRICT_TRIALS, &ts);
-    out->strict_median_ms = ts.median;
-    out->strict_iqr_ms = ts.iqr;
-    out->strict_n = ts.n;
+    if (trials > 0) {
+        kbv_time_stats_of(strict_ms, trials, &ts);
+        out->strict_median_ms = ts.median;
+        out->strict_iqr_ms = ts.iqr;
+        out->strict_n = ts.n;
+    } else {
+        out->strict_median_ms = out->strict_iqr_ms = NAN;
+        out->strict_n = 0;
+    }
     out->mode = be->mode;
     out->flops = kbv_graph_flops(g);
     out->min_bytes = kbv_graph_min_bytes(g);
@@ -292,12 +300,16 @@ static bool in_range(double x, double lo, double hi) { return isfinite(x) && x >
 bool kbv_baseline_plausible(const kbv_baseline *b)
 {
     long long latest = (long long)time(NULL) + MAX_CLOCK_SKEW_S;
+    /* strict's timing, or none at all (a run without strict): stored as zeros */
+    bool strict = b->strict_n == 0
+                      ? b->strict_median_ms == 0 && b->strict_iqr_ms == 0
+                      : in_range(b->strict_median_ms, 0, MAX_BASELINE_MS) &&
+                            b->strict_median_ms > 0 &&
+                            in_range(b->strict_iqr_ms, 0, MAX_BASELINE_MS) &&
+                            b->strict_n >= 1 && b->strict_n <= MAX_BASELINE_RUNS;
     bool times = in_range(b->std_mean_ms, 0, MAX_BASELINE_MS) && b->std_mean_ms > 0 &&
-                 in_range(b->strict_median_ms, 0, MAX_BASELINE_MS) && b->strict_median_ms > 0 &&
-                 in_range(b->std_sd_ms, 0, MAX_BASELINE_MS) &&
-                 in_range(b->strict_iqr_ms, 0, MAX_BASELINE_MS);
-    bool counts = b->std_n >= 1 && b->std_n <= MAX_BASELINE_RUNS && b->strict_n >= 1 &&
-                  b->strict_n <= MAX_BASELINE_RUNS;
+                 in_range(b->std_sd_ms, 0, MAX_BASELINE_MS) && strict;
+    bool counts = b->std_n >= 1 && b->std_n <= MAX_BASELINE_RUNS;
     bool sizes = in_range(b->peak_bytes, 0, MAX_BASELINE_BYTES) &&
                  in_range(b->flops, 0, DBL_MAX) && in_range(b->min_bytes, 0, DBL_MAX);
     return times && counts && sizes && b->measured_at > 0 && b->measured_at <= latest;
@@ -506,7 +518,7 @@ bool kbv_baseline_cache_rejections(const kbv_baseline_cache *c, char *buf, size_
 
 const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const char *problem,
                                             const char *size, kbv_mode mode,
-                                            const kbv_graph *g)
+                                            const kbv_graph *g, bool need_strict)
 {
     kbv_baseline want;
     memset(&want, 0, sizeof want);
@@ -518,6 +530,7 @@ const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const c
     int best = -1;
     for (int i = c->n - 1; i >= 0; i--)
         if (same_key(&c->items[i], &want) &&
+            (!need_strict || kbv_baseline_has_strict(&c->items[i])) &&
             (best < 0 || c->items[i].measured_at > c->items[best].measured_at))
             best = i;
     if (best < 0)
@@ -529,12 +542,34 @@ const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const c
     return &c->items[best];
 }
 
-kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b)
+/* b as the cache holds it: strict's median and IQR 0 where it was not timed
+ * (JSON has no NaN), so the line, its MAC and the entry in memory agree. */
+static kbv_baseline stored_form(const kbv_baseline *b)
+{
+    kbv_baseline s = *b;
+    if (!kbv_baseline_has_strict(&s)) {
+        s.strict_n = 0;
+        s.strict_median_ms = s.strict_iqr_ms = 0;
+    }
+    return s;
+}
+
+/* b as a run uses it: strict's median and IQR NaN where it was not timed. */
+static kbv_baseline used_form(const kbv_baseline *b)
+{
+    kbv_baseline u = *b;
+    if (!kbv_baseline_has_strict(&u))
+        u.strict_median_ms = u.strict_iqr_ms = NAN;
+    return u;
+}
+
+kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *given)
 {
     kbv_status st = KBV_OK;
     int fd = -1;
     char *text = NULL, mac[KBV_MAC_HEX_LEN + 1];
     json_t *o = NULL;
+    const kbv_baseline stored = stored_form(given), *b = &stored;
     KBV_TRY(baseline_mac(&c->key, b, mac));
     o = baseline_to_json(b, mac);
     if (!o)
@@ -575,8 +610,8 @@ void kbv_baseline_cache_close(kbv_baseline_cache *c)
 }
 
 kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
-                             unsigned modes, const kbv_graph *g, const char *problem,
-                             kbv_size size, uint64_t seed, bool force,
+                             unsigned modes, bool with_strict, const kbv_graph *g,
+                             const char *problem, kbv_size size, uint64_t seed, bool force,
                              kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh)
 {
     static const kbv_mode timed[] = {KBV_MODE_FP32_STRICT, KBV_MODE_FP32, KBV_MODE_TF32,
@@ -609,15 +644,15 @@ kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MO
             *fresh |= (*fresh >> same & 1u) << m;
             continue;
         }
-        const kbv_baseline *hit = force ? NULL : kbv_baseline_cache_find(c, problem, size_name,
-                                                                         m, g);
+        const kbv_baseline *hit =
+            force ? NULL : kbv_baseline_cache_find(c, problem, size_name, m, g, with_strict);
         if (hit) {
-            out[m] = *hit;
+            out[m] = used_form(hit);
             continue;
         }
         kbv_baseline b;
         memset(&b, 0, sizeof b);
-        KBV_TRY(kbv_baseline_measure(be[m], g, seed, &b));
+        KBV_TRY(kbv_baseline_measure(be[m], g, seed, with_strict, &b));
         snprintf(b.problem, sizeof b.problem, "%s", problem);
         snprintf(b.size, sizeof b.size, "%s", size_name);
         snprintf(b.device, sizeof b.device, "%s", c->device);

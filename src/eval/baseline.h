@@ -5,6 +5,8 @@
  *   standard timing  3 warm-up runs and at least 100 ms of them, then the mean and
  *                    stddev of 100 timed runs (again if the SM clock was throttled)
  *   strict timing    30 trials with fresh inputs and a flushed cache: median and IQR
+ *                    (only for a run that evaluates strict: strict_n 0 says it was
+ *                    not measured, its median and IQR NaN in memory, 0 in the cache)
  *   memory           resident inputs and params (512-byte rounded) plus the
  *                    allocator's peak growth during one forward, as
  *                    torch.cuda.max_memory_allocated sees it
@@ -57,9 +59,13 @@ const char *kbv_size_name(kbv_size s);           /* "full", "small" */
 kbv_status kbv_size_parse(const char *s, kbv_size *out);
 
 /* Measures one mode on be; the identity fields of out are left to the caller.
- * seed draws the inputs and params (base distribution). */
+ * seed draws the inputs and params (base distribution). strict_timing: strict's
+ * trials too; without them strict_n is 0 and its median and IQR NaN. */
 kbv_status kbv_baseline_measure(kbv_backend *be, const kbv_graph *g, uint64_t seed,
-                                kbv_baseline *out);
+                                bool strict_timing, kbv_baseline *out);
+
+/* Whether b holds strict's timing (strict_n >= 1). */
+bool kbv_baseline_has_strict(const kbv_baseline *b);
 
 typedef struct kbv_baseline_cache {
     char path[1024];
@@ -83,11 +89,13 @@ kbv_status kbv_baseline_cache_open(const char *device_name, kbv_baseline_cache *
 bool kbv_baseline_cache_rejections(const kbv_baseline_cache *c, char *buf, size_t cap);
 /* Whether a measurement holds possible values (what loading accepts). */
 bool kbv_baseline_plausible(const kbv_baseline *b);
-/* The latest measurement of (problem, size, mode) for this graph, or NULL
- * when there is none or an entry set aside came after it. */
+/* The latest measurement of (problem, size, mode) for this graph -- of those
+ * with strict's timing when need_strict -- or NULL when there is none or an
+ * entry set aside came after it. Its strict fields are as stored (0 when not
+ * measured). */
 const kbv_baseline *kbv_baseline_cache_find(const kbv_baseline_cache *c, const char *problem,
                                             const char *size, kbv_mode mode,
-                                            const kbv_graph *g);
+                                            const kbv_graph *g, bool need_strict);
 /* Appends a measurement with its MAC (write + fsync) and keeps it in memory. */
 kbv_status kbv_baseline_cache_put(kbv_baseline_cache *c, const kbv_baseline *b);
 void kbv_baseline_cache_close(kbv_baseline_cache *c);
@@ -98,11 +106,13 @@ void kbv_baseline_cache_close(kbv_baseline_cache *c);
  * is missing, or everything when force. A mode that runs the same code as
  * an earlier one for this graph (kbv_mode_equivalent: every float32 mode on
  * the CPU, every float32 mode of an elementwise problem on a GPU) is that
- * one measurement, never a second one. Bit m of *fresh is set when mode m
+ * one measurement, never a second one. with_strict: strict's timing too (a
+ * run that evaluates strict; one that does not leaves it out, and its slots'
+ * strict fields NaN, unless the cache has it). Bit m of *fresh is set when mode m
  * was measured now rather than found in the cache. */
 kbv_status kbv_baselines_get(kbv_baseline_cache *c, kbv_backend *const be[KBV_MODE_COUNT],
-                             unsigned modes, const kbv_graph *g, const char *problem,
-                             kbv_size size, uint64_t seed, bool force,
+                             unsigned modes, bool with_strict, const kbv_graph *g,
+                             const char *problem, kbv_size size, uint64_t seed, bool force,
                              kbv_baseline out[KBV_MODE_COUNT], unsigned *fresh);
 
 #endif

@@ -136,11 +136,13 @@ kbv_status kbv_sample_evaluate(kbv_evaluator *ev, kbv_baseline_cache *cache,
     unsigned fresh = 0;
     kbv_phase_enter(&clock, KBV_PHASE_BASELINES);
     double baselines_t0 = kbv_monotonic_s();
-    /* only the baselines this run's protocols are judged and reported against */
+    /* only the baselines this run's protocols are judged and reported against,
+     * and strict's timing of them only when strict is evaluated */
+    const bool with_strict = ev->opts.protocols >> KBV_PROTO_STRICT & 1u;
     KBV_TRY_GOTO(kbv_baselines_get(cache, ev->be,
                                    kbv_precision_timed_for(ev->opts.precision, ev->opts.protocols),
-                                   g, rec->problem, ev->opts.size, ev->opts.run_seed, false, base,
-                                   &fresh),
+                                   with_strict, g, rec->problem, ev->opts.size, ev->opts.run_seed,
+                                   false, base, &fresh),
                  st, done);
     /* measuring is device work throughout (the cache's one line written after it) */
     if (fresh)

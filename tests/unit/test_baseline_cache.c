@@ -79,7 +79,7 @@ static void open_cache(const char *device, kbv_baseline_cache *c)
 
 static const kbv_baseline *find(const kbv_baseline_cache *c, kbv_mode mode)
 {
-    return kbv_baseline_cache_find(c, "L1/19", "small", mode, &relu);
+    return kbv_baseline_cache_find(c, "L1/19", "small", mode, &relu, true);
 }
 
 /* A fresh cache of device holding the given entries, written by kbv. */
@@ -334,8 +334,8 @@ static void test_forged_baseline_is_measured_again(void **state)
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
     open_cache("dev-measure", &c);
-    assert_int_equal(kbv_baselines_get(&c, be, FP32_TIMED, &relu, "L1/19", KBV_SIZE_SMALL, 7, false, base,
-                                       &fresh), KBV_OK);
+    assert_int_equal(kbv_baselines_get(&c, be, FP32_TIMED, true, &relu, "L1/19", KBV_SIZE_SMALL, 7,
+                                       false, base, &fresh), KBV_OK);
     assert_int_equal(fresh, (1u << KBV_MODE_FP32_STRICT) | (1u << KBV_MODE_FP32) |
                             (1u << KBV_MODE_TF32));
     /* on the CPU the three float32 modes are one measurement: fp32-strict's */
@@ -353,16 +353,16 @@ static void test_forged_baseline_is_measured_again(void **state)
 
     open_cache("dev-measure", &c);
     assert_rejections(&c, 1, 0);
-    assert_int_equal(kbv_baselines_get(&c, be, FP32_TIMED, &relu, "L1/19", KBV_SIZE_SMALL, 7, false, base,
-                                       &fresh), KBV_OK);
+    assert_int_equal(kbv_baselines_get(&c, be, FP32_TIMED, true, &relu, "L1/19", KBV_SIZE_SMALL, 7,
+                                       false, base, &fresh), KBV_OK);
     assert_int_equal(fresh, (1u << KBV_MODE_FP32_STRICT) | (1u << KBV_MODE_FP32) |
                             (1u << KBV_MODE_TF32));
     assert_true(base[KBV_MODE_FP32].std_mean_ms < 100 * honest);
     kbv_baseline_cache_close(&c);
     open_cache("dev-measure", &c);
     assert_rejections(&c, 0, 0);
-    assert_int_equal(kbv_baselines_get(&c, be, FP32_TIMED, &relu, "L1/19", KBV_SIZE_SMALL, 7, false, base,
-                                       &fresh), KBV_OK);
+    assert_int_equal(kbv_baselines_get(&c, be, FP32_TIMED, true, &relu, "L1/19", KBV_SIZE_SMALL, 7,
+                                       false, base, &fresh), KBV_OK);
     assert_int_equal(fresh, 0);
     kbv_baseline_cache_close(&c);
     cpu_backends_destroy(be);
@@ -380,7 +380,7 @@ static void test_modes_asked_for_alone_are_measured(void **state)
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
     open_cache("dev-subset", &c);
-    assert_int_equal(kbv_baselines_get(&c, be, 1u << KBV_MODE_TF32, &relu, "L1/19",
+    assert_int_equal(kbv_baselines_get(&c, be, 1u << KBV_MODE_TF32, true, &relu, "L1/19",
                                        KBV_SIZE_SMALL, 7, false, base, &fresh), KBV_OK);
     assert_int_equal(fresh, (1u << KBV_MODE_FP32_STRICT) | (1u << KBV_MODE_TF32));
     assert_true(isfinite(base[KBV_MODE_TF32].std_mean_ms) && base[KBV_MODE_TF32].std_mean_ms > 0);
@@ -390,7 +390,7 @@ static void test_modes_asked_for_alone_are_measured(void **state)
     assert_true(isnan(base[KBV_MODE_FP32].std_mean_ms));   /* not asked for: not measured */
     assert_int_equal(c.n, 1);
     /* asking for fp32 afterwards finds fp32-strict's entry: no second measurement */
-    assert_int_equal(kbv_baselines_get(&c, be, 1u << KBV_MODE_FP32, &relu, "L1/19",
+    assert_int_equal(kbv_baselines_get(&c, be, 1u << KBV_MODE_FP32, true, &relu, "L1/19",
                                        KBV_SIZE_SMALL, 7, false, base, &fresh), KBV_OK);
     assert_int_equal(fresh, 0);
     assert_true(isfinite(base[KBV_MODE_FP32].std_mean_ms));
@@ -398,6 +398,74 @@ static void test_modes_asked_for_alone_are_measured(void **state)
     assert_int_equal(c.n, 1);
     kbv_baseline_cache_close(&c);
     cpu_backends_destroy(be);
+}
+
+/* A run without strict times its baselines without strict's trials: the
+ * entry says so (strict_n 0, stored as zeros, its MAC over that), verifies
+ * when the cache is read again, and serves later runs without strict; a run
+ * with strict does not take it, measures the baseline whole, and from then
+ * on every run finds that one. */
+static void test_baselines_without_strict_timing(void **state)
+{
+    (void)state;
+    kbv_backend *be[KBV_MODE_COUNT];
+    cpu_backends(be);
+    kbv_baseline_cache c;
+    kbv_baseline base[KBV_MODE_COUNT];
+    unsigned fresh = 0;
+    const unsigned tf32 = 1u << KBV_MODE_TF32;
+    open_cache("dev-nostrict", &c);
+    assert_int_equal(kbv_baselines_get(&c, be, tf32, false, &relu, "L1/19", KBV_SIZE_SMALL, 7,
+                                       false, base, &fresh), KBV_OK);
+    assert_true(fresh >> KBV_MODE_TF32 & 1u);
+    assert_true(isfinite(base[KBV_MODE_TF32].std_mean_ms) && base[KBV_MODE_TF32].std_mean_ms > 0);
+    assert_int_equal(base[KBV_MODE_TF32].strict_n, 0);
+    assert_true(isnan(base[KBV_MODE_TF32].strict_median_ms));
+    assert_true(isnan(base[KBV_MODE_TF32].strict_iqr_ms));
+    char path[1024];
+    snprintf(path, sizeof path, "%s", c.path);
+    kbv_baseline_cache_close(&c);
+    json_t *line = line_of(path, 1);   /* JSON has no NaN: zeros, and a count of none */
+    assert_int_equal(json_integer_value(json_object_get(line, "strict_n")), 0);
+    assert_true(json_real_value(json_object_get(line, "strict_median_ms")) == 0.0);
+    json_decref(line);
+
+    open_cache("dev-nostrict", &c);
+    assert_rejections(&c, 0, 0);   /* its MAC verifies, its values are possible */
+    assert_non_null(kbv_baseline_cache_find(&c, "L1/19", "small", KBV_MODE_FP32_STRICT, &relu,
+                                            false));
+    assert_null(kbv_baseline_cache_find(&c, "L1/19", "small", KBV_MODE_FP32_STRICT, &relu, true));
+    assert_int_equal(kbv_baselines_get(&c, be, tf32, false, &relu, "L1/19", KBV_SIZE_SMALL, 7,
+                                       false, base, &fresh), KBV_OK);
+    assert_int_equal(fresh, 0);
+    assert_true(isnan(base[KBV_MODE_TF32].strict_median_ms));
+    /* strict wanted: measured again, whole */
+    assert_int_equal(kbv_baselines_get(&c, be, tf32, true, &relu, "L1/19", KBV_SIZE_SMALL, 7,
+                                       false, base, &fresh), KBV_OK);
+    assert_true(fresh >> KBV_MODE_TF32 & 1u);
+    assert_int_equal(base[KBV_MODE_TF32].strict_n, KBV_BASELINE_STRICT_TRIALS);
+    assert_true(isfinite(base[KBV_MODE_TF32].strict_median_ms) &&
+                base[KBV_MODE_TF32].strict_median_ms > 0);
+    kbv_baseline_cache_close(&c);
+    /* the whole one is the latest: found by runs with strict and without */
+    open_cache("dev-nostrict", &c);
+    for (int with_strict = 0; with_strict < 2; with_strict++) {
+        assert_int_equal(kbv_baselines_get(&c, be, tf32, with_strict, &relu, "L1/19",
+                                           KBV_SIZE_SMALL, 7, false, base, &fresh), KBV_OK);
+        assert_int_equal(fresh, 0);
+        assert_int_equal(base[KBV_MODE_TF32].strict_n, KBV_BASELINE_STRICT_TRIALS);
+    }
+    kbv_baseline_cache_close(&c);
+    cpu_backends_destroy(be);
+
+    /* no strict timing is zeros and a count of none, nothing else */
+    kbv_baseline b = entry("dev-nostrict", KBV_MODE_FP32, 1.0, (long long)time(NULL));
+    b.strict_n = 0;
+    assert_false(kbv_baseline_plausible(&b));   /* a count of none beside a median */
+    b.strict_median_ms = b.strict_iqr_ms = 0;
+    assert_true(kbv_baseline_plausible(&b));
+    b.strict_iqr_ms = 0.5;
+    assert_false(kbv_baseline_plausible(&b));
 }
 
 static void test_key_file_is_checked_when_the_cache_opens(void **state)
@@ -437,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_replayed_older_entry_does_not_win),
         cmocka_unit_test(test_forged_baseline_is_measured_again),
         cmocka_unit_test(test_modes_asked_for_alone_are_measured),
+        cmocka_unit_test(test_baselines_without_strict_timing),
         cmocka_unit_test(test_key_file_is_checked_when_the_cache_opens),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -72,7 +72,7 @@ static void test_baseline_remeasured(void **state)
     kbv_baseline b;
 
     low_reads = 3, reads = 0;            /* the first attempt's first samples */
-    assert_int_equal(kbv_baseline_measure(be, g, 1, &b), KBV_OK);
+    assert_int_equal(kbv_baseline_measure(be, g, 1, true, &b), KBV_OK);
     assert_int_equal(b.std_sm_mhz, 1980);
     assert_false(b.std_throttled);
     assert_false(b.strict_throttled);
@@ -80,7 +80,7 @@ static void test_baseline_remeasured(void **state)
     assert_true(reads >= 2 * 11);
 
     low_reads = 1 << 30, reads = 0;      /* throttled throughout */
-    assert_int_equal(kbv_baseline_measure(be, g, 1, &b), KBV_OK);
+    assert_int_equal(kbv_baseline_measure(be, g, 1, true, &b), KBV_OK);
     assert_int_equal(b.std_sm_mhz, 900);
     assert_true(b.std_throttled);
     assert_true(b.strict_throttled);
