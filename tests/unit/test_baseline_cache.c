@@ -400,6 +400,14 @@ static void test_modes_asked_for_alone_are_measured(void **state)
     cpu_backends_destroy(be);
 }
 
+/* L1/19's tf32 baseline through kbv_baselines_get, strict's timing or not. */
+static kbv_status get_tf32(kbv_baseline_cache *c, kbv_backend *be[KBV_MODE_COUNT],
+                           bool with_strict, kbv_baseline base[KBV_MODE_COUNT], unsigned *fresh)
+{
+    return kbv_baselines_get(c, be, 1u << KBV_MODE_TF32, with_strict, &relu, "L1/19",
+                             KBV_SIZE_SMALL, 7, false, base, fresh);
+}
+
 /* A run without strict times its baselines without strict's trials: the
  * entry says so (strict_n 0, stored as zeros, its MAC over that), verifies
  * when the cache is read again, and serves later runs without strict; a run
@@ -413,10 +421,8 @@ static void test_baselines_without_strict_timing(void **state)
     kbv_baseline_cache c;
     kbv_baseline base[KBV_MODE_COUNT];
     unsigned fresh = 0;
-    const unsigned tf32 = 1u << KBV_MODE_TF32;
     open_cache("dev-nostrict", &c);
-    assert_int_equal(kbv_baselines_get(&c, be, tf32, false, &relu, "L1/19", KBV_SIZE_SMALL, 7,
-                                       false, base, &fresh), KBV_OK);
+    assert_int_equal(get_tf32(&c, be, false, base, &fresh), KBV_OK);
     assert_true(fresh >> KBV_MODE_TF32 & 1u);
     assert_true(isfinite(base[KBV_MODE_TF32].std_mean_ms) && base[KBV_MODE_TF32].std_mean_ms > 0);
     assert_int_equal(base[KBV_MODE_TF32].strict_n, 0);
@@ -435,13 +441,11 @@ static void test_baselines_without_strict_timing(void **state)
     assert_non_null(kbv_baseline_cache_find(&c, "L1/19", "small", KBV_MODE_FP32_STRICT, &relu,
                                             false));
     assert_null(kbv_baseline_cache_find(&c, "L1/19", "small", KBV_MODE_FP32_STRICT, &relu, true));
-    assert_int_equal(kbv_baselines_get(&c, be, tf32, false, &relu, "L1/19", KBV_SIZE_SMALL, 7,
-                                       false, base, &fresh), KBV_OK);
+    assert_int_equal(get_tf32(&c, be, false, base, &fresh), KBV_OK);
     assert_int_equal(fresh, 0);
     assert_true(isnan(base[KBV_MODE_TF32].strict_median_ms));
     /* strict wanted: measured again, whole */
-    assert_int_equal(kbv_baselines_get(&c, be, tf32, true, &relu, "L1/19", KBV_SIZE_SMALL, 7,
-                                       false, base, &fresh), KBV_OK);
+    assert_int_equal(get_tf32(&c, be, true, base, &fresh), KBV_OK);
     assert_true(fresh >> KBV_MODE_TF32 & 1u);
     assert_int_equal(base[KBV_MODE_TF32].strict_n, KBV_BASELINE_STRICT_TRIALS);
     assert_true(isfinite(base[KBV_MODE_TF32].strict_median_ms) &&
@@ -450,8 +454,7 @@ static void test_baselines_without_strict_timing(void **state)
     /* the whole one is the latest: found by runs with strict and without */
     open_cache("dev-nostrict", &c);
     for (int with_strict = 0; with_strict < 2; with_strict++) {
-        assert_int_equal(kbv_baselines_get(&c, be, tf32, with_strict, &relu, "L1/19",
-                                           KBV_SIZE_SMALL, 7, false, base, &fresh), KBV_OK);
+        assert_int_equal(get_tf32(&c, be, with_strict, base, &fresh), KBV_OK);
         assert_int_equal(fresh, 0);
         assert_int_equal(base[KBV_MODE_TF32].strict_n, KBV_BASELINE_STRICT_TRIALS);
     }
