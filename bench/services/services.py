@@ -20,7 +20,10 @@ Prints one line per pass (median ms, IQR / median as the noise, GB/s, the
 ratio to the copy's GB/s) and writes them as TSV (--out). The bytes are what a
 pass must read and write at least (a copy: the input read and written once; a
 fill: written once; the strict comparison: three float32 tensors and the
-float64 oracle read once); the references' are the problem's own minimum.
+float64 oracle read once, with the budget baseline in its pass too, which is
+fp32-strict's buffer here, as a strict draw of an elementwise problem shares
+them); the references' are the problem's own minimum, and the oracle reads a
+float32 input in 4 bytes where the float64 backend widens it as it reads.
 """
 import argparse
 import ctypes

@@ -284,6 +284,7 @@ kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out)
     be->convert = kbv_cpu_convert;
     be->poison = kbv_cpu_poison;
     be->compare = kbv_cpu_compare;
+    be->compare_budget = kbv_cpu_compare_budget;
     be->hash = kbv_cpu_hash;
     be->timer_start = kbv_cpu_timer_start;
     be->timer_stop = kbv_cpu_timer_stop;

@@ -66,6 +66,11 @@ kbv_status kbv_cpu_fill_param(kbv_backend *be, const kbv_graph *g, int param,
 kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
                            const kbv_tensor *oracle, const kbv_tensor *strict,
                            double atol, double rtol, kbv_compare_stats *out);
+kbv_status kbv_cpu_compare_budget(kbv_backend *be, const kbv_tensor *cand,
+                                  const kbv_tensor *budget, const kbv_tensor *ref,
+                                  const kbv_tensor *oracle, const kbv_tensor *strict, double atol,
+                                  double rtol, kbv_compare_stats *out,
+                                  kbv_compare_stats *budget_out);
 kbv_status kbv_cpu_hash(kbv_backend *be, const void *data, size_t bytes, uint64_t *out);
 kbv_status kbv_cpu_timer_start(kbv_backend *be);
 kbv_status kbv_cpu_timer_stop(kbv_backend *be, double *ms);

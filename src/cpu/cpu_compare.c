@@ -131,3 +131,27 @@ kbv_status kbv_cpu_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_te
     }
     return KBV_OK;
 }
+
+/* The budget judged alone, by the same loop: on the CPU a second pass costs
+ * what the fields it keeps cost to compute, and its sums are compare's. */
+kbv_status kbv_cpu_compare_budget(kbv_backend *be, const kbv_tensor *cand,
+                                  const kbv_tensor *budget, const kbv_tensor *ref,
+                                  const kbv_tensor *oracle, const kbv_tensor *strict, double atol,
+                                  double rtol, kbv_compare_stats *out,
+                                  kbv_compare_stats *budget_out)
+{
+    if (!oracle)
+        return kbv_fail(KBV_ERR_INVALID, "compare: a budget baseline without an oracle");
+    kbv_compare_stats alone;
+    KBV_TRY(kbv_cpu_compare(be, cand, ref, oracle, strict, atol, rtol, out));
+    KBV_TRY(kbv_cpu_compare(be, budget, ref, oracle, strict, atol, rtol, &alone));
+    memset(budget_out, 0, sizeof *budget_out);
+    budget_out->allclose_first = -1;
+    budget_out->strict_first = -1;
+    budget_out->n = alone.n;
+    budget_out->sq_err = alone.sq_err;
+    budget_out->sq_ref = alone.sq_ref;
+    budget_out->max_err = alone.max_err;
+    budget_out->max_ref = alone.max_ref;
+    return KBV_OK;
+}

@@ -282,6 +282,7 @@ kbv_status kbv_cuda_backend_create(int device, kbv_mode mode, kbv_backend **out)
     be->float_dtype = mode == KBV_MODE_FP64 ? KBV_F64 : mode == KBV_MODE_BF16 ? KBV_BF16 : KBV_F32;
     be->device = device;
     be->ops = kbv_cuda_op_table();
+    be->widens_f32 = mode == KBV_MODE_FP64 ? kbv_cuda_widens_f32 : NULL;
     be->alloc = cuda_alloc;
     be->release = cuda_release;
     be->reset_peak = cuda_reset_peak;

@@ -55,26 +55,42 @@ __device__ __forceinline__ bool is_poison(const void *p, int dt, int64_t i)
     }
 }
 
-/* Element i as a double and whether it is the poison, for a dtype known at
+/* How a fetched element waits in registers until it is used: the narrow
+ * float types as float, which holds them exactly, so that the elements
+ * fetched ahead take half the registers they would as doubles. */
+template <int Dt> struct Held { using T = double; };
+template <> struct Held<KBV_F32> { using T = float; };
+template <> struct Held<KBV_F16> { using T = float; };
+template <> struct Held<KBV_BF16> { using T = float; };
+
+/* Element i (exact) and whether it is the poison, for a dtype known at
  * compile time (Dt >= 0) or read at run time (Dt < 0). A known dtype makes
  * the fetch one straight load, which the unrolled loop can issue ahead: a
  * load behind a run-time switch cannot be, and the comparison then waits on
  * memory for every element. */
-template <int Dt> __device__ __forceinline__ double load_as(const void *p, int dt, int64_t i)
+template <int Dt>
+__device__ __forceinline__ typename Held<Dt>::T load_as(const void *p, int dt, int64_t i)
 {
-    if constexpr (Dt < 0)
+    if constexpr (Dt == KBV_F32)
+        return static_cast<const float *>(p)[i];
+    else if constexpr (Dt == KBV_F16)
+        return __half2float(static_cast<const __half *>(p)[i]);
+    else if constexpr (Dt == KBV_BF16)
+        return float(static_cast<const bf16 *>(p)[i]);
+    else if constexpr (Dt < 0)
         return load(p, dt, i);
     else
         return load(p, Dt, i);
 }
 
 template <int Dt>
-__device__ __forceinline__ double load_checked(const void *p, int dt, int64_t i, bool *poison)
+__device__ __forceinline__ typename Held<Dt>::T load_checked(const void *p, int dt, int64_t i,
+                                                             bool *poison)
 {
     if constexpr (Dt == KBV_F32) {
         const float v = static_cast<const float *>(p)[i];
         *poison = __float_as_uint(v) == kPoison32;
-        return (double)v;
+        return v;
     } else if constexpr (Dt == KBV_F64) {
         const double v = static_cast<const double *>(p)[i];
         *poison = (unsigned long long)__double_as_longlong(v) == kPoison64;
@@ -82,7 +98,7 @@ __device__ __forceinline__ double load_checked(const void *p, int dt, int64_t i,
     } else if constexpr (Dt == KBV_F16 || Dt == KBV_BF16) {
         const uint16_t bits = static_cast<const uint16_t *>(p)[i];
         *poison = bits == (uint16_t)(kPoisonHalf2 & 0xFFFFu);
-        return load(p, Dt, i);
+        return load_as<Dt>(p, dt, i);
     } else {
         *poison = is_poison(p, dt, i);
         return load(p, dt, i);
@@ -95,6 +111,7 @@ __device__ __forceinline__ void acc_init(kbv_cuda_compare_acc &a)
     a.unjudged = a.oracle_nonfinite = a.class_fail = 0;
     a.allclose_first = a.strict_first = kNone;
     a.max_abs_diff = a.sq_err = a.sq_ref = a.max_err = a.max_ref = 0.0;
+    a.budget_sq_err = a.budget_sq_ref = a.budget_max_err = a.budget_max_ref = 0.0;
 }
 
 __device__ __forceinline__ void acc_combine(kbv_cuda_compare_acc &a, const kbv_cuda_compare_acc &b)
@@ -114,6 +131,10 @@ __device__ __forceinline__ void acc_combine(kbv_cuda_compare_acc &a, const kbv_c
     a.sq_ref += b.sq_ref;
     a.max_err = fmax(a.max_err, b.max_err);
     a.max_ref = fmax(a.max_ref, b.max_ref);
+    a.budget_sq_err += b.budget_sq_err;
+    a.budget_sq_ref += b.budget_sq_ref;
+    a.budget_max_err = fmax(a.budget_max_err, b.budget_max_err);
+    a.budget_max_ref = fmax(a.budget_max_ref, b.budget_max_ref);
 }
 
 /* a combined with the accumulator `off` lanes down, field by field (in
@@ -136,6 +157,10 @@ __device__ __forceinline__ void acc_combine_down(kbv_cuda_compare_acc &a, int of
     a.sq_ref += __shfl_down_sync(all, a.sq_ref, off);
     a.max_err = fmax(a.max_err, __shfl_down_sync(all, a.max_err, off));
     a.max_ref = fmax(a.max_ref, __shfl_down_sync(all, a.max_ref, off));
+    a.budget_sq_err += __shfl_down_sync(all, a.budget_sq_err, off);
+    a.budget_sq_ref += __shfl_down_sync(all, a.budget_sq_ref, off);
+    a.budget_max_err = fmax(a.budget_max_err, __shfl_down_sync(all, a.budget_max_err, off));
+    a.budget_max_ref = fmax(a.budget_max_ref, __shfl_down_sync(all, a.budget_max_ref, off));
 }
 
 /* Thread 0 gets the block's combination of every thread's accumulator. */
@@ -155,44 +180,113 @@ __device__ void block_reduce(kbv_cuda_compare_acc &a)
     }
 }
 
+/* A thread's share of a comparison while it visits its elements: the
+ * counts in 32 bits (a thread visits at most n / (grid * kThreads) + 1
+ * elements, and the launcher checks that this fits), widened only when the
+ * block reduces them, so that fewer registers hold it; Budget adds the budget
+ * baseline's error sums. */
+template <bool Budget> struct ThreadAcc {
+    unsigned poison_left = 0, cand_nonfinite = 0, cand_nan = 0, ref_nonfinite = 0;
+    unsigned allclose_fail = 0, unjudged = 0, oracle_nonfinite = 0, class_fail = 0;
+    long long allclose_first = kNone, strict_first = kNone;
+    double max_abs_diff = 0, sq_err = 0, sq_ref = 0, max_err = 0, max_ref = 0;
+};
+template <> struct ThreadAcc<true> : ThreadAcc<false> {
+    double budget_sq_err = 0, budget_sq_ref = 0, budget_max_err = 0, budget_max_ref = 0;
+};
+
+template <bool Budget> __device__ __forceinline__ kbv_cuda_compare_acc widen(const ThreadAcc<Budget> &t)
+{
+    kbv_cuda_compare_acc a;
+    a.poison_left = t.poison_left;
+    a.cand_nonfinite = t.cand_nonfinite;
+    a.cand_nan = t.cand_nan;
+    a.ref_nonfinite = t.ref_nonfinite;
+    a.allclose_fail = t.allclose_fail;
+    a.unjudged = t.unjudged;
+    a.oracle_nonfinite = t.oracle_nonfinite;
+    a.class_fail = t.class_fail;
+    a.allclose_first = t.allclose_first;
+    a.strict_first = t.strict_first;
+    a.max_abs_diff = t.max_abs_diff;
+    a.sq_err = t.sq_err;
+    a.sq_ref = t.sq_ref;
+    a.max_err = t.max_err;
+    a.max_ref = t.max_ref;
+    a.budget_sq_err = a.budget_sq_ref = a.budget_max_err = a.budget_max_ref = 0.0;
+    if constexpr (Budget) {
+        a.budget_sq_err = t.budget_sq_err;
+        a.budget_sq_ref = t.budget_sq_ref;
+        a.budget_max_err = t.budget_max_err;
+        a.budget_max_ref = t.budget_max_ref;
+    }
+    return a;
+}
+
+/* A judged finite element's error against the oracle o, into the sums: one
+ * function for the candidate's and the budget's, so that a budget judged
+ * beside a candidate sums as it does judged alone. */
+__device__ __forceinline__ void error_add(double &sq_err, double &sq_ref, double &max_err,
+                                          double &max_ref, double v, double o)
+{
+    const double err = v - o;
+    sq_err += err * err;
+    sq_ref += o * o;
+    max_err = fmax(max_err, fabs(err));
+    max_ref = fmax(max_ref, fabs(o));
+}
+
 /* The values one element contributes, loaded before any is used so that a
  * thread has several elements' loads in flight (the comparison is a stream
- * over three or four tensors: its pace is the memory's). */
-struct CompareElem {
-    double c, r, o, sv;
+ * over three to five tensors: its pace is the memory's); Cd as below. */
+template <int Cd> struct CompareElem {
+    typename Held<Cd>::T c, r, sv, b;
+    double o;
     bool poison;
 };
 
+/* Which operands are the same buffer as another, each then read once: with
+ * the modes that run the same code sharing their outputs (eval/references.c),
+ * that is most of them. */
 struct CompareShared {
-    bool ref_is_cand, strict_is_ref, strict_is_cand;
+    bool ref_is_cand, strict_is_ref, strict_is_cand, budget_is_ref, budget_is_strict;
 };
+
+__device__ __forceinline__ bool same(const void *p, kbv_dtype pd, const void *q, kbv_dtype qd)
+{
+    return p && p == q && pd == qd;
+}
 
 /* Cd: the candidate's dtype, which the references share, or -1 when they
  * do not (each read by its own dtype); the oracle is float64 when Cd >= 0.
- * Oracle: whether there is one (strict's fields), known at compile time. */
-template <int Cd, bool Oracle>
-__device__ __forceinline__ CompareElem compare_fetch(const kbv_cuda_compare_args &x,
-                                                     const CompareShared &sh, int64_t i)
+ * Oracle: whether there is one (strict's fields); Budget: whether a budget
+ * baseline is judged too (only with an oracle); both known at compile time. */
+template <int Cd, bool Oracle, bool Budget>
+__device__ __forceinline__ CompareElem<Cd> compare_fetch(const kbv_cuda_compare_args &x,
+                                                         const CompareShared &sh, int64_t i)
 {
     constexpr int Od = Cd < 0 ? -1 : KBV_F64;
-    CompareElem e;
+    CompareElem<Cd> e;
     e.c = load_checked<Cd>(x.cand, x.cand_dtype, i, &e.poison);
-    /* a reference that is the candidate's (or the other reference's)
-     * buffer is read once: with the modes that run the same code sharing
-     * their outputs (eval/references.c), that is most of them */
-    e.r = !x.ref ? 0.0 : sh.ref_is_cand ? e.c : load_as<Cd>(x.ref, x.ref_dtype, i);
+    e.r = !x.ref ? 0 : sh.ref_is_cand ? e.c : load_as<Cd>(x.ref, x.ref_dtype, i);
     e.o = Oracle ? load_as<Od>(x.oracle, x.oracle_dtype, i) : 0.0;
-    e.sv = !Oracle || !x.strict ? 0.0
+    e.sv = !Oracle || !x.strict ? 0
            : sh.strict_is_ref     ? e.r
            : sh.strict_is_cand    ? e.c
                                   : load_as<Cd>(x.strict, x.strict_dtype, i);
+    e.b = !Budget                ? 0
+          : sh.budget_is_ref     ? e.r
+          : sh.budget_is_strict  ? e.sv
+                                 : load_as<Cd>(x.budget, x.budget_dtype, i);
     return e;
 }
 
-template <bool Oracle>
-__device__ __forceinline__ void compare_visit(kbv_cuda_compare_acc &a,
+template <int Cd, bool Oracle, bool Budget>
+__device__ __forceinline__ void compare_visit(ThreadAcc<Budget> &a,
                                               const kbv_cuda_compare_args &x, double max_finite,
-                                              double band, const CompareElem &e, int64_t i)
+                                              double band, double budget_max_finite,
+                                              double budget_band, const CompareElem<Cd> &e,
+                                              int64_t i)
 {
     const double c = e.c;
     const bool c_finite = isfinite(c);
@@ -228,12 +322,15 @@ __device__ __forceinline__ void compare_visit(kbv_cuda_compare_acc &a,
             a.class_fail++;
             a.strict_first = min(a.strict_first, (long long)i);
         } else if (k == KBV_STRICT_FINITE) { /* its error counts */
-            double err = c - o;
-            a.sq_err += err * err;
-            a.sq_ref += o * o;
-            a.max_err = fmax(a.max_err, fabs(err));
-            a.max_ref = fmax(a.max_ref, fabs(o));
+            error_add(a.sq_err, a.sq_ref, a.max_err, a.max_ref, c, o);
         }
+    }
+    if constexpr (Budget) {
+        const double b = e.b;
+        if (kbv_strict_element_in(b, e.o, e.sv, x.strict != nullptr, budget_max_finite,
+                                  budget_band) == KBV_STRICT_FINITE)
+            error_add(a.budget_sq_err, a.budget_sq_ref, a.budget_max_err, a.budget_max_ref, b,
+                      e.o);
     }
 }
 
@@ -241,31 +338,40 @@ __device__ __forceinline__ void compare_visit(kbv_cuda_compare_acc &a,
  * ahead), so its sums, and the partials, do not depend on the unrolling or
  * on which instance runs. The register bound keeps the whole grid resident:
  * one more block per SM than fit would run as a second, nearly empty wave. */
-template <int Cd, bool Oracle>
+template <int Cd, bool Oracle, bool Budget>
 __global__ void __launch_bounds__(kThreads, kCompareBlocksPerSm)
 compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ partials)
 {
-    kbv_cuda_compare_acc a;
-    acc_init(a);
+    ThreadAcc<Budget> a;
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     const double max_finite = kbv_strict_max_finite(x.cand_dtype);
     const double band = kbv_strict_band(x.cand_dtype);
+    /* a known dtype is the budget's too: the same bounds, in no more registers */
+    const double budget_max_finite =
+        !Budget ? 0.0 : Cd >= 0 ? max_finite : kbv_strict_max_finite(x.budget_dtype);
+    const double budget_band = !Budget ? 0.0 : Cd >= 0 ? band : kbv_strict_band(x.budget_dtype);
     CompareShared sh;
-    sh.ref_is_cand = x.ref == x.cand && x.ref_dtype == x.cand_dtype;
-    sh.strict_is_ref = x.ref && x.strict == x.ref && x.strict_dtype == x.ref_dtype;
-    sh.strict_is_cand = x.strict == x.cand && x.strict_dtype == x.cand_dtype;
+    sh.ref_is_cand = same(x.ref, x.ref_dtype, x.cand, x.cand_dtype);
+    sh.strict_is_ref = same(x.strict, x.strict_dtype, x.ref, x.ref_dtype);
+    sh.strict_is_cand = same(x.strict, x.strict_dtype, x.cand, x.cand_dtype);
+    sh.budget_is_ref = same(x.budget, x.budget_dtype, x.ref, x.ref_dtype);
+    sh.budget_is_strict = same(x.budget, x.budget_dtype, x.strict, x.strict_dtype);
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + step < x.n; i += 2 * step) {
-        const CompareElem e0 = compare_fetch<Cd, Oracle>(x, sh, i);
-        const CompareElem e1 = compare_fetch<Cd, Oracle>(x, sh, i + step);
-        compare_visit<Oracle>(a, x, max_finite, band, e0, i);
-        compare_visit<Oracle>(a, x, max_finite, band, e1, i + step);
+        const CompareElem<Cd> e0 = compare_fetch<Cd, Oracle, Budget>(x, sh, i);
+        const CompareElem<Cd> e1 = compare_fetch<Cd, Oracle, Budget>(x, sh, i + step);
+        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite, budget_band, e0,
+                                      i);
+        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite, budget_band, e1,
+                                      i + step);
     }
     for (; i < x.n; i += step)
-        compare_visit<Oracle>(a, x, max_finite, band, compare_fetch<Cd, Oracle>(x, sh, i), i);
-    block_reduce(a);
+        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite, budget_band,
+                                      compare_fetch<Cd, Oracle, Budget>(x, sh, i), i);
+    kbv_cuda_compare_acc w = widen(a);
+    block_reduce(w);
     if (threadIdx.x == 0)
-        partials[blockIdx.x] = a;
+        partials[blockIdx.x] = w;
 }
 
 /* The candidate's dtype when every reference shares it and the oracle is
@@ -274,6 +380,7 @@ int compare_dtype(const kbv_cuda_compare_args &x)
 {
     const int c = x.cand_dtype;
     const bool shared = (!x.ref || x.ref_dtype == c) && (!x.strict || x.strict_dtype == c) &&
+                        (!x.budget || x.budget_dtype == c) &&
                         (!x.oracle || x.oracle_dtype == KBV_F64);
     return shared && (c == KBV_F32 || c == KBV_F64 || c == KBV_F16 || c == KBV_BF16) ? c : -1;
 }
@@ -282,10 +389,12 @@ template <int Cd>
 void launch_compare(cudaStream_t s, int grid, const kbv_cuda_compare_args &x,
                     kbv_cuda_compare_acc *partials)
 {
-    if (x.oracle)
-        compare_kernel<Cd, true><<<grid, kThreads, 0, s>>>(x, partials);
+    if (x.oracle && x.budget)
+        compare_kernel<Cd, true, true><<<grid, kThreads, 0, s>>>(x, partials);
+    else if (x.oracle)
+        compare_kernel<Cd, true, false><<<grid, kThreads, 0, s>>>(x, partials);
     else
-        compare_kernel<Cd, false><<<grid, kThreads, 0, s>>>(x, partials);
+        compare_kernel<Cd, false, false><<<grid, kThreads, 0, s>>>(x, partials);
 }
 
 /* One block: folds the partials in index order. */
@@ -419,6 +528,9 @@ extern "C" cudaError_t kbv_cuda_launch_compare(cudaStream_t s, int sms,
                                                kbv_cuda_compare_acc *result)
 {
     const int grid = kbv_cuda_compare_grid(sms);
+    /* a thread's counts are 32-bit (ThreadAcc); a budget needs an oracle */
+    if (args->n / ((int64_t)grid * kThreads) >= 0xffffffffLL || (args->budget && !args->oracle))
+        return cudaErrorInvalidValue;
     switch (compare_dtype(*args)) {
     case KBV_F32: launch_compare<KBV_F32>(s, grid, *args, partials); break;
     case KBV_F64: launch_compare<KBV_F64>(s, grid, *args, partials); break;

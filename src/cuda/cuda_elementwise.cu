@@ -467,6 +467,45 @@ copy_offsets_kernel(const E *__restrict__ x, OffsetCalc<1> oc, E *__restrict__ y
         [&](unsigned i, E v) { y[i] = v; });
 }
 
+/* A float32 operand on the float64 backend (the oracle's input, read as its
+ * exact double; backend.h, widens_f32): each element computed as
+ * unary_kernel<OP, double> computes it, four a thread from one 16-byte
+ * load, so the oracle needs no float64 copy of its input first. */
+template <int OP>
+__global__ void __launch_bounds__(kThreads)
+unary_widen_kernel(const float *__restrict__ x, double *__restrict__ y, int64_t n, double p0,
+                   double p1, bool vec)
+{
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    const int64_t start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int64_t done = 0;
+    if (vec) {
+        const float4 *__restrict__ xv = reinterpret_cast<const float4 *>(x);
+        double2 *__restrict__ yv = reinterpret_cast<double2 *>(y);
+        const int64_t nv = n / 4;
+        for (int64_t i = start; i < nv; i += step) {
+            const float4 v = xv[i];
+            yv[2 * i] = make_double2(unary_op<OP, double>(v.x, p0, p1),
+                                     unary_op<OP, double>(v.y, p0, p1));
+            yv[2 * i + 1] = make_double2(unary_op<OP, double>(v.z, p0, p1),
+                                         unary_op<OP, double>(v.w, p0, p1));
+        }
+        done = nv * 4;
+    }
+    for (int64_t i = done + start; i < n; i += step)
+        y[i] = unary_op<OP, double>((double)x[i], p0, p1);
+}
+
+template <int OP>
+cudaError_t unary_widen_typed(cudaStream_t s, double p0, double p1, const void *x, void *y,
+                              int64_t n)
+{
+    const bool vec = aligned16(x) && aligned16(y);
+    unary_widen_kernel<OP><<<grid_cover(kThreads, vec ? n / 4 + 1 : n), kThreads, 0, s>>>(
+        static_cast<const float *>(x), static_cast<double *>(y), n, p0, p1, vec);
+    return cudaGetLastError();
+}
+
 template <int OP, typename T>
 cudaError_t unary_typed(cudaStream_t s, double p0, double p1, const void *x, void *y,
                         int64_t n)
@@ -587,6 +626,22 @@ extern "C" cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int kind,
         return kind == KIND_F64    ? unary_typed<OP, double>(s, p0, p1, x, y, n)          \
                : kind == KIND_BF16 ? unary_typed<OP, bf16>(s, p0, p1, x, y, n)            \
                                    : unary_typed<OP, float>(s, p0, p1, x, y, n);
+        KBV_UNARY_OPS(CASE)
+#undef CASE
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t kbv_cuda_launch_unary_widen(cudaStream_t s, int op, double p0,
+                                                   double p1, const void *x, void *y, int64_t n)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    switch (op) {
+#define CASE(OP)                                                                           \
+    case OP:                                                                               \
+        return unary_widen_typed<OP>(s, p0, p1, x, y, n);
         KBV_UNARY_OPS(CASE)
 #undef CASE
     default:

@@ -76,6 +76,8 @@ static inline kbv_cuda *kbv_cuda_of(kbv_backend *be) { return (kbv_cuda *)be->im
 
 /* The op table (cuda_ops.c), KBV_OP_COUNT entries. */
 const kbv_op_fn *kbv_cuda_op_table(void);
+/* be->widens_f32 on the float64 backend: the elementwise ops of op_unary. */
+bool kbv_cuda_widens_f32(const kbv_backend *be, kbv_op op);
 /* The cuBLAS ops (cuda_matmul.c). */
 kbv_status kbv_cuda_op_matmul(kbv_backend *be, const kbv_node *node, const kbv_tensor *args,
                               kbv_tensor *out);

@@ -42,6 +42,10 @@ typedef struct kbv_cuda_layout {
  * attributes (leaky slope, elu alpha, hardtanh bounds, the scalar). */
 cudaError_t kbv_cuda_launch_unary(cudaStream_t s, int op, int kind, double p0,
                                   double p1, const void *x, void *y, int64_t n);
+/* y[i] (double) = op(x[i]) for float x read as its double value, computed as
+ * the double kind computes it: a float32 operand on the float64 backend. */
+cudaError_t kbv_cuda_launch_unary_widen(cudaStream_t s, int op, double p0, double p1,
+                                        const void *x, void *y, int64_t n);
 /* y (contiguous, shape xl->shape) = op(x viewed through xl). */
 cudaError_t kbv_cuda_launch_unary_strided(cudaStream_t s, int op, int kind, double p0,
                                           double p1, const void *x, const kbv_cuda_layout *xl,
@@ -162,11 +166,13 @@ cudaError_t kbv_cuda_launch_fill_param(cudaStream_t s, int sms, kbv_dtype dtype,
 /* ---- comparison, hashing, poison, conversion (cuda_compare.cu) ---- */
 
 /* Accumulators of one comparison; every field 8 bytes (reduced as words).
- * first indices are INT64_MAX when none. */
+ * first indices are INT64_MAX when none. The budget_ fields are the budget
+ * baseline's strict error sums (kbv_cuda_compare_args.budget), 0 without one. */
 typedef struct kbv_cuda_compare_acc {
     long long poison_left, cand_nonfinite, cand_nan, ref_nonfinite, allclose_fail;
     long long unjudged, oracle_nonfinite, class_fail, allclose_first, strict_first;
     double max_abs_diff, sq_err, sq_ref, max_err, max_ref;
+    double budget_sq_err, budget_sq_ref, budget_max_err, budget_max_ref;
 } kbv_cuda_compare_acc;
 
 /* Blocks of the comparison grid; `partials` must hold this many accumulators. */
@@ -174,10 +180,13 @@ int kbv_cuda_compare_grid(int sms);
 
 /* One comparison's operands (device memory, n elements each, contiguous):
  * floats (float32/64/16, bfloat16) or integers (compared as the exact values they
- * hold). ref, oracle and strict may be NULL. */
+ * hold). ref, oracle and strict may be NULL. budget, with an oracle, is a second
+ * output judged in the same pass by the strict rule against the same oracle
+ * and strict baseline: its error sums are what a comparison of it alone would
+ * give (the same grid, the same order), and the references are read once. */
 typedef struct kbv_cuda_compare_args {
-    const void *cand, *ref, *oracle, *strict;
-    kbv_dtype cand_dtype, ref_dtype, oracle_dtype, strict_dtype;
+    const void *cand, *ref, *oracle, *strict, *budget;
+    kbv_dtype cand_dtype, ref_dtype, oracle_dtype, strict_dtype, budget_dtype;
     int64_t n;
     double atol, rtol;
 } kbv_cuda_compare_args;

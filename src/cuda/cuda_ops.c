@@ -47,10 +47,17 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     const kbv_tensor *x = &args[0];
-    int kind;
-    KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
+    /* a float32 operand on the float64 backend: the oracle's input, read as
+     * its float64 value (kbv_graph_takes_f32_input) */
+    const bool widen = be->float_dtype == KBV_F64 && x->dtype == KBV_F32;
+    int kind = KBV_CUDA_KIND_F64;
+    if (!widen)
+        KBV_TRY(kbv_cuda_float_kind(be, x, &kind));
     const int64_t n = kbv_tensor_numel(x);
-    KBV_TRY(kbv_cuda_check_out(out, n, x->dtype, op_name(node->op)));
+    KBV_TRY(kbv_cuda_check_out(out, n, be->float_dtype, op_name(node->op)));
+    if (widen && !kbv_tensor_is_contiguous(x))
+        return kbv_fail(KBV_ERR_UNSUPPORTED, "%s: a float32 operand on %s must be contiguous",
+                        op_name(node->op), be->name);
     double p0 = 0.0, p1 = 0.0;
     const double *f = node->def ? node->def->f : NULL;
     switch (node->op) {
@@ -96,6 +103,10 @@ static kbv_status op_unary(kbv_backend *be, const kbv_node *node, const kbv_tens
     default:
         break;
     }
+    if (widen)
+        return launched(kbv_cuda_launch_unary_widen(cu->stream, node->op, p0, p1, x->data,
+                                                    out->data, n),
+                        node->op);
     if (kbv_tensor_is_contiguous(x))
         return launched(kbv_cuda_launch_unary(cu->stream, node->op, kind, p0, p1, x->data,
                                               out->data, n),
@@ -445,3 +456,8 @@ static const kbv_op_fn cuda_ops[KBV_OP_COUNT] = {
 };
 
 const kbv_op_fn *kbv_cuda_op_table(void) { return cuda_ops; }
+
+bool kbv_cuda_widens_f32(const kbv_backend *be, kbv_op op)
+{
+    return be->float_dtype == KBV_F64 && (unsigned)op < KBV_OP_COUNT && cuda_ops[op] == op_unary;
+}

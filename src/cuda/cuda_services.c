@@ -192,9 +192,12 @@ static kbv_status check_operand(const kbv_tensor *t, int64_t n, const char *role
     return KBV_OK;
 }
 
-static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
-                               const kbv_tensor *oracle, const kbv_tensor *strict, double atol,
-                               double rtol, kbv_compare_stats *out)
+/* One pass over cand and its references (and budget, when not NULL: its
+ * strict error sums into *budget_out). */
+static kbv_status compare_pass(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *budget,
+                               const kbv_tensor *ref, const kbv_tensor *oracle,
+                               const kbv_tensor *strict, double atol, double rtol,
+                               kbv_compare_stats *out, kbv_compare_stats *budget_out)
 {
     kbv_cuda *cu = kbv_cuda_of(be);
     memset(out, 0, sizeof *out);
@@ -208,6 +211,15 @@ static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kb
         KBV_TRY(check_operand(oracle, n, "the oracle"));
     if (oracle && strict)
         KBV_TRY(check_operand(strict, n, "the strict baseline"));
+    if (budget) {
+        if (!oracle)
+            return kbv_fail(KBV_ERR_INVALID, "compare: a budget baseline without an oracle");
+        KBV_TRY(check_operand(budget, n, "the budget baseline"));
+        memset(budget_out, 0, sizeof *budget_out);
+        budget_out->allclose_first = -1;
+        budget_out->strict_first = -1;
+        budget_out->n = n;
+    }
     out->n = n;
     if (n == 0)
         return KBV_OK;
@@ -227,6 +239,10 @@ static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kb
             args.strict = strict->data;
             args.strict_dtype = strict->dtype;
         }
+    }
+    if (budget) {
+        args.budget = budget->data;
+        args.budget_dtype = budget->dtype;
     }
     args.n = n;
     args.atol = atol;
@@ -259,7 +275,29 @@ static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kb
         out->max_err = acc.max_err;
         out->max_ref = acc.max_ref;
     }
+    if (budget) {
+        budget_out->sq_err = acc.budget_sq_err;
+        budget_out->sq_ref = acc.budget_sq_ref;
+        budget_out->max_err = acc.budget_max_err;
+        budget_out->max_ref = acc.budget_max_ref;
+    }
     return KBV_OK;
+}
+
+static kbv_status cuda_compare(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
+                               const kbv_tensor *oracle, const kbv_tensor *strict, double atol,
+                               double rtol, kbv_compare_stats *out)
+{
+    return compare_pass(be, cand, NULL, ref, oracle, strict, atol, rtol, out, NULL);
+}
+
+static kbv_status cuda_compare_budget(kbv_backend *be, const kbv_tensor *cand,
+                                      const kbv_tensor *budget, const kbv_tensor *ref,
+                                      const kbv_tensor *oracle, const kbv_tensor *strict,
+                                      double atol, double rtol, kbv_compare_stats *out,
+                                      kbv_compare_stats *budget_out)
+{
+    return compare_pass(be, cand, budget, ref, oracle, strict, atol, rtol, out, budget_out);
 }
 
 static kbv_status cuda_hash(kbv_backend *be, const void *data, size_t bytes, uint64_t *out)
@@ -283,5 +321,6 @@ void kbv_cuda_install_services(kbv_backend *be)
     be->convert = cuda_convert;
     be->poison = cuda_poison;
     be->compare = cuda_compare;
+    be->compare_budget = cuda_compare_budget;
     be->hash = cuda_hash;
 }

@@ -47,7 +47,9 @@ static kbv_status run_mode(sample *s, refs *r, kbv_mode m, const kbv_tensor *in,
     return KBV_OK;
 }
 
-/* The float64 oracle on float64 copies of set's inputs. */
+/* The float64 oracle on float64 copies of set's inputs, or on a float32
+ * input itself where every op reading it widens it as it reads
+ * (kbv_graph_takes_f32_input): the same values, without the copy's pass. */
 static kbv_status oracle_of(sample *s, int set, refs *r)
 {
     kbv_status st = KBV_OK;
@@ -58,7 +60,8 @@ static kbv_status oracle_of(sample *s, int set, refs *r)
         KBV_FAIL_GOTO(st, done, KBV_ERR_NOMEM, "float64 inputs");
     for (int i = 0; i < s->g->n_inputs; i++) {
         in64[i] = s->in[set][i];
-        if (!kbv_dtype_is_float(in64[i].dtype))
+        if (!kbv_dtype_is_float(in64[i].dtype) ||
+            (in64[i].dtype == KBV_F32 && kbv_graph_takes_f32_input(be64, s->g, i)))
             continue;
         in64[i].dtype = KBV_F64;
         void *p = NULL;

@@ -1,4 +1,5 @@
-/* Backend-independent parts of the backend interface: precision mode names
+/* Backend-independent parts of the backend interface: precision mode names,
+ * which modes run the same code, which inputs a float64 run takes as float32,
  * and destruction through the backend's own table. */
 #include "exec/backend.h"
 
@@ -78,6 +79,36 @@ kbv_dtype kbv_storage_dtype(const kbv_backend *be, kbv_dtype logical, bool pytho
     if (python_scalar && be->float_dtype == KBV_BF16)
         return KBV_F32;
     return be->float_dtype;
+}
+
+bool kbv_graph_takes_f32_input(const kbv_backend *be, const kbv_graph *g, int input)
+{
+    if (!be->widens_f32 || be->float_dtype != KBV_F64 || input < 0 || input >= g->n_inputs)
+        return false;
+    int v = -1;
+    for (int k = 0; k < g->n_values && v < 0; k++)
+        if (g->values[k].kind == KBV_VALUE_INPUT && g->values[k].def_index == input)
+            v = k;
+    if (v < 0 || g->values[v].dtype != KBV_F32)
+        return false;
+    for (int j = 0; j < g->n_outputs; j++)
+        if (g->outputs[j] == v)
+            return false;
+    bool read = false;
+    for (int k = 0; k < g->n_nodes; k++) {
+        const kbv_node *node = &g->nodes[k];
+        bool reads = false;
+        for (int a = 0; a < node->n_args; a++)
+            reads |= node->args[a] == v;
+        if (!reads)
+            continue;
+        const bool in_place = node->def && node->def->in_place;
+        if ((unsigned)node->op >= KBV_OP_COUNT || kbv_op_table[node->op].is_view || in_place ||
+            !be->widens_f32(be, node->op))
+            return false;
+        read = true;
+    }
+    return read;
 }
 
 void kbv_backend_destroy(kbv_backend *be)

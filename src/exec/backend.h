@@ -116,6 +116,11 @@ struct kbv_backend {
     kbv_dtype float_dtype;     /* storage of float values: KBV_F32, KBV_F64 or KBV_BF16 */
     int device;                /* CUDA ordinal; -1 on the CPU */
     const kbv_op_fn *ops;      /* KBV_OP_COUNT entries; NULL = unsupported */
+    /* Where float_dtype is float64: whether op takes a contiguous float32
+     * operand and reads it as its (exact) float64 value, so that the
+     * oracle's inputs need no float64 copy first (kbv_graph_takes_f32_input);
+     * NULL: no op does. */
+    bool (*widens_f32)(const kbv_backend *be, kbv_op op);
     kbv_mem_stats mem;         /* of alloc/release below */
 
     /* Scratch through the backend's caching allocator (counted in mem). */
@@ -145,6 +150,16 @@ struct kbv_backend {
     kbv_status (*compare)(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *ref,
                           const kbv_tensor *oracle, const kbv_tensor *strict,
                           double atol, double rtol, kbv_compare_stats *out);
+    /* compare's statistics of cand in *out and, from the same pass, the
+     * budget baseline's strict error sums in *budget_out (n, sq_err, sq_ref,
+     * max_err, max_ref as compare(budget, ref, oracle, strict) gives them; its
+     * other fields 0, first indices -1): strict's two judgements of a draw,
+     * with the references read once. oracle is required. */
+    kbv_status (*compare_budget)(kbv_backend *be, const kbv_tensor *cand,
+                                 const kbv_tensor *budget, const kbv_tensor *ref,
+                                 const kbv_tensor *oracle, const kbv_tensor *strict, double atol,
+                                 double rtol, kbv_compare_stats *out,
+                                 kbv_compare_stats *budget_out);
     kbv_status (*hash)(kbv_backend *be, const void *data, size_t bytes, uint64_t *out);
     /* Timing on the backend's own clock: CUDA events on its stream, or
      * CLOCK_MONOTONIC on the CPU. timer_stop waits for the work and returns ms. */
@@ -158,6 +173,13 @@ struct kbv_backend {
     void (*destroy)(kbv_backend *be);
     void *impl;
 };
+
+/* Whether g's input `input` (a float32 tensor) can be given to g's run on be
+ * as it is, though be stores float64: every node that reads it is an op be
+ * widens on reading (be->widens_f32), neither a view nor in place, and the
+ * input is not an output of g itself. Its run then equals the run on the
+ * input's float64 copy, without the copy. */
+bool kbv_graph_takes_f32_input(const kbv_backend *be, const kbv_graph *g, int input);
 
 kbv_status kbv_cpu_backend_create(kbv_mode mode, kbv_backend **out);
 /* Defined in src/cuda when built with CUDA; otherwise returns KBV_ERR_UNSUPPORTED. */

@@ -24,17 +24,17 @@ lines = open(sys.argv[1]).read().splitlines()
 rows = [l.split() for l in lines if l and not l.startswith(("#", "pass", "summary"))]
 names = [r[0] for r in rows]
 want = ["copy", "fill", "fill-hidden", "poison", "hash", "convert-f64", "compare",
-        "compare-strict", "reference", "oracle"]
+        "compare-strict", "compare-budget", "reference", "oracle"]
 assert names == want, names
 for r in rows:
     ms, noise, gb, gbps, ratio = float(r[1]), r[2], float(r[3]), float(r[4]), r[5]
     assert ms > 0 and gb > 0 and gbps > 0 and noise.endswith("%") and ratio.endswith("x"), r
 assert rows[0][5] == "1.00x", rows[0]   # the copy against itself
 PY
-check "the TSV holds the same ten rows" python3 - "$TMP/s.tsv" <<'PY'
+check "the TSV holds the same eleven rows" python3 - "$TMP/s.tsv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-assert len(rows) == 10 and all(r["problem"] == "L1/19" and r["device"] == "cpu" for r in rows), rows
+assert len(rows) == 11 and all(r["problem"] == "L1/19" and r["device"] == "cpu" for r in rows), rows
 assert all(float(r["median_ms"]) > 0 and float(r["bytes"]) > 0 for r in rows), rows
 copy = next(r for r in rows if r["pass"] == "copy")
 # the copy moves the input twice: read and written once (float32)
@@ -42,9 +42,11 @@ fill = next(r for r in rows if r["pass"] == "fill")
 assert float(copy["bytes"]) == 2 * float(fill["bytes"]), (copy, fill)
 strict = next(r for r in rows if r["pass"] == "compare-strict")
 assert float(strict["bytes"]) == 5 * float(fill["bytes"]), strict   # 3 x float32 + float64
+budget = next(r for r in rows if r["pass"] == "compare-budget")
+assert budget["bytes"] == strict["bytes"], budget   # the budget is fp32-strict's buffer, read once
 PY
 check "the summary names the slowest pass against the copy" \
-    grep -qE '^summary: 9 passes, copy [0-9.]+ GB/s; slowest [a-z0-9-]+ at [0-9.]+x' "$TMP/out.txt"
+    grep -qE '^summary: 10 passes, copy [0-9.]+ GB/s; slowest [a-z0-9-]+ at [0-9.]+x' "$TMP/out.txt"
 
 "${BENCH[@]}" --problem L1/1 --reps 1 --out "$TMP/mm.tsv" >"$TMP/mm.out" 2>"$TMP/mm.err"
 rc=$?

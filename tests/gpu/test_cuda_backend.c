@@ -171,6 +171,38 @@ static void expect_same_stats(const kbv_compare_stats *g, const kbv_compare_stat
     assert_true(fabs(g->sq_ref - c->sq_ref) <= 1e-9 * fabs(c->sq_ref) + 1e-300);
 }
 
+/* A budget baseline's fields from compare_budget: its strict error sums
+ * exactly as compare(budget, ...) alone gave them, nothing else. */
+static void expect_budget_of(const kbv_compare_stats *b, const kbv_compare_stats *alone)
+{
+    assert_int_equal(b->n, alone->n);
+    assert_true(b->sq_err == alone->sq_err);
+    assert_true(b->sq_ref == alone->sq_ref);
+    assert_true(b->max_err == alone->max_err);
+    assert_true(b->max_ref == alone->max_ref);
+    assert_int_equal(b->allclose_fail + b->class_fail + b->unjudged + b->poison_left, 0);
+    assert_int_equal(b->allclose_first, -1);
+    assert_int_equal(b->strict_first, -1);
+}
+
+/* compare_budget against compare: the candidate's statistics and the
+ * budget's error sums bit for bit what each judged alone gives, on the GPU
+ * (the same grid and order) and on the CPU; `alias` the budget as the
+ * reference's buffer (read once) or as a buffer of its own. */
+static void check_compare_budget(kbv_backend *be, const kbv_tensor *cand, const kbv_tensor *budget,
+                                 const kbv_tensor *ref, const kbv_tensor *oracle)
+{
+    kbv_compare_stats alone, budget_alone, fused, fused_budget;
+    ok(be->compare(be, cand, ref, oracle, ref, 1e-5, 1e-5, &alone));
+    ok(be->compare(be, budget, ref, oracle, ref, 1e-5, 1e-5, &budget_alone));
+    ok(be->compare_budget(be, cand, budget, ref, oracle, ref, 1e-5, 1e-5, &fused, &fused_budget));
+    assert_memory_equal(&fused, &alone, sizeof alone);
+    expect_budget_of(&fused_budget, &budget_alone);
+    assert_int_equal(be->compare_budget(be, cand, budget, ref, NULL, NULL, 1e-5, 1e-5, &fused,
+                                        &fused_budget),
+                     KBV_ERR_INVALID);
+}
+
 /* compare() on the GPU and on the CPU with the same data: the tf32 output
  * (with a NaN and a poisoned element planted) against the fp32-strict one
  * and the oracle. */
@@ -223,6 +255,12 @@ static void check_compare(kbv_backend *gpu, kbv_backend *cpu, const kbv_tensor *
     ok(cpu->compare(cpu, &strict_h, &strict_h, &oracle_h, &strict_h, 1e-5, 1e-5, &ca));
     expect_same_stats(&ga, &ca);
     assert_int_equal(ga.allclose_fail, 0);
+    /* the budget judged in the candidate's pass: as the reference's buffer,
+     * as a buffer of its own (the candidate's values), and on the CPU */
+    check_compare_budget(gpu, &cand_d, &strict_d, &strict_d, &oracle_d);
+    check_compare_budget(gpu, &strict_d, &cand_d, &strict_d, &oracle_d);
+    check_compare_budget(cpu, &cand_h, &strict_h, &strict_h, &oracle_h);
+    check_compare_budget(cpu, &strict_h, &cand_h, &strict_h, &oracle_h);
     assert_int_equal(g.n, n);
     assert_true(g.cand_nonfinite >= 1 + (n > 2));
     assert_int_equal(g.poison_left, n > 2 ? 1 : 0);
@@ -1213,6 +1251,57 @@ static void test_full_size_matmul(void **state)
     free(g);
 }
 
+/* The oracle on a float32 input (kbv_graph_takes_f32_input): the float64
+ * backend's elementwise ops read it as its float64 value, and their outputs
+ * are the run's on the input's float64 copy, bit for bit; heavy-tailed
+ * inputs (D7) reach every branch of the activations. Problems whose input
+ * meets a binary op or a product still get the copy. */
+static void test_oracle_reads_f32(void **state)
+{
+    (void)state;
+    static const char *const widened[] = {"L1/19", "L1/20", "L1/21", "L1/22", "L1/26",
+                                          "L1/27", "L1/28", "L1/29", "L1/31", "L1/32"};
+    static const char *const copied[] = {"L1/1", "L1/25", "L1/30", "L1/88"};
+    kbv_backend *be32 = NULL, *be64 = NULL;
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP32, &be32));
+    ok(kbv_cuda_backend_create(0, KBV_MODE_FP64, &be64));
+    kbv_graph g = {0};
+    for (size_t k = 0; k < sizeof copied / sizeof *copied; k++) {
+        ok(kbv_graph_build(kbv_problem_find(copied[k]), KBV_SIZE_SMALL, &g));
+        assert_false(kbv_graph_takes_f32_input(be64, &g, 0));
+    }
+    for (size_t k = 0; k < sizeof widened / sizeof *widened; k++) {
+        ok(kbv_graph_build(kbv_problem_find(widened[k]), KBV_SIZE_SMALL, &g));
+        assert_true(kbv_graph_takes_f32_input(be64, &g, 0));
+        assert_false(kbv_graph_takes_f32_input(be32, &g, 0));
+        kbv_draw draw = {KBV_DIST_D7, SEED + k};
+        kbv_tensor x, x64, copy_out, f32_out;
+        draw_all(be32, &g, &draw, &x, NULL);
+        x64 = x;
+        x64.dtype = KBV_F64;
+        ok(be64->alloc(be64, bytes_of(&x64), &x64.data));
+        ok(be64->convert(be64, &x, &x64));
+        ok(kbv_graph_run(&g, be64, &x64, NULL, &copy_out));
+        ok(kbv_graph_run(&g, be64, &x, NULL, &f32_out));
+        assert_int_equal(f32_out.dtype, KBV_F64);
+        assert_int_equal(numel_of(&f32_out), numel_of(&x));
+        uint64_t h_copy, h_f32;
+        ok(be64->hash(be64, copy_out.data, bytes_of(&copy_out), &h_copy));
+        ok(be64->hash(be64, f32_out.data, bytes_of(&f32_out), &h_f32));
+        if (h_copy != h_f32)
+            print_error("%s: the oracle on float32 differs from the one on its copy\n",
+                        widened[k]);
+        assert_true(h_copy == h_f32);
+        release_all(be64, &copy_out, 1);
+        release_all(be64, &f32_out, 1);
+        release_all(be64, &x64, 1);
+        release_all(be32, &x, 1);
+    }
+    kbv_graph_free(&g);
+    kbv_backend_destroy(be64);
+    kbv_backend_destroy(be32);
+}
+
 static int need_gpu(void **state)
 {
     (void)state;
@@ -1239,6 +1328,7 @@ int main(void)
         cmocka_unit_test(test_attention_chunks),
         cmocka_unit_test(test_fill_matches_cpu),
         cmocka_unit_test(test_every_problem_small),
+        cmocka_unit_test(test_oracle_reads_f32),
         cmocka_unit_test(test_full_size_relu),
         cmocka_unit_test(test_full_size_matmul),
     };

@@ -878,6 +878,25 @@ static void test_compare(void **state)
     assert_true(fabs(cs.max_err - fabs(e1)) < 1e-15);
     assert_true(cs.max_ref == o3);
 
+    /* the budget baseline judged in the same call: the candidate's fields
+     * as compare's, the budget's error sums as compare of it alone, the rest
+     * of its fields empty; a budget needs an oracle */
+    kbv_compare_stats fused, budget, alone;
+    assert_int_equal(be->compare_budget(be, &cand, &strict, &ref, &orc, &strict, 1e-3, 1e-3,
+                                        &fused, &budget),
+                     KBV_OK);
+    assert_memory_equal(&fused, &cs, sizeof cs);
+    assert_int_equal(be->compare(be, &strict, &ref, &orc, &strict, 1e-3, 1e-3, &alone), KBV_OK);
+    assert_true(alone.sq_ref > 0);
+    assert_int_equal(budget.n, 8);
+    assert_true(budget.sq_err == alone.sq_err && budget.sq_ref == alone.sq_ref);
+    assert_true(budget.max_err == alone.max_err && budget.max_ref == alone.max_ref);
+    assert_int_equal(budget.allclose_fail + budget.unjudged + budget.class_fail, 0);
+    assert_int_equal(budget.strict_first, -1);
+    assert_int_equal(be->compare_budget(be, &cand, &strict, &ref, NULL, NULL, 1e-3, 1e-3, &fused,
+                                        &budget),
+                     KBV_ERR_INVALID);
+
     /* without an oracle the strict fields stay zero */
     assert_int_equal(be->compare(be, &cand, &ref, NULL, NULL, 1e-3, 1e-3, &cs), KBV_OK);
     assert_int_equal(cs.unjudged + cs.class_fail, 0);
