@@ -288,14 +288,16 @@ __device__ __forceinline__ void compare_visit(ThreadAcc<Budget> &a,
                                               double budget_band, const CompareElem<Cd> &e,
                                               int64_t i)
 {
+    /* finiteness and NaN tested on the value as held (a float for the narrow
+     * types: the same answer as its double's, without double-precision work) */
     const double c = e.c;
-    const bool c_finite = isfinite(c);
+    const bool c_finite = isfinite(e.c);
     a.poison_left += e.poison;
     a.cand_nonfinite += !c_finite;
-    a.cand_nan += c != c;
+    a.cand_nan += e.c != e.c;
     if (x.ref) {
         const double r = e.r;
-        if (!isfinite(r)) {
+        if (!isfinite(e.r)) {
             a.ref_nonfinite++;
         } else {
             bool fail = !c_finite;
@@ -313,8 +315,12 @@ __device__ __forceinline__ void compare_visit(ThreadAcc<Budget> &a,
     }
     if (Oracle) {
         const double o = e.o;
-        const kbv_strict_outcome k =
-            kbv_strict_element_in(c, o, e.sv, x.strict != nullptr, max_finite, band);
+        const bool have_strict = x.strict != nullptr;
+        /* the truth's class once for the candidate and the budget (kbv_strict_element_in
+         * in two steps; a budget of another dtype has its own bounds) */
+        const kbv_strict_outcome truth =
+            kbv_strict_truth(o, have_strict && isfinite(e.sv), have_strict, max_finite, band);
+        const kbv_strict_outcome k = kbv_strict_of(truth, c_finite);
         if (!kbv_strict_judged(k)) {
             a.unjudged++;
             a.oracle_nonfinite += k == KBV_STRICT_ORACLE_NONFINITE;
@@ -324,13 +330,15 @@ __device__ __forceinline__ void compare_visit(ThreadAcc<Budget> &a,
         } else if (k == KBV_STRICT_FINITE) { /* its error counts */
             error_add(a.sq_err, a.sq_ref, a.max_err, a.max_ref, c, o);
         }
-    }
-    if constexpr (Budget) {
-        const double b = e.b;
-        if (kbv_strict_element_in(b, e.o, e.sv, x.strict != nullptr, budget_max_finite,
-                                  budget_band) == KBV_STRICT_FINITE)
-            error_add(a.budget_sq_err, a.budget_sq_ref, a.budget_max_err, a.budget_max_ref, b,
-                      e.o);
+        if constexpr (Budget) {
+            const kbv_strict_outcome budget_truth =
+                Cd >= 0 ? truth
+                        : kbv_strict_truth(o, have_strict && isfinite(e.sv), have_strict,
+                                           budget_max_finite, budget_band);
+            if (kbv_strict_of(budget_truth, isfinite(e.b)) == KBV_STRICT_FINITE)
+                error_add(a.budget_sq_err, a.budget_sq_ref, a.budget_max_err, a.budget_max_ref,
+                          (double)e.b, o);
+        }
     }
 }
 

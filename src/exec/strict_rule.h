@@ -81,13 +81,15 @@ KBV_STRICT_FN double kbv_strict_band(int dtype)
 
 KBV_STRICT_FN bool kbv_strict_judged(kbv_strict_outcome o) { return o <= KBV_STRICT_WRONG_CLASS; }
 
-/* Element outcome: candidate c, float64 oracle o, class baseline s (the
- * fp32-strict baseline; bf16 in a bf16 run; have_strict false: no baseline,
- * it is taken to agree), max_finite and band from kbv_strict_max_finite and
- * kbv_strict_band of the candidate's dtype. */
-KBV_STRICT_FN kbv_strict_outcome kbv_strict_element_in(double c, double o, double s,
-                                                       bool have_strict, double max_finite,
-                                                       double band)
+/* The truth's side of an element's outcome, which every output judged
+ * against the same oracle and class baseline shares: o the float64 oracle,
+ * s_finite whether the class baseline is finite (the fp32-strict baseline;
+ * bf16 in a bf16 run; have_strict false: no baseline, it is taken to agree),
+ * max_finite and band from kbv_strict_max_finite and kbv_strict_band of the
+ * judged output's dtype. Returns why the element is not judged, or the
+ * truth's class: KBV_STRICT_FINITE or KBV_STRICT_OVERFLOW. */
+KBV_STRICT_FN kbv_strict_outcome kbv_strict_truth(double o, bool s_finite, bool have_strict,
+                                                  double max_finite, double band)
 {
     if (!isfinite(o))
         return KBV_STRICT_ORACLE_NONFINITE;
@@ -99,12 +101,29 @@ KBV_STRICT_FN kbv_strict_outcome kbv_strict_element_in(double c, double o, doubl
         overflows = true;
     else
         return KBV_STRICT_AT_OVERFLOW;
-    const bool s_finite = have_strict ? isfinite(s) : !overflows;
-    if (s_finite == overflows)
+    if ((have_strict ? s_finite : !overflows) == overflows)
         return KBV_STRICT_BASELINE_DIFFERS;
-    if (isfinite(c) == overflows)
-        return KBV_STRICT_WRONG_CLASS;
     return overflows ? KBV_STRICT_OVERFLOW : KBV_STRICT_FINITE;
+}
+
+/* An output's outcome given the truth's (kbv_strict_truth) and whether the
+ * output is finite. */
+KBV_STRICT_FN kbv_strict_outcome kbv_strict_of(kbv_strict_outcome truth, bool finite)
+{
+    if (!kbv_strict_judged(truth))
+        return truth;
+    return finite == (truth == KBV_STRICT_OVERFLOW) ? KBV_STRICT_WRONG_CLASS : truth;
+}
+
+/* Element outcome: candidate c, float64 oracle o, class baseline s, the
+ * rest as kbv_strict_truth takes them. */
+KBV_STRICT_FN kbv_strict_outcome kbv_strict_element_in(double c, double o, double s,
+                                                       bool have_strict, double max_finite,
+                                                       double band)
+{
+    return kbv_strict_of(kbv_strict_truth(o, have_strict && isfinite(s), have_strict,
+                                          max_finite, band),
+                         isfinite(c));
 }
 
 /* The same with the float32 band. */
