@@ -10,21 +10,13 @@
 
 #include "exec/backend.h"
 #include "graph/problem.h"
+#include "support/test_problem.h"
 
-static kbv_graph graph;
-
-static const kbv_graph *build(const char *key)
-{
-    const kbv_problem *def = kbv_problem_find(key);
-    assert_non_null(def);
-    assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &graph), KBV_OK);
-    return &graph;
-}
 
 static void expect(const kbv_backend *be, const char *key, kbv_mode strict, kbv_mode fp32,
                    kbv_mode tf32)
 {
-    const kbv_graph *g = build(key);
+    const kbv_graph *g = kbv_test_catalog_graph(key);
     assert_int_equal(kbv_mode_equivalent(be, g, KBV_MODE_FP32_STRICT), strict);
     assert_int_equal(kbv_mode_equivalent(be, g, KBV_MODE_FP32), fp32);
     assert_int_equal(kbv_mode_equivalent(be, g, KBV_MODE_TF32), tf32);

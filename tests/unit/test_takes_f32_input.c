@@ -11,15 +11,13 @@
 
 #include "exec/backend.h"
 #include "graph/problem.h"
+#include "support/test_problem.h"
 
-static kbv_graph graph;
 
-static const kbv_graph *build(const char *key)
+/* Whether be's run of problem `key` takes its input `input` as float32. */
+static bool takes(const kbv_backend *be, const char *key, int input)
 {
-    const kbv_problem *def = kbv_problem_find(key);
-    assert_non_null(def);
-    assert_int_equal(kbv_graph_build(def, KBV_SIZE_SMALL, &graph), KBV_OK);
-    return &graph;
+    return kbv_graph_takes_f32_input(be, kbv_test_catalog_graph(key), input);
 }
 
 /* A float64 backend whose ReLU, tanh and GELU widen float32 (as CUDA's
@@ -34,13 +32,13 @@ static void test_every_reader_must_widen(void **state)
 {
     (void)state;
     kbv_backend be = {.float_dtype = KBV_F64, .widens_f32 = widens_three};
-    assert_true(kbv_graph_takes_f32_input(&be, build("L1/19"), 0));    /* relu(x) */
-    assert_true(kbv_graph_takes_f32_input(&be, build("L1/22"), 0));    /* tanh(x) */
-    assert_false(kbv_graph_takes_f32_input(&be, build("L1/21"), 0));   /* sigmoid: not widened */
-    assert_false(kbv_graph_takes_f32_input(&be, build("L1/25"), 0));   /* x * sigmoid(x) */
-    assert_false(kbv_graph_takes_f32_input(&be, build("L1/1"), 0));    /* a product */
-    assert_false(kbv_graph_takes_f32_input(&be, build("L1/19"), 1));   /* no such input */
-    assert_false(kbv_graph_takes_f32_input(&be, build("L1/19"), -1));
+    assert_true(takes(&be, "L1/19", 0));    /* relu(x) */
+    assert_true(takes(&be, "L1/22", 0));    /* tanh(x) */
+    assert_false(takes(&be, "L1/21", 0));   /* sigmoid: not widened */
+    assert_false(takes(&be, "L1/25", 0));   /* x * sigmoid(x) */
+    assert_false(takes(&be, "L1/1", 0));    /* a product */
+    assert_false(takes(&be, "L1/19", 1));   /* no such input */
+    assert_false(takes(&be, "L1/19", -1));
 }
 
 /* Only a float64 backend that says so: a float32 one, or one without
@@ -50,19 +48,12 @@ static void test_only_where_the_backend_widens(void **state)
     (void)state;
     kbv_backend f32 = {.float_dtype = KBV_F32, .widens_f32 = widens_three};
     kbv_backend none = {.float_dtype = KBV_F64};
-    assert_false(kbv_graph_takes_f32_input(&f32, build("L1/19"), 0));
-    assert_false(kbv_graph_takes_f32_input(&none, build("L1/19"), 0));
+    assert_false(takes(&f32, "L1/19", 0));
+    assert_false(takes(&none, "L1/19", 0));
     kbv_backend *cpu = NULL;
     assert_int_equal(kbv_cpu_backend_create(KBV_MODE_FP64, &cpu), KBV_OK);
-    assert_false(kbv_graph_takes_f32_input(cpu, build("L1/19"), 0));
+    assert_false(takes(cpu, "L1/19", 0));
     kbv_backend_destroy(cpu);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    kbv_graph_free(&graph);
-    return 0;
 }
 
 int main(void)
@@ -71,5 +62,5 @@ int main(void)
         cmocka_unit_test(test_every_reader_must_widen),
         cmocka_unit_test(test_only_where_the_backend_widens),
     };
-    return cmocka_run_group_tests(tests, NULL, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
