@@ -19,11 +19,13 @@ done
 summary=()
 note() { summary+=("$1"); echo "== $1" >&2; }
 export KBV_CACHE_DIR=${KBV_CACHE_DIR:-$PWD/out/kbv-cache} KBV_INCLUDE_DIR=$PWD/include
-export LD_LIBRARY_PATH=$PWD/$build/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
+# the build's own libraries, by an absolute path (a carried build may be given as one)
+case "$build" in /*) build_abs=$build ;; *) build_abs=$PWD/$build ;; esac
+export LD_LIBRARY_PATH=$build_abs/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
 # a carried runner's libpython, only where this machine has none of its own
 for lib in "$build"/lib-python/*; do
     [ -e "$lib" ] && ! ldconfig -p | grep -q "$(basename "$lib")" &&
-        export LD_LIBRARY_PATH=$PWD/$build/lib-python:$LD_LIBRARY_PATH && break
+        export LD_LIBRARY_PATH=$build_abs/lib-python:$LD_LIBRARY_PATH && break
 done
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader >"$out/gpu.txt" 2>&1
