@@ -195,7 +195,9 @@ template <> struct ThreadAcc<true> : ThreadAcc<false> {
     double budget_sq_err = 0, budget_sq_ref = 0, budget_max_err = 0, budget_max_ref = 0;
 };
 
-template <bool Budget> __device__ __forceinline__ kbv_cuda_compare_acc widen(const ThreadAcc<Budget> &t)
+/* The thread's share as the block reduces it: every field 8 bytes. */
+template <bool Budget>
+__device__ __forceinline__ kbv_cuda_compare_acc acc_of(const ThreadAcc<Budget> &t)
 {
     kbv_cuda_compare_acc a;
     a.poison_left = t.poison_left;
@@ -368,15 +370,16 @@ compare_kernel(kbv_cuda_compare_args x, kbv_cuda_compare_acc *__restrict__ parti
     for (; i + step < x.n; i += 2 * step) {
         const CompareElem<Cd> e0 = compare_fetch<Cd, Oracle, Budget>(x, sh, i);
         const CompareElem<Cd> e1 = compare_fetch<Cd, Oracle, Budget>(x, sh, i + step);
-        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite, budget_band, e0,
-                                      i);
-        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite, budget_band, e1,
-                                      i + step);
+        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite,
+                                          budget_band, e0, i);
+        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite,
+                                          budget_band, e1, i + step);
     }
     for (; i < x.n; i += step)
-        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite, budget_band,
-                                      compare_fetch<Cd, Oracle, Budget>(x, sh, i), i);
-    kbv_cuda_compare_acc w = widen(a);
+        compare_visit<Cd, Oracle, Budget>(a, x, max_finite, band, budget_max_finite,
+                                          budget_band,
+                                          compare_fetch<Cd, Oracle, Budget>(x, sh, i), i);
+    kbv_cuda_compare_acc w = acc_of(a);
     block_reduce(w);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = w;
