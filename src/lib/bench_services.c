@@ -133,8 +133,7 @@ static kbv_status run_service(bench *b, service s)
     case SVC_REFERENCE:
         release_graph_output(b->be, &b->out, &b->x);
         return kbv_graph_run(b->g, b->be, &b->x, NULL, &b->out);
-    case SVC_ORACLE:
-    {
+    case SVC_ORACLE: {
         const kbv_tensor *in = b->oracle_f32 ? &b->x : &b->x64;
         release_graph_output(b->be64, &b->out64, in);
         return kbv_graph_run(b->g, b->be64, in, NULL, &b->out64);
